@@ -1,0 +1,109 @@
+"""The one interface both sandboxes (local process, Docker container) implement.
+
+A `Sandbox` starts a bot and returns a `BotProcess`: a running bot that takes lines on
+stdin and gives lines on stdout, within `Limits`. Every fault of the bot is a `BotFault`
+with a `Reason`; a failure of arena's own machinery (e.g. the Docker engine) is a
+`SandboxError` and is never charged to the bot.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class Reason(str, enum.Enum):
+    """Why a bot forfeited (the incident's reason)."""
+
+    TIMEOUT = "TIMEOUT"
+    CRASH = "CRASH"
+    OUT_OF_MEMORY = "OUT_OF_MEMORY"
+    OUTPUT_LIMIT = "OUTPUT_LIMIT"
+    INVALID_JSON = "INVALID_JSON"
+    BAD_MESSAGE = "BAD_MESSAGE"
+    ILLEGAL_ACTION = "ILLEGAL_ACTION"
+
+
+class BotFault(Exception):
+    """The bot broke a rule of the sandbox or protocol; it forfeits."""
+
+    def __init__(self, reason: Reason, detail: str):
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+class SandboxError(Exception):
+    """arena's own machinery failed (not the bot's fault): an internal error."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource and time limits of one bot in one match (all settings)."""
+
+    startup_s: float = 10.0  # from start to the handshake answer
+    decision_s: float = 1.0  # per decision, before the time bank is drawn on
+    time_bank_s: float = 10.0  # shared by the whole match, spent on overruns
+    max_line_bytes: int = 1 << 20  # one line of output
+    max_decision_bytes: int = 4 << 20  # all output while one decision is awaited
+    stderr_keep_bytes: int = 64 << 10  # kept of the bot's log (the rest is drained and dropped)
+    memory_mb: int = 512
+    cpu_s: int = 600  # CPU seconds for the whole match (RLIMIT_CPU is cumulative)
+    cpus: float = 1.0  # Docker CPU quota
+    pids: int = 64
+    file_size_mb: int = 16
+    open_files: int = 64
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """What a sandbox needs to start a bot: its folder and the command from bot.toml."""
+
+    name: str
+    folder: Path
+    command: tuple[str, ...]
+    dockerfile: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class BotProcess(ABC):
+    """A running bot. Not thread-safe: one referee talks to it."""
+
+    @abstractmethod
+    def send_line(self, line: bytes) -> None:
+        """Write one line (without its newline) to the bot's stdin; BotFault(CRASH) if gone."""
+
+    @abstractmethod
+    def receive_line(self, timeout_s: float) -> bytes:
+        """The bot's next stdout line (without newline), waiting at most `timeout_s`.
+
+        Raises BotFault: TIMEOUT, OUTPUT_LIMIT (line or per-decision bytes), CRASH
+        (stdout closed / exited, with the code or signal), OUT_OF_MEMORY.
+        """
+
+    @abstractmethod
+    def stderr_text(self) -> str:
+        """The kept part of the bot's stderr log (drained continuously, capped)."""
+
+    @abstractmethod
+    def close(self) -> Reason | None:
+        """Kill the bot and everything it started; free all resources. Idempotent.
+
+        Returns OUT_OF_MEMORY if the bot was killed for memory, else None.
+        """
+
+
+class Sandbox(ABC):
+    """Starts bots. `local` or `docker`."""
+
+    name: str
+
+    @abstractmethod
+    def start(self, bot: BotSpec, limits: Limits) -> BotProcess:
+        """Start the bot; SandboxError if arena's machinery fails."""
+
+    def cleanup_leftovers(self) -> int:
+        """Remove what a killed earlier run left behind; returns how many were removed."""
+        return 0
