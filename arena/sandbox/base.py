@@ -4,6 +4,11 @@ A `Sandbox` starts a bot and returns a `BotProcess`: a running bot that takes li
 stdin and gives lines on stdout, within `Limits`. Every fault of the bot is a `BotFault`
 with a `Reason`; a failure of arena's own machinery (e.g. the Docker engine) is a
 `SandboxError` and is never charged to the bot.
+
+Shared building blocks for implementations (line caps, stderr log, time bank, exit
+words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
+Added after the first version (compatible): `BotProcess.poll_line()` (concrete, built on
+`receive_line(0.0)`), and the rule that `send_line` restarts the per-decision byte count.
 """
 
 from __future__ import annotations
@@ -81,7 +86,23 @@ class BotProcess(ABC):
 
         Raises BotFault: TIMEOUT, OUTPUT_LIMIT (line or per-decision bytes), CRASH
         (stdout closed / exited, with the code or signal), OUT_OF_MEMORY.
+        The per-decision byte count restarts at every `send_line` (see
+        `arena.sandbox.common.LineBuffer`). `timeout_s=0` must not block.
         """
+
+    def poll_line(self) -> bytes | None:
+        """A line the bot already wrote, without waiting; None if there is none.
+
+        Added for the referee's "spoke out of turn" check. Works for any sandbox whose
+        `receive_line(0.0)` returns a waiting line (or reads what is ready) and raises
+        TIMEOUT otherwise.
+        """
+        try:
+            return self.receive_line(0.0)
+        except BotFault as fault:
+            if fault.reason is Reason.TIMEOUT:
+                return None
+            raise
 
     @abstractmethod
     def stderr_text(self) -> str:
