@@ -1,0 +1,487 @@
+"""The `docker` sandbox: one container per bot per match, for untrusted code.
+
+A bot runs from the base image (a setting; default `arena-base:bookworm`, built by
+`.ci/docker-up`; `python:3.12-slim` works too) with its folder mounted read-only at
+`/bot`, or from an image built from its own Dockerfile (cached by a hash of the folder).
+Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
+a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
+user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
+log driver off, and arena's labels. stdin/stdout/stderr go over one attach socket opened
+before the container starts (else the first output can be lost); its frames are
+demultiplexed here and fed into the same `LineBuffer`/`StderrLog` as the local sandbox.
+
+Faults of the bot are `BotFault`s; any failure of the Docker engine is a `SandboxError`.
+A container is removed whatever happens (`close`, and at interpreter exit); containers a
+killed run left behind are found by their label and removed on the next start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import hashlib
+import os
+import re
+import select
+import socket
+import struct
+import threading
+import time
+import uuid
+import weakref
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+import requests
+from docker.types import Ulimit
+
+from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox, SandboxError
+from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit
+
+DEFAULT_IMAGE = "arena-base:bookworm"
+IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
+LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
+OWNER_LABEL = "arena.owner"  # "host:pid:process start time" of the run that made a container
+BOT_LABEL = "arena.bot"
+BOT_MOUNT = "/bot"
+USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
+API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
+BUILD_TIMEOUT_S = 900
+
+_FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
+_STDOUT, _STDERR = 1, 2
+
+# What the SDK and requests raise when the engine is gone or misbehaves.
+_ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
+
+
+def default_image() -> str:
+    """The base image: $ARENA_DOCKER_IMAGE, else arena-base:bookworm."""
+    return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
+
+
+def _process_start_time(pid: int) -> str | None:
+    """The start time of process `pid` (clock ticks since boot), None if it does not exist.
+
+    With the pid it names a process uniquely, so a reused pid is not mistaken for the owner.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses: split after the last ")".
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_of_this_process() -> str:
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_process_start_time(pid) or '0'}"
+
+
+def _owner_is_gone(owner: str) -> bool:
+    """True if `owner` names a process of this host that no longer runs."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, started = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False  # another machine's run (a shared engine): not ours to judge
+    return _process_start_time(int(pid_text)) != started
+
+
+def folder_digest(folder: Path) -> str:
+    """A hash of every file's relative path, executable bit and content under `folder`."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(b"x" if os.access(path, os.X_OK) else b"-")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _slug(name: str) -> str:
+    """A Docker-safe lower-case name part (image repositories and container names)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "bot"
+
+
+class DockerSandbox(Sandbox):
+    """Runs each bot in its own locked-down container (the sandbox for untrusted code)."""
+
+    name = "docker"
+
+    def __init__(self, image: str | None = None, base_url: str | None = None, client: Any = None):
+        self.image = image or default_image()
+        self._base_url = base_url
+        self._client = client
+        self._checked_image = False
+        self._cleaned = False
+        self._lock = threading.Lock()
+
+    # -- engine ------------------------------------------------------------------------------
+    @property
+    def client(self) -> docker.DockerClient:
+        """The engine client, connected and pinged on first use (SandboxError if unreachable)."""
+        if self._client is None:
+            try:
+                if self._base_url:
+                    client = docker.DockerClient(base_url=self._base_url, timeout=API_TIMEOUT_S)
+                else:
+                    client = docker.from_env(timeout=API_TIMEOUT_S)
+                client.ping()
+            except _ENGINE_ERRORS as error:
+                where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
+                raise SandboxError(
+                    f"the Docker engine is not reachable at {where} ({error}); start it "
+                    "(e.g. .ci/docker-up) or use the local sandbox"
+                ) from None
+            self._client = client
+        return self._client
+
+    def _check_base_image(self) -> None:
+        if self._checked_image:
+            return
+        try:
+            self.client.images.get(self.image)
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"the Docker base image {self.image!r} is not present; build it with "
+                f".ci/docker-up, or `docker pull python:3.12-slim` and set {IMAGE_ENV}="
+                "python:3.12-slim"
+            ) from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while looking up {self.image!r}: {error}") from None
+        self._checked_image = True
+
+    # -- leftovers ---------------------------------------------------------------------------
+    def cleanup_leftovers(self) -> int:
+        """Remove arena containers whose run (a process of this host) has ended; how many."""
+        try:
+            containers = self.client.containers.list(all=True, filters={"label": LABEL})
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while listing containers: {error}") from None
+        removed = 0
+        for container in containers:
+            if not _owner_is_gone(container.labels.get(OWNER_LABEL, "")):
+                continue  # a live match, maybe of another process: leave it alone
+            try:
+                container.remove(force=True)
+                removed += 1
+            except docker.errors.NotFound:
+                pass  # removed meanwhile
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(f"could not remove leftover container {container.name}: {error}") from None
+        return removed
+
+    # -- images ------------------------------------------------------------------------------
+    def image_for(self, bot: BotSpec) -> str:
+        """The image the bot runs in: the base image, or its own, built once per content."""
+        if not bot.dockerfile:
+            self._check_base_image()
+            return self.image
+        folder = bot.folder.resolve()
+        dockerfile = (folder / bot.dockerfile).resolve()
+        if not dockerfile.is_relative_to(folder) or not dockerfile.is_file():
+            raise BotFault(
+                Reason.CRASH,
+                f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
+            )
+        tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
+        try:
+            self.client.images.get(tag)
+            return tag
+        except docker.errors.ImageNotFound:
+            pass
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while looking up {tag}: {error}") from None
+        try:
+            # Build steps are the bot author's code too: no network, and a memory cap.
+            self.client.images.build(
+                path=str(folder),
+                dockerfile=str(dockerfile.relative_to(folder)),
+                tag=tag,
+                rm=True,
+                forcerm=True,
+                pull=False,
+                network_mode="none",
+                labels={LABEL: "docker", BOT_LABEL: bot.name},
+                container_limits={"memory": 2 << 30, "memswap": 2 << 30},
+                timeout=BUILD_TIMEOUT_S,
+            )
+        except docker.errors.BuildError as error:
+            last = next((str(step.get("error") or step.get("stream", "")).strip()
+                         for step in reversed(list(error.build_log))
+                         if str(step.get("error") or step.get("stream", "")).strip()), str(error))
+            raise BotFault(Reason.CRASH, f"its Dockerfile did not build: {last}") from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
+        return tag
+
+    # -- start -------------------------------------------------------------------------------
+    def container_settings(self, bot: BotSpec, limits: Limits, image: str) -> dict[str, Any]:
+        """The keyword arguments of `containers.create` for this bot: every limit in one place."""
+        memory = f"{limits.memory_mb}m"
+        settings: dict[str, Any] = dict(
+            image=image,
+            command=list(bot.command) or None,
+            name=f"arena-{_slug(bot.name)}-{uuid.uuid4().hex[:12]}",
+            stdin_open=True,  # sets StdinOnce: closing our side reaches the bot as EOF
+            tty=False,  # stdout and stderr stay apart (multiplexed frames)
+            network_mode="none",
+            mem_limit=memory,
+            memswap_limit=memory,  # equal: no swap on top of the memory limit
+            nano_cpus=int(limits.cpus * 1e9),
+            pids_limit=limits.pids,
+            read_only=True,
+            tmpfs={"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            user=USER,
+            init=True,  # PID 1 reaps children and dies with the bot, taking everything with it
+            oom_score_adj=1000,  # if the host runs short, the bot goes first, not arena
+            ulimits=[
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="fsize", soft=limits.file_size_mb << 20, hard=limits.file_size_mb << 20),
+                Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            log_config={"type": "none"},  # a flood of output must not fill the host's disk
+            environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+            labels={LABEL: "docker", OWNER_LABEL: _owner_of_this_process(), BOT_LABEL: bot.name},
+        )
+        if not bot.dockerfile:
+            settings["volumes"] = {str(bot.folder.resolve()): {"bind": BOT_MOUNT, "mode": "ro"}}
+            settings["working_dir"] = BOT_MOUNT
+        return settings
+
+    def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
+        """Create, attach and start the bot's container; SandboxError if the engine fails."""
+        with self._lock:
+            if not self._cleaned:
+                self.cleanup_leftovers()
+                self._cleaned = True
+        image = self.image_for(bot)
+        settings = self.container_settings(bot, limits, image)
+        container = None
+        try:
+            container = self.client.containers.create(**settings)
+            attached = self.client.api.attach_socket(
+                container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
+            process = DockerBotProcess(self, container, attached, limits)
+            container.start()
+        except _ENGINE_ERRORS as error:
+            if container is not None:
+                _remove_quietly(container)
+            raise SandboxError(f"the Docker engine could not start a container for {bot.name}: {error}") from None
+        return process
+
+
+def _remove_quietly(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except _ENGINE_ERRORS:
+        pass  # cleanup_leftovers of the next run will find it by its label
+
+
+# Containers still open when the interpreter exits (e.g. on an uncaught exception) are removed.
+_OPEN: weakref.WeakSet[DockerBotProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for process in list(_OPEN):
+        try:
+            process.close()
+        except SandboxError:
+            pass
+
+
+class DockerBotProcess(BotProcess):
+    """A bot running in a container, spoken to over the attach socket."""
+
+    def __init__(self, sandbox: DockerSandbox, container: Any, attached: Any, limits: Limits):
+        self.sandbox = sandbox
+        self.container = container
+        self.limits = limits
+        self._attached = attached  # keeps the HTTP response (and with it the socket) alive
+        self._sock: socket.socket = getattr(attached, "_sock", attached)
+        self._sock.setblocking(False)
+        self._frames = bytearray()  # undecoded bytes of the multiplexed stream
+        self._stdout = LineBuffer.from_limits(limits)
+        self._stderr = StderrLog(limits.stderr_keep_bytes)
+        self._eof = False
+        self._ended: BotFault | None = None  # why the output ended, once known
+        self._closed = False
+        self._oom: bool | None = None
+        _OPEN.add(self)
+
+    @property
+    def id(self) -> str:
+        """The container's id."""
+        return self.container.id
+
+    # -- reading -----------------------------------------------------------------------------
+    def _pump(self, wait_s: float) -> None:
+        """Read what the socket has (waiting at most `wait_s` for the first byte) and demux it."""
+        if self._eof:
+            return
+        if wait_s > 0:
+            readable, _, _ = select.select([self._sock], [], [], wait_s)
+            if not readable:
+                return
+        while True:
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                if error.errno in (errno.ECONNRESET, errno.EPIPE):
+                    chunk = b""
+                else:
+                    raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+            if not chunk:
+                self._eof = True
+                return
+            self._frames += chunk
+            self._demux()
+            if len(chunk) < (1 << 16):
+                return
+
+    def _demux(self) -> None:
+        frames = self._frames
+        offset = 0
+        while len(frames) - offset >= _FRAME_HEADER.size:
+            stream, length = _FRAME_HEADER.unpack_from(frames, offset)
+            end = offset + _FRAME_HEADER.size + length
+            if len(frames) < end:
+                break
+            payload = bytes(frames[offset + _FRAME_HEADER.size:end])
+            offset = end
+            if stream == _STDOUT:
+                try:
+                    self._stdout.feed(payload)
+                except BotFault:
+                    del frames[:offset]
+                    raise
+            elif stream == _STDERR:
+                self._stderr.append(payload)
+        del frames[:offset]
+
+    def receive_line(self, timeout_s: float) -> bytes:
+        """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        while True:
+            line = self._stdout.next_line()
+            if line is not None:
+                return line
+            if self._eof:
+                raise self._end_fault()
+            remaining = deadline - time.monotonic()
+            self._pump(max(0.0, remaining))
+            if self._stdout.has_line() or self._eof:
+                continue
+            if time.monotonic() >= deadline:
+                raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+
+    def _end_fault(self) -> BotFault:
+        """Why the bot's output ended: OUT_OF_MEMORY, or CRASH with its exit code / signal."""
+        if self._ended is None:
+            try:
+                status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
+                self.container.reload()
+                self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(
+                    f"the Docker engine failed while reading how {self.container.name} ended: {error}"
+                ) from None
+            self._ended = fault_for_exit(_as_returncode(status), self.limits, oom=self._oom)
+        return self._ended
+
+    def stderr_text(self) -> str:
+        """The kept part of the bot's stderr."""
+        return self._stderr.text()
+
+    # -- writing -----------------------------------------------------------------------------
+    def send_line(self, line: bytes) -> None:
+        """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
+        self._stdout.start_decision()
+        # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
+        data = memoryview(line + b"\n")
+        deadline = time.monotonic() + max(self.limits.decision_s, 1.0)
+        while data:
+            if self._eof:
+                raise self._end_fault()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotFault(Reason.TIMEOUT, "did not read its input (stdin stayed full)")
+            readable, writable, _ = select.select([self._sock], [self._sock], [], remaining)
+            if readable:
+                # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
+                self._pump(0.0)
+            if writable:
+                try:
+                    sent = self._sock.send(data)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError as error:
+                    if error.errno in (errno.EPIPE, errno.ECONNRESET):
+                        self._eof = True
+                        raise self._end_fault() from None
+                    raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+                data = data[sent:]
+
+    # -- end ---------------------------------------------------------------------------------
+    def close(self) -> Reason | None:
+        """Kill and remove the container (idempotent); OUT_OF_MEMORY if it was killed for memory."""
+        if self._closed:
+            return Reason.OUT_OF_MEMORY if self._oom else None
+        self._closed = True
+        _OPEN.discard(self)
+        failure: Exception | None = None
+        try:
+            try:
+                self._sock.shutdown(socket.SHUT_WR)  # EOF on the bot's stdin
+            except OSError:
+                pass
+            if self._oom is None:
+                try:
+                    self.container.kill()
+                except docker.errors.APIError as error:
+                    if error.status_code not in (404, 409):  # 409: it is not running any more
+                        raise
+                self.container.wait(timeout=API_TIMEOUT_S)
+                self.container.reload()
+                self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except _ENGINE_ERRORS as error:
+            failure = error
+        finally:
+            try:
+                self._sock.close()
+                self._attached.close()
+            except OSError:
+                pass
+            try:
+                self.container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+            except _ENGINE_ERRORS as error:
+                failure = failure or error
+        if failure is not None:
+            raise SandboxError(f"the Docker engine failed while removing {self.container.name}: {failure}")
+        return Reason.OUT_OF_MEMORY if self._oom else None
+
+    def __del__(self) -> None:
+        # Last resort for a process dropped without close(): never leave a container behind.
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:
+                pass
+
+
+def _as_returncode(status: int) -> int:
+    """Docker's exit status as Popen.returncode: 128+N from the init process is signal N."""
+    if status > 128 and status - 128 < 65:
+        return -(status - 128)
+    return status
