@@ -1,0 +1,122 @@
+"""What each seat may see in 3UP 3DOWN: the one place observations and events are built.
+
+Everyone: all 3UP cards (once setup is complete), the discard pile, the cards removed
+from the game, the draw pile's size, every hand's size, which 3DOWN positions each seat
+still has, every public event. The owner only: its own hand (a failed 3DOWN card
+included) and the six cards it was dealt at setup. Nobody: 3DOWN cards before they are
+turned, the order of the draw pile. Hidden cards are never named, not even by id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Event, Observation
+from engine.threeup.cards import COLOURS
+from engine.threeup.state import OVER, SETUP, ThreeUpState
+
+# Event fields that hold card ids, turned into card faces when rendered.
+_CARD_FIELDS = ("card", "up_card", "hand_card")
+_CARD_LIST_FIELDS = ("cards",)
+
+
+def _public(state: ThreeUpState) -> dict[str, Any]:
+    """The part of every observation that is the same for all seats."""
+    deck = state.deck
+    setup_done = state.phase != SETUP
+    current = state.current_player
+    view: dict[str, Any] = {
+        "game": "3up3down",
+        "players": state.players,
+        "phase": state.phase,
+        "current_player": current,
+        "turn": state.turn,
+        "max_turns": state.options["max_turns"],
+        "direction": state.direction,
+        "chosen_up": list(state.chosen),
+        # Before every seat has chosen, no seat may learn another's 3UP (ruling).
+        "up": [deck.cards(cards) for cards in state.up] if setup_done else None,
+        "down": [[card is not None for card in slots] for slots in state.down],
+        "hand_sizes": [len(hand) for hand in state.hands],
+        "draw_pile_size": len(state.draw_pile),
+        "discard_pile": deck.cards(state.discard_pile),
+        "removed": deck.cards(state.removed),
+        "finished": list(state.finished),
+        "rules": dict(state.options),
+    }
+    if current is not None and state.phase != SETUP:
+        view["source"] = state._source(current)
+        view["actions_left"] = state.actions_left
+        view["extra_action"] = state.actions_taken > 0
+        view["may_refill"] = state.phase == "refill"
+    if state.options["colour_run_swap"]:
+        view["colour_run"] = {
+            "colour": COLOURS[state.run_colour] if state.run_colour >= 0 else None,
+            "length": state.run_length,
+        }
+    if state.phase == OVER:
+        view["places"] = state.places()
+        view["scores"] = state.scores()
+        view["end_reason"] = state.end_reason
+    return view
+
+
+def observation(state: ThreeUpState, seat: int) -> Observation:
+    """What `seat` may know now, and nothing more."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+        raise ValueError(f"seat must be an integer 0..{state.players - 1}, not {seat!r}")
+    deck = state.deck
+    view = _public(state)
+    view["seat"] = seat
+    view["hand"] = deck.cards(sorted(state.hands[seat]))
+    if state.phase == SETUP:
+        view["setup_cards"] = deck.cards(state.offer[seat])
+        # Without choose_for_others a seat has chosen its own 3UP and may see them.
+        if not state.options["choose_for_others"] and state.chosen[seat]:
+            view["own_up"] = deck.cards(state.up[seat])
+    return view
+
+
+def spectator_view(state: ThreeUpState) -> Observation:
+    """Everything, hidden cards included (for replays after the game, never for bots)."""
+    deck = state.deck
+    view = _public(state)
+    view["up"] = [deck.cards(cards) for cards in state.up]
+    view["hands"] = [deck.cards(sorted(hand)) for hand in state.hands]
+    view["down_cards"] = [[None if card is None else deck.card(card) for card in slots] for slots in state.down]
+    view["setup_cards"] = [deck.cards(cards) for cards in state.offer]
+    view["draw_pile"] = deck.cards(state.draw_pile)  # the top card is last
+    view["seed"] = state.seed
+    return view
+
+
+def _render(deck, event: Event) -> Event:
+    out = dict(event)
+    for field in _CARD_FIELDS:
+        if field in out:
+            out[field] = deck.card(out[field])
+    for field in _CARD_LIST_FIELDS:
+        if field in out:
+            out[field] = deck.cards(out[field])
+    if "up" in out:  # reveal_up: one list per seat
+        out["up"] = [deck.cards(cards) for cards in out["up"]]
+    return out
+
+
+def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
+    """The log as `seat` saw it: public events plus its own private details; None = public."""
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
+        raise ValueError(f"seat must be None or an integer 0..{state.players - 1}, not {seat!r}")
+    deck = state.deck
+    shown = []
+    for owner, public, private in state.log:
+        event = private if (seat is not None and owner == seat and private is not None) else public
+        if event is not None:
+            shown.append(_render(deck, event))
+    return shown
+
+
+def full_events(state: ThreeUpState) -> list[Event]:
+    """Every event with every private detail (spectators, after the game)."""
+    deck = state.deck
+    return [_render(deck, private if private is not None else public) for _, public, private in state.log]
