@@ -1,0 +1,275 @@
+"""Ratings: TrueSkill over places, a pure function of results taken in schedule order.
+
+Each game is one `rate()` in which every bot is a one-player group, ranked by place
+(place 1 -> rank 0; equal places are a tie). Results are sorted by their scheduled game
+key (`schedule.key_order`), never by the order they finished in, so the same tournament
+gives the same ratings whatever --jobs, a cluster or a resume did.
+
+In duplicate mode the games of one deal (every seat rotation of one table) are one
+update: each bot's total is the sum of its places over the rotations (lower is better),
+and bots are ranked by that total, so the luck of the deal cancels out.
+
+The package's built-in maths raises FloatingPointError on large rating gaps; that game
+is then rated again with the mpmath backend (and, failing that, with more digits); an
+update that still cannot be computed is skipped and listed, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import mpmath
+import trueskill
+
+from arena.schedule import key_order
+
+# Digits for the last retry when even mpmath at its default precision gives up.
+FALLBACK_DIGITS = 60
+
+
+class RatingSettingsError(ValueError):
+    """A rating setting is out of range; the message says which and what is allowed."""
+
+
+@dataclass(frozen=True)
+class RatingSettings:
+    """TrueSkill's settings, with defaults for fixed bots (no skill drift, rare ties)."""
+
+    mu: float = 25.0  # a new bot's mean skill
+    sigma: float = 25.0 / 3  # a new bot's uncertainty
+    beta: float = 25.0 / 6  # the skill gap that gives about 76% chance to win
+    # Bots do not learn between games, so their skill does not drift: tau 0 lets the
+    # uncertainty keep shrinking instead of being topped up after every game.
+    tau: float = 0.0
+    # Near 0, but not 0: with a draw margin of exactly 0, a tie between bots of different
+    # ratings has zero probability and even mpmath cannot rate it.
+    draw_probability: float = 0.001
+
+    def __post_init__(self) -> None:
+        for name in ("mu", "sigma", "beta", "tau", "draw_probability"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise RatingSettingsError(f"rating setting {name} must be a finite number, got {value!r}")
+        for name in ("sigma", "beta"):
+            if getattr(self, name) <= 0:
+                raise RatingSettingsError(f"rating setting {name} must be greater than 0, got {getattr(self, name)!r}")
+        if self.tau < 0:
+            raise RatingSettingsError(f"rating setting tau must be 0 or more, got {self.tau!r}")
+        if not 0 < self.draw_probability < 1:
+            raise RatingSettingsError(
+                "rating setting draw_probability must be greater than 0 and less than 1 "
+                f"(ties need a draw margin), got {self.draw_probability!r}"
+            )
+
+    def environment(self, backend: str | None = None) -> trueskill.TrueSkill:
+        """The trueskill environment for these settings (backend None = the package's own maths)."""
+        return trueskill.TrueSkill(
+            mu=self.mu,
+            sigma=self.sigma,
+            beta=self.beta,
+            tau=self.tau,
+            draw_probability=self.draw_probability,
+            backend=backend,
+        )
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game as the rating needs it; the runner builds these from the store.
+
+    key: the scheduled game key (`ScheduledGame.key`); bots and places are per seat, seat
+    0 first; places start at 1 and equal places are a tie; forfeits marks the seats that
+    forfeited (the referee already placed them last); deal groups the rotations of one
+    duplicate deal (`ScheduledGame.deal`), None when the game is its own deal.
+    """
+
+    key: str
+    bots: tuple[str, ...]
+    places: tuple[int, ...]
+    forfeits: tuple[bool, ...] = ()
+    deal: str | None = None
+
+    def __post_init__(self) -> None:
+        key_order(self.key)  # raises on a malformed key
+        object.__setattr__(self, "bots", tuple(self.bots))
+        object.__setattr__(self, "places", tuple(self.places))
+        object.__setattr__(self, "forfeits", tuple(self.forfeits) or (False,) * len(self.bots))
+        seats = len(self.bots)
+        if seats < 2:
+            raise ValueError(f"game {self.key}: a rated game needs at least 2 seats, got {seats}")
+        if len(set(self.bots)) != seats:
+            raise ValueError(f"game {self.key}: a bot sits in two seats: {self.bots}")
+        if len(self.places) != seats or len(self.forfeits) != seats:
+            raise ValueError(
+                f"game {self.key}: {seats} seats but {len(self.places)} places and {len(self.forfeits)} forfeit flags"
+            )
+        if any(isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= seats for p in self.places):
+            raise ValueError(f"game {self.key}: places must be whole numbers from 1 to {seats}, got {self.places}")
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    """A bot's line in the standings."""
+
+    bot: str
+    mu: float
+    sigma: float
+    conservative: float  # mu - 3 sigma: the skill the bot has with about 99.9% confidence
+    games: int
+    wins: int  # games placed first, shared first places included
+    average_place: float  # 0.0 before the first game
+    forfeits: int
+    # Swiss points: per game (table size - place) / (table size - 1): 1 for first, 0 for
+    # last, whatever the table size, so smaller Swiss tables score on the same scale.
+    score: float
+
+
+@dataclass(frozen=True)
+class RatingTable:
+    """Standings, best first, and which updates needed the fallback or were skipped."""
+
+    standings: list[BotStanding]
+    mpmath_updates: tuple[str, ...] = ()  # first game key of each update rated with mpmath
+    skipped_updates: tuple[str, ...] = ()  # first game key of each update no backend could rate
+
+
+class Ratings:
+    """TrueSkill ratings that are updated one game (or one duplicate deal) at a time."""
+
+    def __init__(self, settings: RatingSettings | None = None, initial: Mapping[str, trueskill.Rating] | None = None):
+        self.settings = settings or RatingSettings()
+        self._env = self.settings.environment()
+        self._mpmath_env: trueskill.TrueSkill | None = None  # built on first need
+        self._ratings: dict[str, trueskill.Rating] = dict(initial or {})
+        self.mpmath_updates: list[str] = []
+        self.skipped_updates: list[str] = []
+
+    def rating(self, bot: str) -> trueskill.Rating:
+        """The bot's current rating (a new bot's prior if it has not played)."""
+        rating = self._ratings.get(bot)
+        return rating if rating is not None else self._env.create_rating()
+
+    def update(self, bots: Sequence[str], ranks: Sequence[float], label: str = "") -> None:
+        """One rate(): each bot a one-player group, lower rank better, equal ranks a tie."""
+        groups = [(self.rating(bot),) for bot in bots]
+        try:
+            rated = self._env.rate(groups, ranks=list(ranks))
+        except FloatingPointError:
+            rated = self._rate_with_mpmath(groups, ranks, label)
+            if rated is None:
+                return
+        for bot, (rating,) in zip(bots, rated):
+            self._ratings[bot] = rating
+
+    def _rate_with_mpmath(self, groups, ranks, label):
+        if self._mpmath_env is None:
+            self._mpmath_env = self.settings.environment(backend="mpmath")
+        self.mpmath_updates.append(label)
+        try:
+            return self._mpmath_env.rate(groups, ranks=list(ranks))
+        except FloatingPointError:
+            pass
+        try:
+            with mpmath.workdps(FALLBACK_DIGITS):
+                return self._mpmath_env.rate(groups, ranks=list(ranks))
+        except FloatingPointError:
+            self.skipped_updates.append(label)
+            return None
+
+
+def competition_ranks(totals: Sequence[float]) -> list[int]:
+    """Rank 0 for the lowest total; equal totals share a rank (1, 1, 3 style, from 0)."""
+    return [sum(other < total for other in totals) for total in totals]
+
+
+def rate_results(
+    results: Iterable[GameResult],
+    settings: RatingSettings | None = None,
+    *,
+    duplicate: bool = False,
+    bots: Iterable[str] = (),
+) -> RatingTable:
+    """Rate results in schedule order and build the standings (best conservative rating first).
+
+    `bots` lists bots to show even before their first game (a Swiss round 1 needs them).
+    """
+    ordered = sorted(results, key=lambda result: key_order(result.key))
+    keys = [result.key for result in ordered]
+    repeated = sorted({key for key in keys if keys.count(key) > 1}) if len(set(keys)) != len(keys) else []
+    if repeated:
+        raise ValueError(f"a game is stored once; these game keys appear more than once: {', '.join(repeated)}")
+
+    ratings = Ratings(settings)
+    if duplicate:
+        by_deal: dict[str, list[GameResult]] = defaultdict(list)
+        for result in ordered:
+            by_deal[result.deal or result.key].append(result)
+        for games in by_deal.values():  # dicts keep insertion order: the deal's first game
+            _rate_deal(ratings, games)
+    else:
+        for result in ordered:
+            ratings.update(result.bots, [place - 1 for place in result.places], label=result.key)
+
+    games: dict[str, int] = defaultdict(int)
+    wins: dict[str, int] = defaultdict(int)
+    place_sum: dict[str, int] = defaultdict(int)
+    forfeits: dict[str, int] = defaultdict(int)
+    score: dict[str, float] = defaultdict(float)
+    for result in ordered:
+        size = len(result.bots)
+        for bot, place, forfeited in zip(result.bots, result.places, result.forfeits):
+            games[bot] += 1
+            wins[bot] += place == 1
+            place_sum[bot] += place
+            forfeits[bot] += forfeited
+            score[bot] += (size - place) / (size - 1)
+
+    standings = []
+    for bot in sorted(set(games) | set(bots)):
+        rating = ratings.rating(bot)
+        standings.append(
+            BotStanding(
+                bot=bot,
+                mu=rating.mu,
+                sigma=rating.sigma,
+                conservative=rating.mu - 3 * rating.sigma,
+                games=games[bot],
+                wins=wins[bot],
+                average_place=place_sum[bot] / games[bot] if games[bot] else 0.0,
+                forfeits=forfeits[bot],
+                score=score[bot],
+            )
+        )
+    standings.sort(key=lambda s: (-s.conservative, -s.mu, s.bot))
+    return RatingTable(standings, tuple(ratings.mpmath_updates), tuple(ratings.skipped_updates))
+
+
+def standings(
+    results: Iterable[GameResult],
+    settings: RatingSettings | None = None,
+    *,
+    duplicate: bool = False,
+    bots: Iterable[str] = (),
+) -> list[BotStanding]:
+    """The standings alone (see `rate_results`)."""
+    return rate_results(results, settings, duplicate=duplicate, bots=bots).standings
+
+
+def _rate_deal(ratings: Ratings, games: list[GameResult]) -> None:
+    """One update for a duplicate deal: bots ranked by their total of places over rotations."""
+    table = sorted(games[0].bots)
+    for game in games[1:]:
+        if sorted(game.bots) != table:
+            raise ValueError(
+                f"games {games[0].key} and {game.key} share deal {game.deal!r} but not the same bots: "
+                f"{sorted(games[0].bots)} vs {sorted(game.bots)}"
+            )
+    totals: dict[str, int] = defaultdict(int)
+    for game in games:
+        for bot, place in zip(game.bots, game.places):
+            totals[bot] += place
+    bots = list(games[0].bots)
+    ratings.update(bots, competition_ranks([totals[bot] for bot in bots]), label=games[0].key)
