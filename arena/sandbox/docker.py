@@ -330,7 +330,8 @@ class DockerBotProcess(BotProcess):
             readable, _, _ = select.select([self._sock], [], [], wait_s)
             if not readable:
                 return
-        while True:
+        # At most 16 reads per call, so a bot flooding stderr cannot keep us here past a deadline.
+        for _ in range(16):
             try:
                 chunk = self._sock.recv(1 << 16)
             except (BlockingIOError, InterruptedError):
@@ -442,8 +443,12 @@ class DockerBotProcess(BotProcess):
         try:
             try:
                 self._sock.shutdown(socket.SHUT_WR)  # EOF on the bot's stdin
-            except OSError:
+                self._pump(0.0)  # keep the last words of its log
+            except (OSError, BotFault):
                 pass
+            # Close our end before the kill: the engine will not finish a container whose
+            # output it is still trying to hand to a full socket.
+            self._close_socket()
             if self._oom is None:
                 try:
                     self.container.kill()
@@ -456,11 +461,7 @@ class DockerBotProcess(BotProcess):
         except _ENGINE_ERRORS as error:
             failure = error
         finally:
-            try:
-                self._sock.close()
-                self._attached.close()
-            except OSError:
-                pass
+            self._close_socket()
             try:
                 self.container.remove(force=True)
             except docker.errors.NotFound:
@@ -470,6 +471,14 @@ class DockerBotProcess(BotProcess):
         if failure is not None:
             raise SandboxError(f"the Docker engine failed while removing {self.container.name}: {failure}")
         return Reason.OUT_OF_MEMORY if self._oom else None
+
+    def _close_socket(self) -> None:
+        self._eof = True
+        try:
+            self._sock.close()
+            self._attached.close()
+        except OSError:
+            pass
 
     def __del__(self) -> None:
         # Last resort for a process dropped without close(): never leave a container behind.

@@ -1,0 +1,523 @@
+"""The Docker sandbox's own life cycle: limits really applied, isolation, OOM, removal,
+leftovers, engine failures, images from a bot's Dockerfile; and .ci/docker-up's mirror.
+
+Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCKER=1
+(set by .ci/run), in which case they fail. The hostile-bot tests shared with the local
+sandbox live elsewhere; these are the Docker specifics.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError, get_sandbox
+from arena.sandbox.docker import LABEL, OWNER_LABEL, DockerSandbox, default_image, folder_digest
+
+REPO = Path(__file__).resolve().parent.parent
+LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
+
+
+def _engine_problem() -> str | None:
+    """Why the Docker tests cannot run here, or None if they can."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(default_image())
+    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
+        return f"no usable Docker engine / base image {default_image()}: {error}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
+    problem = _engine_problem()
+    if problem:
+        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
+        pytest.skip(problem)
+    import docker
+
+    return docker.from_env(timeout=30)
+
+
+@pytest.fixture
+def sandbox(engine):
+    return DockerSandbox()
+
+
+def make_bot(folder: Path, code: str, name: str = "probe", **files: str) -> BotSpec:
+    """A bot folder with bot.py = `code` (plus `files`), readable by the container's user."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    (folder / "bot.py").write_text(textwrap.dedent(code))
+    for filename, content in files.items():
+        (folder / filename).write_text(textwrap.dedent(content))
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
+
+
+def exists(engine, container_id: str) -> bool:
+    import docker
+
+    try:
+        engine.containers.get(container_id)
+    except docker.errors.NotFound:
+        return False
+    return True
+
+
+ECHO = """
+import sys
+for line in sys.stdin:
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"""
+
+
+def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO, name="Echo Bot")
+    process = sandbox.start(bot, LIMITS)
+    try:
+        process.container.reload()
+        attrs = process.container.attrs
+        host = attrs["HostConfig"]
+        assert host["NetworkMode"] == "none"
+        assert host["Memory"] == 96 << 20
+        assert host["MemorySwap"] == 96 << 20
+        assert host["NanoCpus"] == 500_000_000
+        assert host["PidsLimit"] == 32
+        assert host["ReadonlyRootfs"] is True
+        assert host["Tmpfs"] == {"/tmp": "size=4m,noexec,nosuid,nodev"}
+        assert host["CapDrop"] == ["ALL"]
+        assert host["SecurityOpt"] == ["no-new-privileges"]
+        assert host["Init"] is True
+        assert host["LogConfig"]["Type"] == "none"
+        assert host["OomScoreAdj"] == 1000
+        assert host["Binds"] == [f"{bot.folder.resolve()}:/bot:ro"]
+        assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
+            "nofile": (48, 48),
+            "fsize": (4 << 20, 4 << 20),
+            "cpu": (600, 600),
+            "core": (0, 0),
+        }
+        config = attrs["Config"]
+        assert config["User"] == "65534:65534"
+        assert config["OpenStdin"] is True and config["StdinOnce"] is True
+        assert config["Tty"] is False
+        assert config["Image"] == default_image()
+        assert config["Labels"][LABEL] == "docker"
+        assert config["Labels"][OWNER_LABEL].split(":")[1] == str(os.getpid())
+        assert attrs["Name"].startswith("/arena-echo-bot-")
+        process.send_line(b'{"ping": 1}')
+        assert process.receive_line(LIMITS.startup_s) == b'{"ping": 1}'
+    finally:
+        process.close()
+
+
+PROBE = r"""
+import ctypes, json, os, socket, sys
+
+def try_write(path):
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        return "ok"
+    except OSError as e:
+        return type(e).__name__
+
+def try_connect():
+    try:
+        socket.create_connection(("10.0.0.1", 80), timeout=2)
+        return "connected"
+    except OSError as e:
+        return type(e).__name__
+
+def forks(n):
+    pids = []
+    try:
+        for _ in range(n):
+            pid = os.fork()
+            if pid == 0:
+                import time; time.sleep(30); os._exit(0)
+            pids.append(pid)
+    except OSError:
+        pass
+    return len(pids)
+
+status = dict(l.split(":\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\t" in l)
+report = {
+    "uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(),
+    "cap_eff": status["CapEff"].strip(), "no_new_privs": status["NoNewPrivs"].strip(),
+    "interfaces": sorted(os.listdir("/sys/class/net")),
+    "connect": try_connect(),
+    "write_root": try_write("/arena-probe"), "write_bot": try_write("/bot/x"),
+    "write_tmp": try_write("/tmp/x"),
+    "sibling_visible": os.path.exists("/bot/../secret"),
+}
+input()
+report["forks"] = forks(100)
+print(json.dumps(report), flush=True)
+input()
+"""
+
+
+def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sandbox, tmp_path):
+    (tmp_path / "secret").write_text("another bot's file")
+    process = sandbox.start(make_bot(tmp_path / "probe", PROBE), LIMITS)
+    try:
+        process.send_line(b"go")
+        import json
+
+        report = json.loads(process.receive_line(LIMITS.startup_s))
+    finally:
+        process.close()
+    assert report["uid"] == 65534 and report["gid"] == 65534
+    assert report["cwd"] == "/bot"
+    assert report["cap_eff"] == "0000000000000000"
+    assert report["no_new_privs"] == "1"
+    assert report["interfaces"] == ["lo"]
+    assert report["connect"] in ("OSError", "ConnectionRefusedError") or "Unreachable" in report["connect"]
+    assert report["write_root"] in ("OSError", "PermissionError")  # EROFS / EACCES
+    assert report["write_bot"] in ("OSError", "PermissionError")
+    assert report["write_tmp"] == "ok"
+    assert report["sibling_visible"] is False
+    # pids limit 32 (python + init already count): far fewer than the 100 forks asked for
+    assert 0 < report["forks"] < 32
+
+
+def test_memory_hog_is_reported_as_out_of_memory(engine, sandbox, tmp_path):
+    hog = "import sys\ninput()\nblocks = []\nwhile True:\n    blocks.append(bytearray(8 << 20))\n"
+    process = sandbox.start(make_bot(tmp_path / "hog", hog), LIMITS)
+    process.send_line(b"go")
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(20)
+    assert fault.value.reason is Reason.OUT_OF_MEMORY
+    assert "96 MB" in fault.value.detail
+    assert process.close() is Reason.OUT_OF_MEMORY
+    assert not exists(engine, process.id)
+
+
+@pytest.mark.parametrize(
+    ("ending", "detail"),
+    [
+        ("sys.exit(3)", "exited with code 3"),
+        ("os.kill(os.getpid(), signal.SIGSEGV)", "was killed by signal SIGSEGV"),
+    ],
+)
+def test_exit_mid_game_is_a_crash_with_its_code_or_signal(engine, sandbox, tmp_path, ending, detail):
+    code = f"import os, signal, sys\nprint('ready', flush=True)\ninput()\n{ending}\n"
+    process = sandbox.start(make_bot(tmp_path / "quitter", code), LIMITS)
+    assert process.receive_line(LIMITS.startup_s) == b"ready"
+    process.send_line(b"your turn")
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(10)
+    assert (fault.value.reason, fault.value.detail) == (Reason.CRASH, detail)
+    assert process.close() is None
+    assert not exists(engine, process.id)
+
+
+def test_silent_bot_times_out_and_its_container_is_removed(engine, sandbox, tmp_path):
+    process = sandbox.start(make_bot(tmp_path / "sleeper", "import time\ntime.sleep(600)\n"), LIMITS)
+    began = time.monotonic()
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(0.5)
+    waited = time.monotonic() - began
+    assert fault.value.reason is Reason.TIMEOUT
+    assert 0.5 <= waited < 2.0
+    with pytest.raises(BotFault) as polled:
+        process.receive_line(0.0)  # timeout 0 must not block
+    assert polled.value.reason is Reason.TIMEOUT
+    assert process.close() is None
+    assert process.close() is None  # idempotent
+    assert not exists(engine, process.id)
+
+
+def test_stdout_and_stderr_are_told_apart_and_the_log_is_capped(sandbox, tmp_path):
+    chatty = """
+    import sys
+    sys.stderr.write("first words\\n" + "e" * 200000 + "\\nlast words\\n"); sys.stderr.flush()
+    for line in sys.stdin:
+        sys.stderr.write("noise " * 1000 + "\\n"); sys.stderr.flush()
+        sys.stdout.write("echo:" + line); sys.stdout.flush()
+    """
+    limits = Limits(startup_s=20, stderr_keep_bytes=4096)
+    process = sandbox.start(make_bot(tmp_path / "chatty", chatty), limits)
+    try:
+        for n in range(50):
+            process.send_line(b"%d" % n)
+            assert process.receive_line(5) == b"echo:%d" % n
+        log = process.stderr_text()
+    finally:
+        process.close()
+    assert log.startswith("first words\n")
+    assert "bytes of log dropped" in log
+    assert len(log.encode()) < 4096 + 100
+
+
+def test_endless_line_is_an_output_limit(engine, sandbox, tmp_path):
+    flood = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
+    process = sandbox.start(make_bot(tmp_path / "flood", flood), Limits(startup_s=20, max_line_bytes=1 << 20))
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(20)
+    assert fault.value.reason is Reason.OUTPUT_LIMIT
+    process.close()
+    assert not exists(engine, process.id)
+
+
+def test_bot_answering_while_we_write_does_not_deadlock(sandbox, tmp_path):
+    # The bot writes 2 MB before it reads anything: send_line must drain while it writes.
+    eager = "import sys\nsys.stdout.write(('y' * 1000 + '\\n') * 2000); sys.stdout.flush()\n" + ECHO
+    process = sandbox.start(make_bot(tmp_path / "eager", eager), Limits(startup_s=20, max_decision_bytes=8 << 20))
+    try:
+        process.send_line(b"z" * (512 << 10))
+        lines = [process.receive_line(10) for _ in range(2001)]
+    finally:
+        process.close()
+    assert lines[:2000] == [b"y" * 1000] * 2000
+    assert lines[2000] == b"z" * (512 << 10)
+
+
+KILLED_RUN = """
+import os, signal, sys
+from pathlib import Path
+from arena.sandbox import BotSpec, Limits
+from arena.sandbox.docker import DockerSandbox
+process = DockerSandbox().start(BotSpec("orphan", Path(sys.argv[1]), ("python3", "bot.py")), Limits())
+print(process.id, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no close(), no atexit: a killed run
+"""
+
+
+def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, sandbox, tmp_path):
+    folder = make_bot(tmp_path / "orphan", ECHO).folder
+    run = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, str(folder)], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == -9, run.stderr
+    orphan = run.stdout.strip()
+    assert exists(engine, orphan)
+    live = sandbox.start(make_bot(tmp_path / "live", ECHO), LIMITS)
+    try:
+        # start() cleaned up already; a second pass finds nothing of a dead run
+        assert not exists(engine, orphan)
+        assert sandbox.cleanup_leftovers() == 0
+        assert exists(engine, live.id)
+        live.send_line(b"still here")
+        assert live.receive_line(LIMITS.startup_s) == b"still here"
+    finally:
+        live.close()
+
+
+def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
+    import docker
+
+    labels = {LABEL: "docker", OWNER_LABEL: f"{socket.gethostname()}:999999999:1"}  # no such pid
+    containers = [
+        engine.containers.create(default_image(), ["true"], labels=labels, network_mode="none")
+        for _ in range(2)
+    ]
+    foreign = engine.containers.create(
+        default_image(), ["true"], network_mode="none",
+        labels={LABEL: "docker", OWNER_LABEL: "another-machine:1:1"},
+    )
+    try:
+        assert DockerSandbox().cleanup_leftovers() == 2
+        for container in containers:
+            with pytest.raises(docker.errors.NotFound):
+                container.reload()
+        foreign.reload()  # another host's container (shared engine) is not ours to remove
+    finally:
+        foreign.remove(force=True)
+
+
+def test_unreachable_engine_is_a_sandbox_error(tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO)
+    with pytest.raises(SandboxError, match="not reachable"):
+        DockerSandbox(base_url=f"unix://{tmp_path}/no-engine.sock").start(bot, LIMITS)
+    with pytest.raises(SandboxError, match="not reachable"):
+        get_sandbox("docker", base_url="tcp://127.0.0.1:9").cleanup_leftovers()
+
+
+def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO)
+    with pytest.raises(SandboxError, match=r"docker-up.*python:3\.12-slim"):
+        DockerSandbox(image="arena-no-such-image:0").start(bot, LIMITS)
+
+
+class EngineProxy:
+    """A Unix-socket relay to the real engine that can be cut, like a daemon dying."""
+
+    def __init__(self, path: Path, target: str = "/var/run/docker.sock"):
+        self.path, self.target = path, target
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(str(path))
+        self.listener.listen(16)
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(self.target)
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _relay(source, sink):
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        try:
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def cut(self):
+        self.listener.close()
+        self.path.unlink()
+        for sock in self.sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+
+def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path):
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    process = DockerSandbox(base_url=f"unix://{proxy.path}").start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+    try:
+        process.send_line(b"one")
+        assert process.receive_line(LIMITS.startup_s) == b"one"
+        proxy.cut()
+        with pytest.raises(SandboxError, match="engine failed"):
+            process.send_line(b"two")
+            process.receive_line(5)
+        with pytest.raises(SandboxError):
+            process.close()
+    finally:
+        engine.containers.get(process.id).remove(force=True)
+
+
+DOCKERFILE_BOT = """
+import sys
+print(open("/app/greeting.txt").read().strip(), flush=True)
+""" + ECHO
+
+
+def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
+    folder = tmp_path / "built"
+    make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
+    (folder / "Dockerfile").write_text(
+        f"FROM {default_image()}\nCOPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
+    )
+    bot = BotSpec(name="built", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    tag = sandbox.image_for(bot)
+    assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
+    image_id = engine.images.get(tag).id
+    try:
+        process = sandbox.start(bot, LIMITS)
+        try:
+            assert process.receive_line(LIMITS.startup_s) == b"hello from my image"
+            process.container.reload()
+            assert process.container.attrs["HostConfig"]["Binds"] in (None, [])  # baked in, not mounted
+            assert process.container.attrs["HostConfig"]["ReadonlyRootfs"] is True
+        finally:
+            process.close()
+        began = time.monotonic()
+        assert sandbox.image_for(bot) == tag  # cached: same content, same image, no build
+        assert time.monotonic() - began < 1.0
+        assert engine.images.get(tag).id == image_id
+        (folder / "greeting.txt").write_text("changed\n")
+        assert sandbox.image_for(bot) != tag
+    finally:
+        for image in engine.images.list(filters={"label": f"arena.bot=built"}):
+            engine.images.remove(image.id, force=True)
+
+
+def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
+    folder = tmp_path / "broken"
+    make_bot(folder, ECHO)
+    (folder / "Dockerfile").write_text(f"FROM {default_image()}\nRUN exit 7\n")
+    bot = BotSpec(name="broken", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    with pytest.raises(BotFault) as fault:
+        sandbox.start(bot, LIMITS)
+    assert fault.value.reason is Reason.CRASH
+    assert "did not build" in fault.value.detail and "exit 7" in fault.value.detail
+    outside = BotSpec(name="sneaky", folder=folder, command=("python3", "bot.py"), dockerfile="../Dockerfile")
+    with pytest.raises(BotFault, match="not a file inside its folder"):
+        sandbox.start(outside, LIMITS)
+
+
+def test_folder_digest_follows_content_names_and_executable_bit(tmp_path):
+    (tmp_path / "bot.py").write_text("print(1)\n")
+    first = folder_digest(tmp_path)
+    assert folder_digest(tmp_path) == first
+    (tmp_path / "bot.py").chmod(0o755)
+    executable = folder_digest(tmp_path)
+    assert executable != first
+    (tmp_path / "bot.py").rename(tmp_path / "main.py")
+    assert folder_digest(tmp_path) not in (first, executable)
+
+
+# --- .ci/docker-up: the mirror comes from the machine's own apt sources ------------------
+
+
+def print_mirror(apt_dir: Path, suite: str = "bookworm") -> str:
+    run = subprocess.run(
+        [str(REPO / ".ci" / "docker-up"), "--print-mirror"],
+        env={**os.environ, "ARENA_APT_DIR": str(apt_dir), "ARENA_BASE_SUITE": suite},
+        capture_output=True, text=True, timeout=30, check=True,
+    )
+    return run.stdout.strip()
+
+
+def test_docker_up_reads_the_mirror_from_deb822_sources(tmp_path):
+    (tmp_path / "sources.list.d").mkdir(parents=True)
+    (tmp_path / "sources.list.d" / "debian.sources").write_text(
+        "Types: deb\n# a comment\nURIs: http://security.example/debian-security\n"
+        "Suites: bookworm-security\nComponents: main\n\n"
+        "Types: deb\nURIs: http://off.example/debian\nSuites: bookworm\nEnabled: no\n\n"
+        "Types: deb-src deb\nURIs: http://mirror.example/debian http://second.example/debian\n"
+        "Suites: bookworm bookworm-updates\nComponents: main\n"
+    )
+    (tmp_path / "sources.list.d" / "other.list.disabled").write_text(
+        "deb http://ignored.example/debian bookworm main\n"
+    )
+    assert print_mirror(tmp_path) == "http://mirror.example/debian"
+    assert print_mirror(tmp_path, "bookworm-security") == "http://security.example/debian-security"
+    assert print_mirror(tmp_path, "trixie") == ""
+
+
+def test_docker_up_reads_the_mirror_from_one_line_sources(tmp_path):
+    (tmp_path / "sources.list").write_text(
+        "# deb http://commented.example/debian bookworm main\n"
+        "deb-src http://source.example/debian bookworm main\n"
+        "deb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://mirror.example/debian bookworm main\n"
+    )
+    assert print_mirror(tmp_path) == "http://mirror.example/debian"
+
+
+def test_docker_up_writes_no_host_name():
+    script = (REPO / ".ci" / "docker-up").read_text()
+    assert "debian.org" not in script and "docker.io/" not in script and "http://" not in script
