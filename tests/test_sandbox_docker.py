@@ -521,3 +521,11 @@ def test_docker_up_reads_the_mirror_from_one_line_sources(tmp_path):
 def test_docker_up_writes_no_host_name():
     script = (REPO / ".ci" / "docker-up").read_text()
     assert "debian.org" not in script and "docker.io/" not in script and "http://" not in script
+
+
+def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(engine, sandbox, tmp_path):
+    bot = make_bot(tmp_path / "private", ECHO)
+    (bot.folder / "bot.py").chmod(0o600)
+    with pytest.raises(SandboxError, match=r"bot\.py is not readable by the container's user.*chmod -R a\+rX"):
+        sandbox.start(bot, LIMITS)
+    assert engine.containers.list(all=True, filters={"label": "arena.bot=probe"}) == []

@@ -100,6 +100,21 @@ def folder_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def _check_readable_by_anyone(folder: Path) -> None:
+    """SandboxError if the container's user (nobody) could not read the mounted bot folder."""
+    folder = folder.resolve()
+    if not folder.is_dir():
+        raise SandboxError(f"the bot folder {folder} does not exist")
+    for path in [folder, *folder.rglob("*")]:
+        mode = path.stat().st_mode
+        needed = 0o005 if path.is_dir() else 0o004  # others: r-x on folders, r on files
+        if mode & needed != needed:
+            raise SandboxError(
+                f"{path} is not readable by the container's user (uid 65534); "
+                f"make the bot folder readable by everyone: chmod -R a+rX {folder}"
+            )
+
+
 def _slug(name: str) -> str:
     """A Docker-safe lower-case name part (image repositories and container names)."""
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "bot"
@@ -178,6 +193,7 @@ class DockerSandbox(Sandbox):
         """The image the bot runs in: the base image, or its own, built once per content."""
         if not bot.dockerfile:
             self._check_base_image()
+            _check_readable_by_anyone(bot.folder)
             return self.image
         folder = bot.folder.resolve()
         dockerfile = (folder / bot.dockerfile).resolve()
