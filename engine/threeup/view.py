@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Event, Observation
+from engine.api import Event, GameError, Observation
 from engine.threeup.cards import COLOURS
 from engine.threeup.state import OVER, SETUP, ThreeUpState
 
@@ -64,7 +64,7 @@ def _public(state: ThreeUpState) -> dict[str, Any]:
 def observation(state: ThreeUpState, seat: int) -> Observation:
     """What `seat` may know now, and nothing more."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-        raise ValueError(f"seat must be an integer 0..{state.players - 1}, not {seat!r}")
+        raise GameError(f"seat must be an integer 0..{state.players - 1}, not {seat!r}")
     deck = state.deck
     view = _public(state)
     view["seat"] = seat
@@ -106,7 +106,7 @@ def _render(deck, event: Event) -> Event:
 def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
     """The log as `seat` saw it: public events plus its own private details; None = public."""
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
-        raise ValueError(f"seat must be None or an integer 0..{state.players - 1}, not {seat!r}")
+        raise GameError(f"seat must be None or an integer 0..{state.players - 1}, not {seat!r}")
     deck = state.deck
     shown = []
     for owner, public, private in state.log:
