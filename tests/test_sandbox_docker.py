@@ -9,6 +9,7 @@ sandbox live elsewhere; these are the Docker specifics.
 from __future__ import annotations
 
 import os
+import struct
 import socket
 import subprocess
 import sys
@@ -20,7 +21,14 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError, get_sandbox
-from arena.sandbox.docker import LABEL, OWNER_LABEL, DockerSandbox, default_image, folder_digest
+from arena.sandbox.docker import (
+    LABEL,
+    OWNER_LABEL,
+    DockerBotProcess,
+    DockerSandbox,
+    default_image,
+    folder_digest,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
@@ -529,3 +537,66 @@ def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(en
     with pytest.raises(SandboxError, match=r"bot\.py is not readable by the container's user.*chmod -R a\+rX"):
         sandbox.start(bot, LIMITS)
     assert engine.containers.list(all=True, filters={"label": "arena.bot=probe"}) == []
+
+
+class FakeContainer:
+    """Just enough of a container for the stream tests below (no engine involved)."""
+
+    name = id = "fake"
+
+    def __init__(self, status: int, oom: bool = False):
+        self.status, self.attrs = status, {"State": {"OOMKilled": oom}}
+        self.removed = False
+
+    def wait(self, timeout):
+        return {"StatusCode": self.status}
+
+    def reload(self):
+        pass
+
+    def kill(self):
+        pass
+
+    def remove(self, force):
+        self.removed = True
+
+
+def frame(stream: int, payload: bytes) -> bytes:
+    return struct.pack(">BxxxL", stream, len(payload)) + payload
+
+
+@pytest.mark.parametrize("piece", [1, 3, 8, 9, 1000])
+def test_frames_split_anywhere_are_demultiplexed_into_lines_and_log(piece):
+    ours, engine_end = socket.socketpair()
+    container = FakeContainer(status=128 + 9)
+    process = DockerBotProcess(DockerSandbox(client=object()), container, ours, LIMITS)
+    stream = (
+        frame(1, b'{"a": 1}\n{"b"')
+        + frame(2, b"thinking...\n")
+        + frame(1, b"")
+        + frame(1, b': 2}\n')
+        + frame(2, b"done\n")
+    )
+    for start in range(0, len(stream), piece):
+        engine_end.sendall(stream[start:start + piece])
+    engine_end.close()
+    assert process.receive_line(5) == b'{"a": 1}'
+    assert process.receive_line(5) == b'{"b": 2}'
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(5)
+    assert (fault.value.reason, fault.value.detail) == (Reason.CRASH, "was killed by signal SIGKILL")
+    assert process.stderr_text() == "thinking...\ndone\n"
+    assert process.close() is None and container.removed
+
+
+def test_output_ending_with_an_oom_kill_is_out_of_memory_without_an_engine():
+    ours, engine_end = socket.socketpair()
+    container = FakeContainer(status=137, oom=True)
+    process = DockerBotProcess(DockerSandbox(client=object()), container, ours, Limits(memory_mb=64))
+    engine_end.close()
+    with pytest.raises(BotFault) as fault:
+        process.receive_line(5)
+    assert (fault.value.reason, fault.value.detail) == (
+        Reason.OUT_OF_MEMORY, "was killed for using more than 64 MB"
+    )
+    assert process.close() is Reason.OUT_OF_MEMORY

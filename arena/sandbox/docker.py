@@ -323,7 +323,9 @@ class DockerBotProcess(BotProcess):
         self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
-        self._frames = bytearray()  # undecoded bytes of the multiplexed stream
+        self._header = bytearray()  # the part of a frame header read so far
+        self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
+        self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
         self._stdout = LineBuffer.from_limits(limits)
         self._stderr = StderrLog(limits.stderr_keep_bytes)
         self._eof = False
@@ -360,30 +362,35 @@ class DockerBotProcess(BotProcess):
             if not chunk:
                 self._eof = True
                 return
-            self._frames += chunk
-            self._demux()
+            self._demux(chunk)
             if len(chunk) < (1 << 16):
                 return
 
-    def _demux(self) -> None:
-        frames = self._frames
-        offset = 0
-        while len(frames) - offset >= _FRAME_HEADER.size:
-            stream, length = _FRAME_HEADER.unpack_from(frames, offset)
-            end = offset + _FRAME_HEADER.size + length
-            if len(frames) < end:
-                break
-            payload = bytes(frames[offset + _FRAME_HEADER.size:end])
-            offset = end
-            if stream == _STDOUT:
-                try:
-                    self._stdout.feed(payload)
-                except BotFault:
-                    del frames[:offset]
-                    raise
-            elif stream == _STDERR:
+    def _demux(self, chunk: bytes) -> None:
+        """Route the payload of the multiplexed stream to stdout lines and the stderr log.
+
+        Frames are followed incrementally (header, then payload as it comes), so a frame
+        split across reads costs nothing and a huge frame is never held whole.
+        """
+        position, size = 0, len(chunk)
+        while position < size:
+            if self._frame_left == 0:
+                needed = _FRAME_HEADER.size - len(self._header)
+                self._header += chunk[position:position + needed]
+                position += needed
+                if len(self._header) < _FRAME_HEADER.size:
+                    return
+                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(self._header)
+                self._header.clear()
+                continue
+            take = min(self._frame_left, size - position)
+            payload = chunk[position:position + take]
+            position += take
+            self._frame_left -= take
+            if self._frame_stream == _STDOUT:
+                self._stdout.feed(payload)  # may raise OUTPUT_LIMIT: the bot is done for anyway
+            elif self._frame_stream == _STDERR:
                 self._stderr.append(payload)
-        del frames[:offset]
 
     def receive_line(self, timeout_s: float) -> bytes:
         """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
