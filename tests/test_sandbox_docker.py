@@ -165,6 +165,22 @@ def forks(n):
         pass
     return len(pids)
 
+def cgroup(path):
+    try:
+        return open("/sys/fs/cgroup/" + path).read().strip()
+    except OSError as e:
+        return type(e).__name__
+
+def cgroup_limits():
+    """[memory, memory+swap, CPU quota, CPU period, pids] from cgroup v1 or v2 files."""
+    if os.path.exists("/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        return [cgroup("memory/memory.limit_in_bytes"), cgroup("memory/memory.memsw.limit_in_bytes"),
+                cgroup("cpu/cpu.cfs_quota_us"), cgroup("cpu/cpu.cfs_period_us"), cgroup("pids/pids.max")]
+    memory, swap = cgroup("memory.max"), cgroup("memory.swap.max")
+    quota, period = cgroup("cpu.max").split()
+    return [memory, str(int(memory) + int(swap)), quota, period, cgroup("pids.max")]
+
+import resource
 status = dict(l.split(":\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\t" in l)
 report = {
     "uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(),
@@ -174,6 +190,8 @@ report = {
     "write_root": try_write("/arena-probe"), "write_bot": try_write("/bot/x"),
     "write_tmp": try_write("/tmp/x"),
     "sibling_visible": os.path.exists("/bot/../secret"),
+    "cgroup": cgroup_limits(),
+    "rlimits": [resource.getrlimit(getattr(resource, "RLIMIT_" + n)) for n in ("NOFILE", "FSIZE", "CPU", "CORE")],
 }
 input()
 report["forks"] = forks(100)
@@ -202,6 +220,9 @@ def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sa
     assert report["write_bot"] in ("OSError", "PermissionError")
     assert report["write_tmp"] == "ok"
     assert report["sibling_visible"] is False
+    # the limits as the kernel enforces them, seen from inside the container
+    assert report["cgroup"] == [str(96 << 20), str(96 << 20), "50000", "100000", "32"]
+    assert report["rlimits"] == [[48, 48], [4 << 20, 4 << 20], [600, 600], [0, 0]]
     # pids limit 32 (python + init already count): far fewer than the 100 forks asked for
     assert 0 < report["forks"] < 32
 
