@@ -172,7 +172,7 @@ def cgroup(path):
         return type(e).__name__
 
 def cgroup_limits():
-    """[memory, memory+swap, CPU quota, CPU period, pids] from cgroup v1 or v2 files."""
+    # [memory, memory+swap, CPU quota, CPU period, pids] from cgroup v1 or v2 files
     if os.path.exists("/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         return [cgroup("memory/memory.limit_in_bytes"), cgroup("memory/memory.memsw.limit_in_bytes"),
                 cgroup("cpu/cpu.cfs_quota_us"), cgroup("cpu/cpu.cfs_period_us"), cgroup("pids/pids.max")]
