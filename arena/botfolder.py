@@ -1,0 +1,145 @@
+"""Bot folders: a folder with a `bot.toml` manifest, checked with one message per mistake.
+
+    name = "random"                      # letters, digits, '.', '_', '-'; at most 64
+    version = "1.0"
+    command = ["python3", "bot.py"]      # run in the bot's folder (/bot in Docker)
+    games = ["3up3down", "three-thirteen"]
+    dockerfile = "Dockerfile"            # optional: build the bot's own image from it
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.sandbox.base import BotSpec
+
+MANIFEST = "bot.toml"
+KEYS = ("name", "version", "command", "games", "dockerfile")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class BotFolderError(ValueError):
+    """A bot folder or its bot.toml is wrong; the message lists every mistake."""
+
+    def __init__(self, folder: Path, mistakes: list[str]):
+        self.folder = folder
+        self.mistakes = mistakes
+        listed = "\n".join(f"  - {mistake}" for mistake in mistakes)
+        super().__init__(f"bot folder {folder}: {len(mistakes)} mistake(s):\n{listed}")
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """A checked bot.toml and the folder it came from."""
+
+    folder: Path
+    name: str
+    version: str
+    command: tuple[str, ...]
+    games: tuple[str, ...]
+    dockerfile: str | None = None
+
+    def plays(self, game: str) -> bool:
+        """True if the bot says it plays `game`."""
+        return game in self.games
+
+    def spec(self, name: str | None = None) -> BotSpec:
+        """What a sandbox needs to start this bot (optionally under another name)."""
+        return BotSpec(
+            name=name or self.name,
+            folder=self.folder,
+            command=self.command,
+            dockerfile=self.dockerfile,
+        )
+
+
+def load_bot(folder: str | Path) -> BotManifest:
+    """Read and check `folder/bot.toml`; BotFolderError lists every mistake found."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise BotFolderError(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise BotFolderError(folder, [f"has no {MANIFEST} (needs: name, version, command, games)"])
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise BotFolderError(folder, [f"{MANIFEST} is not valid TOML: {error}"]) from None
+    return check_manifest(folder, data)
+
+
+def check_manifest(folder: Path, data: dict) -> BotManifest:
+    """Check a parsed bot.toml; BotFolderError lists every mistake found."""
+    mistakes: list[str] = []
+    for key in data:
+        if key not in KEYS:
+            mistakes.append(f"unknown key {key!r}; allowed keys: {', '.join(KEYS)}")
+
+    name = data.get("name")
+    if name is None:
+        mistakes.append("'name' is missing (e.g. name = \"my-bot\")")
+    elif not isinstance(name, str) or not _NAME.match(name):
+        mistakes.append(
+            f"'name' is {name!r}; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+
+    version = data.get("version")
+    if version is None:
+        mistakes.append("'version' is missing (e.g. version = \"1.0\")")
+    elif not isinstance(version, str) or not version or len(version) > 100:
+        mistakes.append(f"'version' is {version!r}; allowed: a non-empty string of at most 100 characters")
+
+    command: tuple[str, ...] = ()
+    raw_command = data.get("command")
+    if raw_command is None:
+        mistakes.append("'command' is missing (e.g. command = [\"python3\", \"bot.py\"])")
+    elif isinstance(raw_command, str):
+        try:
+            command = tuple(shlex.split(raw_command))
+        except ValueError as error:
+            mistakes.append(f"'command' cannot be split into words: {error}")
+        if not command and raw_command.strip() == "":
+            mistakes.append("'command' is empty")
+    elif isinstance(raw_command, list) and raw_command and all(
+        isinstance(word, str) and word for word in raw_command
+    ):
+        command = tuple(raw_command)
+    else:
+        mistakes.append(f"'command' is {raw_command!r}; allowed: a non-empty list of non-empty strings, or a string")
+
+    games: tuple[str, ...] = ()
+    raw_games = data.get("games")
+    if raw_games is None:
+        mistakes.append("'games' is missing (e.g. games = [\"3up3down\"])")
+    elif isinstance(raw_games, list) and raw_games and all(
+        isinstance(game, str) and game for game in raw_games
+    ):
+        games = tuple(raw_games)
+    else:
+        mistakes.append(f"'games' is {raw_games!r}; allowed: a non-empty list of game names")
+
+    dockerfile = data.get("dockerfile")
+    if dockerfile is not None:
+        if not isinstance(dockerfile, str) or not dockerfile:
+            mistakes.append(f"'dockerfile' is {dockerfile!r}; allowed: a file name inside the bot folder")
+        else:
+            target = (folder / dockerfile).resolve()
+            if not target.is_relative_to(folder):
+                mistakes.append(f"'dockerfile' {dockerfile!r} points outside the bot folder")
+            elif not target.is_file():
+                mistakes.append(f"'dockerfile' {dockerfile!r} does not exist in the bot folder")
+
+    if mistakes:
+        raise BotFolderError(folder, mistakes)
+    return BotManifest(
+        folder=folder,
+        name=name,
+        version=version,
+        command=command,
+        games=games,
+        dockerfile=dockerfile,
+    )

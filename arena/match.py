@@ -1,0 +1,198 @@
+"""A match: the same bots play N games of one game, seats rotating, one bot process per
+bot for the whole match (`arena match`, the bot author's debugging tool).
+
+Game i (0-based) is dealt from seed+i, and seat s is taken by bot (s + i) mod n, so over
+n games every bot sits in every seat. Each game is refereed by `arena.referee.play_game`
+and its `GameResult` kept; `standings` sums them up per bot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from arena.botfolder import BotManifest, load_bot
+from arena.protocol import Hello, LimitsInfo, MatchOver
+from arena.referee import GameResult, Step, play_game
+from arena.sandbox import get_sandbox
+from arena.sandbox.base import Limits, Sandbox
+from arena.seats import RemoteBot, Seat
+from engine.api import Game
+from engine.registry import get_game
+
+
+class MatchError(ValueError):
+    """A match cannot be set up as asked (the message says what is allowed)."""
+
+
+class BotEntry(BaseModel):
+    """A bot of the match: its name in results, its manifest's version and folder."""
+
+    name: str
+    version: str
+    folder: str
+    starts: int = Field(0, description="How many processes were started (1 + restarts after faults).")
+    log: str = Field("", description="The kept stderr of its last process.")
+
+
+class MatchResult(BaseModel):
+    """Every game of a match, and the bots in it."""
+
+    game: str
+    seed: int
+    rules: dict[str, Any]
+    sandbox: str
+    bots: list[BotEntry]
+    games: list[GameResult]
+
+
+class Standing(BaseModel):
+    """One bot's sums over a match."""
+
+    bot: str
+    games: int
+    wins: int
+    mean_place: float
+    mean_score: float
+    incidents: dict[str, int]
+
+
+def bot_seed(match_seed: int, bot_index: int) -> int:
+    """The seed a bot gets for its own randomness: from the match seed, never a deal seed."""
+    digest = hashlib.sha256(f"arena-bot:{match_seed}:{bot_index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def unique_names(manifests: Sequence[BotManifest]) -> list[str]:
+    """Bot names as shown in results: a name used twice becomes name#2, name#3..."""
+    seen: dict[str, int] = {}
+    names = []
+    for manifest in manifests:
+        seen[manifest.name] = seen.get(manifest.name, 0) + 1
+        count = seen[manifest.name]
+        names.append(manifest.name if count == 1 else f"{manifest.name}#{count}")
+    return names
+
+
+def limits_info(limits: Limits) -> LimitsInfo:
+    """The part of the limits a bot is told in `hello`."""
+    return LimitsInfo(
+        startup_s=limits.startup_s,
+        decision_s=limits.decision_s,
+        time_bank_s=limits.time_bank_s,
+        max_line_bytes=limits.max_line_bytes,
+        memory_mb=limits.memory_mb,
+    )
+
+
+def run_match(
+    game: str,
+    bot_dirs: Sequence[str | Path],
+    games: int = 1,
+    seed: int = 1,
+    sandbox: str | Sandbox = "local",
+    rules: Mapping[str, Any] | None = None,
+    limits: Limits | None = None,
+    on_step: Step | None = None,
+    on_game: Callable[[GameResult], None] | None = None,
+    sandbox_settings: Mapping[str, Any] | None = None,
+) -> MatchResult:
+    """Play `games` games of `game` between the bots in `bot_dirs` (one seat each)."""
+    chosen: Game = get_game(game)
+    if games < 1:
+        raise MatchError(f"a match has at least 1 game, not {games}")
+    manifests = [load_bot(folder) for folder in bot_dirs]
+    chosen.check_players(len(manifests))
+    for manifest in manifests:
+        if not manifest.plays(chosen.name):
+            raise MatchError(
+                f"bot {manifest.name!r} ({manifest.folder}) does not play {chosen.name!r}; "
+                f"its bot.toml lists: {', '.join(manifest.games)}"
+            )
+    resolved_rules = chosen.resolve_options(rules)
+    limits = limits or Limits()
+    box = get_sandbox(sandbox, **dict(sandbox_settings or {})) if isinstance(sandbox, str) else sandbox
+    box.cleanup_leftovers()
+    names = unique_names(manifests)
+    players = len(manifests)
+    bots = [
+        RemoteBot(
+            manifest.spec(name),
+            box,
+            limits,
+            Hello(
+                game=chosen.name,
+                players=players,
+                rules=resolved_rules,
+                games=games,
+                seed=bot_seed(seed, index),
+                limits=limits_info(limits),
+            ),
+        )
+        for index, (manifest, name) in enumerate(zip(manifests, names))
+    ]
+    results: list[GameResult] = []
+    try:
+        for number in range(games):
+            seats: list[Seat] = [bots[(seat + number) % players] for seat in range(players)]
+            result = play_game(
+                chosen,
+                seats,
+                resolved_rules,
+                seed=seed + number,
+                game_number=number + 1,
+                on_step=on_step,
+            )
+            results.append(result)
+            if on_game is not None:
+                on_game(result)
+    finally:
+        for bot in bots:
+            bot.finish(MatchOver(games=len(results)))
+    return MatchResult(
+        game=chosen.name,
+        seed=seed,
+        rules=resolved_rules,
+        sandbox=box.name,
+        bots=[
+            BotEntry(
+                name=bot.name,
+                version=manifest.version,
+                folder=str(manifest.folder),
+                starts=bot.starts,
+                log=(bot.logs() or [""])[-1],
+            )
+            for bot, manifest in zip(bots, manifests)
+        ],
+        games=results,
+    )
+
+
+def standings(match: MatchResult) -> list[Standing]:
+    """Per bot: games, wins (place 1), mean place, mean score and incidents by reason."""
+    table = []
+    for bot in match.bots:
+        places, scores, incidents = [], [], {}
+        for result in match.games:
+            for seat, name in enumerate(result.seats):
+                if name == bot.name:
+                    places.append(result.places[seat])
+                    scores.append(result.scores[seat])
+            for incident in result.incidents:
+                if incident.bot == bot.name:
+                    incidents[incident.reason.value] = incidents.get(incident.reason.value, 0) + 1
+        table.append(
+            Standing(
+                bot=bot.name,
+                games=len(places),
+                wins=sum(1 for place in places if place == 1),
+                mean_place=sum(places) / len(places) if places else 0.0,
+                mean_score=sum(scores) / len(scores) if scores else 0.0,
+                incidents=incidents,
+            )
+        )
+    return table

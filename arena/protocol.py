@@ -1,0 +1,181 @@
+"""Every message between the referee and a bot, as pydantic models (the JSON Schema
+printed by `arena schema` comes from here; docs/protocol.md shows each with an example).
+
+JSON Lines over the bot's stdin/stdout, UTF-8, one object per line, each with a "type".
+A match is: `hello` -> bot answers `ready`; then per game `start`, and until the game
+ends `events` (what this seat saw happen) and `request` -> bot answers `action`; then
+`game_over`; after the last game `match_over`. One bot process plays the whole match.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError, model_validator
+
+from arena.sandbox.base import BotFault, Reason
+
+PROTOCOL_VERSION = 1
+
+
+class _RefereeMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LimitsInfo(BaseModel):
+    """The limits a bot plays under, told in `hello` (seconds and bytes)."""
+
+    model_config = ConfigDict(extra="forbid")
+    startup_s: float = Field(description="From process start to the `ready` answer.")
+    decision_s: float = Field(description="Per decision, before the time bank is drawn on.")
+    time_bank_s: float = Field(description="Extra time for the whole match, spent on overruns.")
+    max_line_bytes: int = Field(description="Longest line the bot may write.")
+    memory_mb: int = Field(description="Memory limit of the bot (all its processes).")
+
+
+class Hello(_RefereeMessage):
+    """Referee -> bot, once per match, first: the handshake. Answer with `ready`."""
+
+    type: Literal["hello"] = "hello"
+    protocol: int = Field(PROTOCOL_VERSION, description="Protocol version the referee speaks.")
+    game: str = Field(description="Game name, e.g. '3up3down' or 'three-thirteen'.")
+    players: int = Field(description="Seats at the table in every game of this match.")
+    rules: dict[str, Any] = Field(description="Every rule option of the game, defaults filled in.")
+    games: int = Field(description="How many games the match has.")
+    seed: int = Field(description="Seed for the bot's own randomness (not the games' deal seeds).")
+    limits: LimitsInfo
+
+
+class Start(_RefereeMessage):
+    """Referee -> bot, at the start of each game: which seat the bot has (seats rotate)."""
+
+    type: Literal["start"] = "start"
+    game_number: int = Field(description="1-based number of this game in the match.")
+    seat: int = Field(description="The bot's seat in this game, 0-based.")
+    players: int
+    rules: dict[str, Any]
+
+
+class Events(_RefereeMessage):
+    """Referee -> bot: what happened since the last `events`, as this seat saw it. No answer."""
+
+    type: Literal["events"] = "events"
+    events: list[dict[str, Any]]
+
+
+class Request(_RefereeMessage):
+    """Referee -> bot: a decision is due. Answer with `action` carrying the same `id`."""
+
+    type: Literal["request"] = "request"
+    id: int = Field(description="Echo it in the answer.")
+    observation: dict[str, Any] = Field(description="What this seat may know now (game-specific).")
+    legal_actions: list[dict[str, Any]] = Field(description="Choose one of these, by index or as is.")
+    time_s: float = Field(description="Time for this decision, time bank included.")
+    bank_s: float = Field(description="What is left of the time bank.")
+
+
+class GameOver(_RefereeMessage):
+    """Referee -> bot: the game has ended. No answer."""
+
+    type: Literal["game_over"] = "game_over"
+    game_number: int
+    seat: int
+    places: list[int] = Field(description="Place of each seat, 1 = best; forfeited seats share last.")
+    scores: list[float] = Field(description="Score of each seat, as the game counts it.")
+    forfeits: list[int] = Field(description="Seats that forfeited this game.")
+
+
+class MatchOver(_RefereeMessage):
+    """Referee -> bot: the match has ended; the bot should exit (it is killed soon after)."""
+
+    type: Literal["match_over"] = "match_over"
+    games: int
+
+
+RefereeMessage = Annotated[
+    Union[Hello, Start, Events, Request, GameOver, MatchOver], Field(discriminator="type")
+]
+
+
+class Ready(BaseModel):
+    """Bot -> referee: the answer to `hello`."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["ready"]
+    name: str = Field(min_length=1, max_length=100)
+    version: str = Field("", max_length=100)
+    protocol: StrictInt = Field(PROTOCOL_VERSION, description="Protocol version the bot speaks.")
+
+
+class ActionAnswer(BaseModel):
+    """Bot -> referee: the answer to `request`: an index into legal_actions, or the action itself."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["action"]
+    id: StrictInt
+    index: StrictInt | None = Field(None, description="0-based index into legal_actions.")
+    action: dict[str, Any] | None = Field(None, description="One of legal_actions, verbatim.")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ActionAnswer:
+        if (self.index is None) == (self.action is None):
+            raise ValueError("give exactly one of 'index' and 'action'")
+        return self
+
+
+BotMessage = Annotated[Union[Ready, ActionAnswer], Field(discriminator="type")]
+
+_REFEREE = TypeAdapter(RefereeMessage)
+_BOT = TypeAdapter(BotMessage)
+
+
+def encode(message: BaseModel) -> bytes:
+    """One message as a JSON line's bytes (without the newline)."""
+    return message.model_dump_json().encode()
+
+
+def decode_referee(line: bytes | str) -> BaseModel:
+    """Parse a referee message (for bots written in Python and for tests)."""
+    return _REFEREE.validate_json(line)
+
+
+def decode_bot(line: bytes) -> Ready | ActionAnswer:
+    """Parse a line a bot wrote; BotFault INVALID_JSON or BAD_MESSAGE saying what is wrong."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BotFault(Reason.INVALID_JSON, f"wrote a line that is not UTF-8 ({error.reason} at byte {error.start})") from None
+    try:
+        return _BOT.validate_json(line)
+    except ValidationError as error:
+        problems = error.errors(include_url=False, include_input=False)
+        if any(problem["type"] == "json_invalid" for problem in problems):
+            raise BotFault(
+                Reason.INVALID_JSON, f"wrote a line that is not JSON: {_show(line)}"
+            ) from None
+        said = "; ".join(
+            f"{'.'.join(str(part) for part in problem['loc']) or 'message'}: {problem['msg']}"
+            for problem in problems[:3]
+        )
+        raise BotFault(
+            Reason.BAD_MESSAGE,
+            f"wrote a message that is not a valid 'ready' or 'action' ({said}): {_show(line)}",
+        ) from None
+    except RecursionError:
+        raise BotFault(Reason.INVALID_JSON, "wrote JSON nested too deeply") from None
+
+
+def _show(line: bytes, limit: int = 120) -> str:
+    text = line[:limit].decode("utf-8", errors="replace")
+    return repr(text) + (f" ... ({len(line)} bytes)" if len(line) > limit else "")
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of both directions: referee -> bot and bot -> referee."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"arena bot protocol, version {PROTOCOL_VERSION}",
+        "description": "JSON Lines over the bot's stdin (referee_to_bot) and stdout (bot_to_referee).",
+        "referee_to_bot": _REFEREE.json_schema(),
+        "bot_to_referee": _BOT.json_schema(),
+    }

@@ -1,0 +1,242 @@
+"""The referee plays ONE game of any registered game between 2-6 seats; the only place
+where engine states and bots meet.
+
+Each seat's bot gets only its own view: `state.events(seat)` and `state.observation(seat)`.
+A bot that faults (BotFault) forfeits: an incident is recorded, its process is stopped,
+and its seat is finished by a fallback player (a seeded random legal action) so the
+other seats' game completes. Forfeited seats share last place; the others are ranked
+among themselves by the game's own places. The `GameResult` is the plain record later
+layers store; `verify_replay` re-simulates it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from arena.protocol import GameOver, Start
+from arena.sandbox.base import BotFault, Reason
+from arena.seats import Seat
+from engine.api import Action, Game, State
+from engine.players import random_action
+from engine.registry import get_game
+
+
+class Incident(BaseModel):
+    """A bot's fault: which seat and bot, why, and at which decision of the game."""
+
+    game_number: int = Field(description="1-based number of the game in its match.")
+    seat: int
+    bot: str
+    reason: Reason
+    detail: str
+    decision: int = Field(description="Actions taken in the game before the fault (0 = at the start).")
+    forfeit: bool = Field(True, description="False for a fault after the game had ended (the result stands).")
+    log_tail: str = Field("", description="The end of the bot's stderr log when it faulted.")
+
+
+class ReplayAction(BaseModel):
+    """One action of the game: whose, what, and whether the bot or the fallback chose it."""
+
+    seat: int
+    action: dict[str, Any]
+    by: str = Field(description="'bot', or 'fallback' for a forfeited seat.")
+
+
+class Replay(BaseModel):
+    """Enough to re-simulate and to show the game: the actions and the public event log."""
+
+    actions: list[ReplayAction]
+    events: list[dict[str, Any]] = Field(description="The public event log (state.events(None)).")
+
+
+class GameResult(BaseModel):
+    """The record of one game, stored once and never edited."""
+
+    game: str
+    seed: int
+    rules: dict[str, Any]
+    game_number: int = 1
+    seats: list[str] = Field(description="Bot name in each seat.")
+    places: list[int] = Field(description="Arena places: forfeits share last, others ranked by the game.")
+    scores: list[float] = Field(description="The game's own scores.")
+    engine_places: list[int] = Field(description="The game's own places, forfeits ignored.")
+    forfeits: list[int]
+    incidents: list[Incident]
+    replay: Replay
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
+
+
+class ReplayMismatch(Exception):
+    """A stored result does not re-simulate to the same game."""
+
+
+Step = Callable[[State, int, Action, str], None]
+
+
+def places_with_forfeits(engine_places: Sequence[int], forfeits: Sequence[int]) -> list[int]:
+    """Forfeited seats share last place; the others keep their order from the game."""
+    out = set(forfeits)
+    keep = [seat for seat in range(len(engine_places)) if seat not in out]
+    places = [0] * len(engine_places)
+    for seat in keep:
+        places[seat] = 1 + sum(1 for other in keep if engine_places[other] < engine_places[seat])
+    for seat in out:
+        places[seat] = len(keep) + 1
+    return places
+
+
+def fallback_rng(seed: int, seat: int) -> random.Random:
+    """The random source of the fallback player of `seat` in the game dealt from `seed`."""
+    return random.Random(f"arena-fallback:{seed}:{seat}")
+
+
+def play_game(
+    game: str | Game,
+    seats: Sequence[Seat],
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    game_number: int = 1,
+    on_step: Step | None = None,
+) -> GameResult:
+    """Play one game, seat i being `seats[i]`; faults become forfeits, never exceptions."""
+    chosen = get_game(game) if isinstance(game, str) else game
+    state = chosen.new_game(len(seats), options, seed)
+    players = state.players
+    incidents: list[Incident] = []
+    fallback: dict[int, random.Random] = {}
+    by: list[str] = []
+    sent = [0] * players
+
+    def forfeit(seat: int, fault: BotFault) -> None:
+        reason = fault.reason
+        log = seats[seat].log_tail()
+        if seats[seat].abandon() is Reason.OUT_OF_MEMORY:
+            reason = Reason.OUT_OF_MEMORY
+        incidents.append(
+            Incident(
+                game_number=game_number,
+                seat=seat,
+                bot=seats[seat].name,
+                reason=reason,
+                detail=fault.detail,
+                decision=len(state.history),
+                log_tail=log,
+            )
+        )
+        fallback[seat] = fallback_rng(seed, seat)
+
+    def new_events(seat: int) -> list[dict[str, Any]]:
+        seen = state.events(seat)
+        fresh, sent[seat] = seen[sent[seat]:], len(seen)
+        return fresh
+
+    for seat in range(players):
+        try:
+            seats[seat].start_game(
+                Start(game_number=game_number, seat=seat, players=players, rules=state.options)
+            )
+        except BotFault as fault:
+            forfeit(seat, fault)
+
+    while not state.is_over:
+        seat = state.current_player
+        assert seat is not None
+        action: Action | None = None
+        if seat not in fallback:
+            try:
+                seats[seat].send_events(new_events(seat))
+                action = seats[seat].decide(state.observation(seat), state.legal_actions())
+            except BotFault as fault:
+                forfeit(seat, fault)
+        chooser = "fallback" if action is None else "bot"
+        if action is None:
+            action = random_action(state, fallback[seat])
+        state.apply(action)
+        by.append(chooser)
+        if on_step is not None:
+            on_step(state, seat, action, chooser)
+
+    engine_places = state.places()
+    forfeits = sorted(fallback)
+    places = places_with_forfeits(engine_places, forfeits)
+    scores = [float(score) for score in state.scores()]
+    for seat in range(players):
+        if seat in fallback:
+            continue
+        try:
+            seats[seat].send_events(new_events(seat))
+            seats[seat].game_over(
+                GameOver(
+                    game_number=game_number,
+                    seat=seat,
+                    places=places,
+                    scores=scores,
+                    forfeits=forfeits,
+                )
+            )
+        except BotFault as fault:
+            # The game was complete: the fault is recorded, the result stands.
+            log = seats[seat].log_tail()
+            seats[seat].abandon()
+            incidents.append(
+                Incident(
+                    game_number=game_number,
+                    seat=seat,
+                    bot=seats[seat].name,
+                    reason=fault.reason,
+                    detail=fault.detail + " (after the game ended; the result stands)",
+                    decision=len(state.history),
+                    forfeit=False,
+                    log_tail=log,
+                )
+            )
+
+    return GameResult(
+        game=chosen.name,
+        seed=seed,
+        rules=dict(state.options),
+        game_number=game_number,
+        seats=[seat.name for seat in seats],
+        places=places,
+        scores=scores,
+        engine_places=list(engine_places),
+        forfeits=forfeits,
+        incidents=incidents,
+        replay=Replay(
+            actions=[
+                ReplayAction(seat=seat, action=action, by=chooser)
+                for (seat, action), chooser in zip(state.history, by)
+            ],
+            events=state.events(None),
+        ),
+    )
+
+
+def verify_replay(result: GameResult) -> State:
+    """Re-simulate a stored result; ReplayMismatch says what differs. Returns the final state."""
+    game = get_game(result.game)
+    actions = [step.action for step in result.replay.actions]
+    state = game.replay(result.players, result.rules, result.seed, actions)
+    checks = {
+        "seats of the actions": ([seat for seat, _ in state.history], [step.seat for step in result.replay.actions]),
+        "game over": (state.is_over, True),
+        "engine places": (state.places() if state.is_over else None, result.engine_places),
+        "scores": ([float(s) for s in state.scores()] if state.is_over else None, result.scores),
+        "public events": (state.events(None), result.replay.events),
+        "places": (
+            places_with_forfeits(state.places(), result.forfeits) if state.is_over else None,
+            result.places,
+        ),
+    }
+    for what, (replayed, stored) in checks.items():
+        if replayed != stored:
+            raise ReplayMismatch(f"{what} differ: re-simulated {replayed!r}, stored {stored!r}")
+    return state

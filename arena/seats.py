@@ -1,0 +1,268 @@
+"""Who sits in a seat, as the referee sees it: a `Seat` takes protocol messages and
+returns legal actions, or raises BotFault.
+
+`RemoteBot` is a bot program in a sandbox (one process for the whole match, restarted
+for the next game after a fault). `InProcessBot` runs a Python `decide` function in this
+process through the same JSON messages (for tests and the benchmark's baseline).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    ActionAnswer,
+    Events,
+    GameOver,
+    Hello,
+    MatchOver,
+    Ready,
+    Request,
+    Start,
+    decode_bot,
+    encode,
+)
+from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox
+from arena.sandbox.common import TimeBank
+from engine.api import Action, Event, Observation
+
+
+class Seat(ABC):
+    """A player as the referee drives it. Any method may raise BotFault (the seat forfeits)."""
+
+    name: str
+
+    @abstractmethod
+    def start_game(self, start: Start) -> None:
+        """A game begins (starts the bot first if needed)."""
+
+    @abstractmethod
+    def send_events(self, events: list[Event]) -> None:
+        """Tell the seat what it saw happen since the last call."""
+
+    @abstractmethod
+    def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
+        """One of `legal_actions` (the very object), chosen by the bot."""
+
+    @abstractmethod
+    def game_over(self, message: GameOver) -> None:
+        """The game has ended."""
+
+    def abandon(self) -> Reason | None:
+        """Stop the bot after a fault (it forfeits this game); OUT_OF_MEMORY if it was killed for memory."""
+        return None
+
+    def finish(self, message: MatchOver) -> None:
+        """The match is over: say so and free everything."""
+
+    def log_tail(self, limit: int = 2000) -> str:
+        """The end of the bot's log, for incident records."""
+        return ""
+
+
+def resolve_answer(answer: ActionAnswer, request_id: int, legal_actions: list[Action]) -> Action:
+    """The legal action an `action` answer names; BotFault BAD_MESSAGE / ILLEGAL_ACTION otherwise."""
+    if answer.id != request_id:
+        raise BotFault(
+            Reason.BAD_MESSAGE,
+            f"answered request {answer.id} but request {request_id} was asked",
+        )
+    if answer.index is not None:
+        if not 0 <= answer.index < len(legal_actions):
+            raise BotFault(
+                Reason.ILLEGAL_ACTION,
+                f"chose index {answer.index}; allowed: 0..{len(legal_actions) - 1}",
+            )
+        return legal_actions[answer.index]
+    for action in legal_actions:
+        if action == answer.action:
+            return action
+    # Only the bot's own words and the count are echoed: nothing hidden can leak.
+    shown = json.dumps(answer.action, sort_keys=True)[:200]
+    raise BotFault(
+        Reason.ILLEGAL_ACTION,
+        f"chose {shown}, which is not one of the {len(legal_actions)} legal actions",
+    )
+
+
+class RemoteBot(Seat):
+    """A bot program in a sandbox, speaking the JSON protocol; one process per match."""
+
+    def __init__(self, spec: BotSpec, sandbox: Sandbox, limits: Limits, hello: Hello):
+        self.spec = spec
+        self.name = spec.name
+        self.sandbox = sandbox
+        self.limits = limits
+        self.hello = hello
+        self.process: BotProcess | None = None
+        self.bank = TimeBank(limits.decision_s, limits.time_bank_s)
+        self.said_name: str | None = None
+        self.said_version: str | None = None
+        self.starts = 0
+        self.startup_s: list[float] = []
+        self.decision_s: list[float] = []
+        self._request_id = 0
+        self._logs: list[str] = []
+
+    # -- the process ---------------------------------------------------------------------
+
+    def _ensure_started(self) -> BotProcess:
+        if self.process is not None:
+            return self.process
+        began = time.monotonic()
+        self.process = self.sandbox.start(self.spec, self.limits)
+        self.starts += 1
+        # A restarted bot (after a fault) gets a fresh time bank: its fault already cost it a game.
+        self.bank = TimeBank(self.limits.decision_s, self.limits.time_bank_s)
+        self.process.send_line(encode(self.hello))
+        remaining = self.limits.startup_s - (time.monotonic() - began)
+        try:
+            line = self.process.receive_line(max(0.0, remaining))
+        except BotFault as fault:
+            if fault.reason is Reason.TIMEOUT:
+                raise BotFault(
+                    Reason.TIMEOUT,
+                    f"did not answer 'hello' within the start-up limit of {self.limits.startup_s:g} s",
+                ) from None
+            raise
+        ready = decode_bot(line)
+        if not isinstance(ready, Ready):
+            raise BotFault(Reason.BAD_MESSAGE, f"answered 'hello' with {ready.type!r}; expected 'ready'")
+        if ready.protocol != PROTOCOL_VERSION:
+            raise BotFault(
+                Reason.BAD_MESSAGE,
+                f"speaks protocol {ready.protocol}; this arena speaks {PROTOCOL_VERSION}",
+            )
+        self.said_name, self.said_version = ready.name, ready.version
+        self.startup_s.append(time.monotonic() - began)
+        return self.process
+
+    def _send(self, message: Any) -> None:
+        if self.process is not None:
+            self.process.send_line(encode(message))
+
+    # -- Seat ----------------------------------------------------------------------------
+
+    def start_game(self, start: Start) -> None:
+        """Start the process if needed (handshake), then announce the game."""
+        self._ensure_started().send_line(encode(start))
+
+    def send_events(self, events: list[Event]) -> None:
+        """Send what this seat saw since the last call (nothing when there is nothing)."""
+        if events:
+            self._send(Events.model_construct(type="events", events=events))
+
+    def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
+        """Ask for a decision within the per-decision limit plus the time bank."""
+        process = self._ensure_started()
+        stray = process.poll_line()
+        if stray is not None:
+            raise BotFault(
+                Reason.BAD_MESSAGE,
+                f"spoke out of turn: wrote {stray[:80]!r} when no answer was asked for",
+            )
+        self._request_id += 1
+        allowance = self.bank.allowance()
+        request = Request.model_construct(
+            type="request",
+            id=self._request_id,
+            observation=observation,
+            legal_actions=legal_actions,
+            time_s=round(allowance, 3),
+            bank_s=round(self.bank.remaining_s, 3),
+        )
+        process.send_line(encode(request))
+        began = time.monotonic()
+        try:
+            line = process.receive_line(allowance)
+        except BotFault as fault:
+            if fault.reason is Reason.TIMEOUT:
+                raise BotFault(
+                    Reason.TIMEOUT,
+                    f"gave no answer within {allowance:.3g} s (decision limit "
+                    f"{self.limits.decision_s:g} s plus what was left of the time bank)",
+                ) from None
+            raise
+        elapsed = time.monotonic() - began
+        self.bank.charge(elapsed)
+        self.decision_s.append(elapsed)
+        answer = decode_bot(line)
+        if not isinstance(answer, ActionAnswer):
+            raise BotFault(Reason.BAD_MESSAGE, f"answered a request with {answer.type!r}; expected 'action'")
+        return resolve_answer(answer, self._request_id, legal_actions)
+
+    def game_over(self, message: GameOver) -> None:
+        """Tell the bot the result."""
+        self._send(message)
+
+    def abandon(self) -> Reason | None:
+        """Kill the process; the next game starts a new one."""
+        return self._stop()
+
+    def finish(self, message: MatchOver) -> None:
+        """Say the match is over, then kill the process and everything it started."""
+        try:
+            self._send(message)
+        except BotFault:
+            pass
+        self._stop()
+
+    def _stop(self) -> Reason | None:
+        if self.process is None:
+            return None
+        process, self.process = self.process, None
+        reason = process.close()
+        self._logs.append(process.stderr_text())
+        return reason
+
+    def log_tail(self, limit: int = 2000) -> str:
+        """The end of the current (or last) process's log."""
+        text = self.process.stderr_text() if self.process is not None else (self._logs[-1] if self._logs else "")
+        return text[-limit:]
+
+    def logs(self) -> list[str]:
+        """The kept log of every process this bot ran in the match (the current one last)."""
+        current = [self.process.stderr_text()] if self.process is not None else []
+        return self._logs + current
+
+
+class InProcessBot(Seat):
+    """A Python `decide(observation, legal_actions)` in this process, through JSON messages."""
+
+    def __init__(self, decide: Callable[[Observation, list[Action]], Any], name: str = "in-process"):
+        self.name = name
+        self._decide = decide
+        self._request_id = 0
+
+    def start_game(self, start: Start) -> None:
+        """Nothing to start."""
+
+    def send_events(self, events: list[Event]) -> None:
+        """Events are ignored."""
+
+    def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
+        """Round-trip the request and the answer through JSON, as a bot process would."""
+        self._request_id += 1
+        request = Request.model_construct(
+            type="request",
+            id=self._request_id,
+            observation=observation,
+            legal_actions=legal_actions,
+            time_s=1.0,
+            bank_s=0.0,
+        )
+        seen = json.loads(encode(request))
+        choice = self._decide(seen["observation"], seen["legal_actions"])
+        answer: dict[str, Any] = {"type": "action", "id": seen["id"]}
+        answer["action" if isinstance(choice, dict) else "index"] = choice
+        parsed = decode_bot(json.dumps(answer).encode())
+        assert isinstance(parsed, ActionAnswer)
+        return resolve_answer(parsed, self._request_id, legal_actions)
+
+    def game_over(self, message: GameOver) -> None:
+        """Nothing to tell."""
