@@ -42,6 +42,8 @@ SWISS_SEARCH_STEPS = 20_000
 GOLFER_SWAP_PASSES = 4
 # How much more a pair that already met n+1 times costs at one table than one that met n.
 PAIR_WEIGHT = 8
+# A design round tries every split of the field when there are at most this many.
+EXACT_ROUND_LIMIT = 3000
 
 
 class ScheduleError(ValueError):
@@ -402,15 +404,17 @@ def _golfer_rounds(labels: list[str], seats: int, rounds: int, rng: random.Rando
     for _ in range(rounds):
         order = list(range(n))
         rng.shuffle(order)
-        sitting_out = n % seats
-        if sitting_out:
-            # Byes to the bots with the fewest byes so far; the shuffle breaks ties.
-            order.sort(key=lambda bot: byes[bot])
-            for bot in order[:sitting_out]:
-                byes[bot] += 1
-            order = order[sitting_out:]
-        remaining = order
-        tables: list[list[int]] = []
+        out_count = n % seats
+        # Byes to the bots with the fewest byes so far; the shuffle breaks ties, and the
+        # swaps below may trade a bye between bots with as many byes.
+        order.sort(key=lambda bot: byes[bot])
+        sitting_out, remaining = order[:out_count], order[out_count:]
+        exact = _exact_round(order, out_count, seats, byes, weight)
+        if exact is not None:
+            sitting_out, tables = exact
+            remaining = []
+        else:
+            tables = []
         while remaining:
             members = [remaining.pop(0)]
             while len(members) < seats:
@@ -419,14 +423,79 @@ def _golfer_rounds(labels: list[str], seats: int, rounds: int, rng: random.Rando
                 members.append(remaining.pop(best_at))
             tables.append(members)
         for _ in range(GOLFER_SWAP_PASSES):
-            if not _improve_by_swaps(tables, weight):
+            improved = _improve_by_swaps(tables, weight)
+            improved = _trade_byes(tables, sitting_out, byes, weight) or improved
+            if not improved:
                 break
+        for bot in sitting_out:
+            byes[bot] += 1
         for members in tables:
             for x, y in itertools.combinations(members, 2):
                 weight[x][y] *= PAIR_WEIGHT
                 weight[y][x] *= PAIR_WEIGHT
         schedule.append([tuple(labels[m] for m in members) for members in tables])
     return schedule
+
+
+def _exact_round(
+    order: list[int], out_count: int, seats: int, byes: list[int], weight: list[list[int]]
+) -> tuple[list[int], list[list[int]]] | None:
+    """The cheapest round of all (byes, tables) choices, when there are few enough of them.
+
+    Small fields are where a greedy round goes most wrong (one pair kept apart for good),
+    and also where trying every split is cheap. Byes stay fair: the bots with fewer byes
+    always sit out, only ties are chosen. None when there are over EXACT_ROUND_LIMIT.
+    """
+    if out_count:
+        threshold = byes[order[out_count - 1]]
+        forced = [bot for bot in order if byes[bot] < threshold]
+        tied = [bot for bot in order if byes[bot] == threshold]
+        bye_sets = math.comb(len(tied), out_count - len(forced))
+    else:
+        forced, tied, bye_sets = [], [], 1
+    players = len(order) - out_count
+    tables = players // seats
+    splits = math.factorial(players) // (math.factorial(seats) ** tables * math.factorial(tables))
+    if bye_sets * splits > EXACT_ROUND_LIMIT:
+        return None
+    best: tuple[int, list[int], list[list[int]]] | None = None
+    for chosen in itertools.combinations(tied, out_count - len(forced)):
+        out = forced + list(chosen)
+        playing = [bot for bot in order if bot not in out]
+        for split in _splits(playing, seats):
+            cost = sum(weight[x][y] for table in split for x, y in itertools.combinations(table, 2))
+            if best is None or cost < best[0]:
+                best = (cost, out, split)
+    return best[1], best[2]
+
+
+def _splits(players: list[int], seats: int):
+    """Every way to cut `players` into tables of `seats` (tables unordered)."""
+    if not players:
+        yield []
+        return
+    first, rest = players[0], players[1:]
+    for companions in itertools.combinations(rest, seats - 1):
+        left = [bot for bot in rest if bot not in companions]
+        for tail in _splits(left, seats):
+            yield [[first, *companions], *tail]
+
+
+def _trade_byes(tables: list[list[int]], sitting_out: list[int], byes: list[int], weight: list[list[int]]) -> bool:
+    """Swap a sitting-out bot with a player who has as many byes, when that lowers pair cost."""
+    improved = False
+    for out_at, out in enumerate(sitting_out):
+        for table in tables:
+            for x_at, x in enumerate(table):
+                if byes[x] != byes[out]:
+                    continue
+                before = sum(weight[x][other] for other in table if other != x)
+                after = sum(weight[out][other] for other in table if other != x)
+                if after < before:
+                    table[x_at], sitting_out[out_at] = out, x
+                    out = x
+                    improved = True
+    return improved
 
 
 def _improve_by_swaps(tables: list[list[int]], weight: list[list[int]]) -> bool:
