@@ -155,9 +155,8 @@ class Ratings:
     def update(self, bots: Sequence[str], ranks: Sequence[float], label: str = "") -> None:
         """One rate(): each bot a one-player group, lower rank better, equal ranks a tie."""
         groups = [(self.rating(bot),) for bot in bots]
-        try:
-            rated = self._env.rate(groups, ranks=list(ranks))
-        except FloatingPointError:
+        rated = _attempt(self._env, groups, ranks)
+        if rated is None:
             rated = self._rate_with_mpmath(groups, ranks, label)
             if rated is None:
                 return
@@ -168,16 +167,29 @@ class Ratings:
         if self._mpmath_env is None:
             self._mpmath_env = self.settings.environment(backend="mpmath")
         self.mpmath_updates.append(label)
-        try:
-            return self._mpmath_env.rate(groups, ranks=list(ranks))
-        except FloatingPointError:
-            pass
-        try:
+        rated = _attempt(self._mpmath_env, groups, ranks)
+        if rated is None:
             with mpmath.workdps(FALLBACK_DIGITS):
-                return self._mpmath_env.rate(groups, ranks=list(ranks))
-        except FloatingPointError:
+                rated = _attempt(self._mpmath_env, groups, ranks)
+        if rated is None:
             self.skipped_updates.append(label)
+        return rated
+
+
+def _attempt(env: trueskill.TrueSkill, groups, ranks) -> list | None:
+    """env.rate(), or None when the maths fails or gives a rating that is not a number.
+
+    FloatingPointError is the documented failure; at extreme gaps the package also ends
+    in ValueError (sqrt of a negative) or other ArithmeticErrors, equally recoverable.
+    """
+    try:
+        rated = env.rate(groups, ranks=list(ranks))
+    except (ArithmeticError, ValueError):
+        return None
+    for (rating,) in rated:
+        if not (math.isfinite(rating.mu) and math.isfinite(rating.sigma) and rating.sigma > 0):
             return None
+    return rated
 
 
 def competition_ranks(totals: Sequence[float]) -> list[int]:

@@ -1,0 +1,272 @@
+"""Ratings: TrueSkill per game in schedule order, duplicate deals, ties, the mpmath fallback."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trueskill
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.rating import (
+    GameResult,
+    Ratings,
+    RatingSettings,
+    RatingSettingsError,
+    competition_ranks,
+    rate_results,
+    standings,
+)
+
+DEFAULTS = RatingSettings()
+
+
+def direct_env(backend=None) -> trueskill.TrueSkill:
+    """The environment the defaults stand for, built by hand from the package."""
+    return trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=0.0, draw_probability=0.001, backend=backend)
+
+
+def by_bot(table) -> dict:
+    return {line.bot: line for line in table}
+
+
+def test_defaults_suit_fixed_bots_no_drift_and_rare_draws():
+    assert (DEFAULTS.mu, DEFAULTS.sigma, DEFAULTS.beta) == (25.0, 25.0 / 3, 25.0 / 6)
+    assert DEFAULTS.tau == 0.0
+    assert DEFAULTS.draw_probability == 0.001
+
+
+def test_one_game_is_one_rate_with_ranks_from_places():
+    # Seat order is not finishing order: seat 2 won, seat 0 came last.
+    result = GameResult("00001-00001-0", ("a", "b", "c", "d"), (4, 2, 1, 3))
+    env = direct_env()
+    prior = env.create_rating()
+    expected = env.rate([(prior,)] * 4, ranks=[3, 1, 0, 2])
+    table = by_bot(standings([result]))
+    for bot, (rating,) in zip("abcd", expected):
+        assert (table[bot].mu, table[bot].sigma) == (rating.mu, rating.sigma)
+        assert table[bot].conservative == rating.mu - 3 * rating.sigma
+    assert [line.bot for line in standings([result])] == ["c", "b", "d", "a"]
+
+
+def test_games_are_rated_in_schedule_order_not_the_order_they_finished():
+    first = GameResult("00001-00002-0", ("a", "b", "c"), (1, 2, 3))
+    second = GameResult("00002-00001-0", ("c", "a", "b"), (1, 3, 2))
+    third = GameResult("00010-00001-0", ("b", "c", "a"), (1, 1, 3))
+    env = direct_env()
+    ratings = {bot: env.create_rating() for bot in "abc"}
+    for game in (first, second, third):
+        rated = env.rate([(ratings[bot],) for bot in game.bots], ranks=[p - 1 for p in game.places])
+        for bot, (rating,) in zip(game.bots, rated):
+            ratings[bot] = rating
+    finished_backwards = by_bot(standings([third, first, second]))
+    for bot in "abc":
+        assert (finished_backwards[bot].mu, finished_backwards[bot].sigma) == (ratings[bot].mu, ratings[bot].sigma)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_any_finishing_order_gives_identical_standings(seed):
+    rng = random.Random(seed)
+    bots = [f"bot{i}" for i in range(6)]
+    results = []
+    for round_no in range(1, 5):
+        for table_no in range(1, 3):
+            table = rng.sample(bots, 4)
+            places = [1, 2, 3, 4]
+            rng.shuffle(places)
+            results.append(GameResult(f"{round_no:05d}-{table_no:05d}-0", tuple(table), tuple(places)))
+    shuffled = results[:]
+    rng.shuffle(shuffled)
+    assert standings(shuffled) == standings(results)
+
+
+def test_equal_places_are_a_tie():
+    result = GameResult("00001-00001-0", ("a", "b", "c", "d"), (1, 1, 3, 4))
+    env = direct_env()
+    prior = env.create_rating()
+    expected = env.rate([(prior,)] * 4, ranks=[0, 0, 2, 3])
+    table = by_bot(standings([result]))
+    for bot, (rating,) in zip("abcd", expected):
+        assert table[bot].mu == rating.mu
+    # The package's message passing stops at a tolerance, so tied equals agree to 1e-6.
+    assert table["a"].mu == pytest.approx(table["b"].mu, abs=1e-5)
+    assert table["a"].mu > table["c"].mu + 1 > table["d"].mu + 2
+    assert table["a"].wins == table["b"].wins == 1
+
+
+def test_standings_count_games_wins_places_forfeits_and_swiss_score():
+    results = [
+        GameResult("00001-00001-0", ("a", "b", "c"), (1, 2, 3), forfeits=(False, False, True)),
+        GameResult("00002-00001-0", ("a", "b"), (2, 1)),
+        GameResult("00003-00001-0", ("c", "b", "a"), (1, 2, 3)),
+    ]
+    table = by_bot(standings(results, bots=["idle"]))
+    a, b, c = table["a"], table["b"], table["c"]
+    assert (a.games, a.wins, a.average_place, a.forfeits) == (3, 1, 2.0, 0)
+    assert (b.games, b.wins, b.average_place, b.forfeits) == (3, 1, 5 / 3, 0)
+    assert (c.games, c.wins, c.average_place, c.forfeits) == (2, 1, 2.0, 1)
+    # Swiss score: (size - place) / (size - 1) per game.
+    assert a.score == 1.0 + 0.0 + 0.0
+    assert b.score == 0.5 + 1.0 + 0.5
+    assert c.score == 0.0 + 1.0
+    idle = table["idle"]
+    assert (idle.mu, idle.sigma, idle.games, idle.average_place) == (25.0, 25.0 / 3, 0, 0.0)
+
+
+def test_standings_are_sorted_by_conservative_rating():
+    results = [GameResult(f"{r:05d}-00001-0", ("a", "b", "c"), (1, 2, 3)) for r in range(1, 6)]
+    lines = standings(results)
+    assert [line.bot for line in lines] == ["a", "b", "c"]
+    assert [line.conservative for line in lines] == sorted((line.conservative for line in lines), reverse=True)
+
+
+def rotations_of_a_deal(deal_round: int, places_by_rotation, bots=("a", "b", "c")):
+    """The games of one duplicate deal; places_by_rotation gives each rotation's places by bot."""
+    games = []
+    for rotation, places in enumerate(places_by_rotation):
+        seated = tuple(bots[(seat - rotation) % len(bots)] for seat in range(len(bots)))
+        games.append(
+            GameResult(
+                f"{deal_round:05d}-00001-{rotation}",
+                seated,
+                tuple(places[bot] for bot in seated),
+                deal=f"{deal_round:05d}-00001",
+            )
+        )
+    return games
+
+
+def test_duplicate_deal_is_one_update_by_total_of_places():
+    games = rotations_of_a_deal(
+        1,
+        [
+            {"a": 1, "b": 2, "c": 3},
+            {"a": 2, "b": 1, "c": 3},
+            {"a": 1, "b": 3, "c": 2},
+        ],
+    )
+    # Totals: a 4, b 6, c 8 -> ranks 0, 1, 2 in one rate().
+    env = direct_env()
+    prior = env.create_rating()
+    expected = env.rate([(prior,)] * 3, ranks=[0, 1, 2])
+    table = by_bot(standings(games, duplicate=True))
+    for bot, (rating,) in zip("abc", expected):
+        assert (table[bot].mu, table[bot].sigma) == (rating.mu, rating.sigma)
+        assert table[bot].games == 3
+    # Plain mode rates the same games as three updates: different numbers.
+    assert by_bot(standings(games))["a"].sigma < table["a"].sigma
+
+
+def test_duplicate_equal_totals_are_a_tie():
+    games = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}, {"a": 2, "b": 1, "c": 3}, {"a": 3, "b": 3, "c": 1}])
+    # Totals: a 6, b 6, c 7.
+    assert competition_ranks([6, 6, 7]) == [0, 0, 2]
+    table = by_bot(standings(games, duplicate=True))
+    env = direct_env()
+    prior = env.create_rating()
+    expected = env.rate([(prior,)] * 3, ranks=[0, 0, 2])
+    for bot, (rating,) in zip("abc", expected):
+        assert table[bot].mu == rating.mu
+    assert table["a"].mu == pytest.approx(table["b"].mu, abs=1e-5)
+    assert table["b"].mu > table["c"].mu + 1
+
+
+def test_duplicate_deals_are_rated_in_schedule_order():
+    first = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}] * 3)
+    second = rotations_of_a_deal(2, [{"a": 3, "b": 2, "c": 1}] * 3)
+    env = direct_env()
+    ratings = [env.create_rating()] * 3
+    ratings = [g[0] for g in env.rate([(r,) for r in ratings], ranks=[0, 1, 2])]
+    ratings = [g[0] for g in env.rate([(r,) for r in ratings], ranks=[2, 1, 0])]
+    table = by_bot(standings(second[::-1] + first[::-1], duplicate=True))
+    assert [table[bot].mu for bot in "abc"] == [rating.mu for rating in ratings]
+
+
+def test_duplicate_deal_with_different_bots_is_refused():
+    games = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}] * 2)
+    stranger = GameResult("00001-00001-2", ("a", "b", "x"), (1, 2, 3), deal="00001-00001")
+    with pytest.raises(ValueError, match="share deal '00001-00001' but not the same bots"):
+        standings([*games, stranger], duplicate=True)
+
+
+def test_large_rating_gap_falls_back_to_mpmath_and_matches_it():
+    underdog, favourite = trueskill.Rating(-200.0, 1.0), trueskill.Rating(250.0, 1.0)
+    with pytest.raises(FloatingPointError):  # the gap really breaks the built-in maths
+        direct_env().rate([(underdog,), (favourite,)], ranks=[0, 1])
+    expected = direct_env("mpmath").rate([(underdog,), (favourite,)], ranks=[0, 1])
+    ratings = Ratings(initial={"under": underdog, "fav": favourite})
+    ratings.update(["under", "fav"], [0, 1], label="00007-00001-0")
+    assert ratings.rating("under") == expected[0][0]
+    assert ratings.rating("fav") == expected[1][0]
+    assert ratings.rating("under").mu > -200.0
+    assert ratings.mpmath_updates == ["00007-00001-0"] and ratings.skipped_updates == []
+
+
+def test_a_tie_at_an_extreme_gap_is_rated_with_more_digits():
+    ratings = Ratings(initial={"a": trueskill.Rating(-1e6, 1.0), "b": trueskill.Rating(1e6, 1.0)})
+    with pytest.raises((ArithmeticError, ValueError)):
+        direct_env("mpmath").rate([(ratings.rating("a"),), (ratings.rating("b"),)], ranks=[0, 0])
+    ratings.update(["a", "b"], [0, 0], label="00001-00001-0")
+    assert ratings.rating("a").mu > -1e6 and ratings.rating("b").mu < 1e6
+    assert ratings.skipped_updates == []
+
+
+def test_an_update_no_backend_can_compute_is_skipped_and_listed_not_raised(monkeypatch):
+    def always_fails(self, rating_groups, ranks=None, weights=None, min_delta=0.0001):
+        raise FloatingPointError("Set \"mpmath.mp.dps\" to higher")
+
+    monkeypatch.setattr(trueskill.TrueSkill, "rate", always_fails)
+    result = GameResult("00003-00002-0", ("a", "b"), (1, 2))
+    table = rate_results([result])
+    assert table.mpmath_updates == ("00003-00002-0",)
+    assert table.skipped_updates == ("00003-00002-0",)
+    line = by_bot(table.standings)["a"]
+    assert (line.mu, line.sigma, line.games, line.wins) == (25.0, 25.0 / 3, 1, 1)
+
+
+def test_a_game_key_stored_twice_is_refused():
+    result = GameResult("00001-00001-0", ("a", "b"), (1, 2))
+    with pytest.raises(ValueError, match="more than once: 00001-00001-0"):
+        standings([result, result])
+
+
+@pytest.mark.parametrize(
+    "bots, places, forfeits, message",
+    [
+        (("a",), (1,), (), "at least 2 seats"),
+        (("a", "a"), (1, 2), (), "a bot sits in two seats"),
+        (("a", "b"), (1,), (), "2 seats but 1 places"),
+        (("a", "b"), (1, 2), (True,), "2 seats but 2 places and 1 forfeit flags"),
+        (("a", "b"), (0, 2), (), "places must be whole numbers from 1 to 2"),
+        (("a", "b"), (1, 3), (), "places must be whole numbers from 1 to 2"),
+    ],
+)
+def test_a_malformed_result_is_refused_with_what_is_allowed(bots, places, forfeits, message):
+    with pytest.raises(ValueError, match=message):
+        GameResult("00001-00001-0", bots, places, forfeits)
+
+
+@pytest.mark.parametrize(
+    "setting, value, message",
+    [
+        ("draw_probability", 0.0, "draw_probability must be greater than 0 and less than 1"),
+        ("draw_probability", 1.0, "draw_probability must be greater than 0 and less than 1"),
+        ("tau", -0.1, "tau must be 0 or more"),
+        ("sigma", 0, "sigma must be greater than 0"),
+        ("beta", float("nan"), "beta must be a finite number"),
+    ],
+)
+def test_a_bad_rating_setting_is_refused_with_what_is_allowed(setting, value, message):
+    with pytest.raises(RatingSettingsError, match=message):
+        RatingSettings(**{setting: value})
+
+
+def test_settings_reach_the_environment():
+    custom = RatingSettings(mu=1000.0, sigma=300.0, beta=150.0, tau=3.0, draw_probability=0.05)
+    env = custom.environment()
+    assert (env.mu, env.sigma, env.beta, env.tau, env.draw_probability) == (1000.0, 300.0, 150.0, 3.0, 0.05)
+    line = by_bot(standings([GameResult("00001-00001-0", ("a", "b"), (1, 2))], custom))["a"]
+    expected = env.rate([(env.create_rating(),), (env.create_rating(),)], ranks=[0, 1])[0][0]
+    assert line.mu == expected.mu
