@@ -6,11 +6,14 @@ How a bot is started (measured and explained in docs/performance.md):
    (RLIMIT_DATA, RLIMIT_CPU as the whole-match CPU budget, RLIMIT_FSIZE, RLIMIT_NOFILE,
    no core files), then execs: rlimits are set in the child without `preexec_fn`, which
    can deadlock a threaded parent.
-2. When `unshare` works (root, as here): `unshare -n --pid --fork --kill-child`, so the bot
-   has no network and lives in its own PID namespace; a tiny init (PID 1) starts the bot,
-   reaps orphans and reports the bot's exit status on a private pipe. When the init or
-   `unshare` goes, the kernel kills everything in the namespace: background children and
-   `setsid` escapees included.
+2. When `unshare` works (root, as here): `unshare -n --pid --fork --kill-child --mount`,
+   so the bot has no network and lives in its own PID namespace; a tiny init (PID 1)
+   starts the bot, reaps orphans and reports the bot's exit status on a private pipe.
+   When the init or `unshare` goes, the kernel kills everything in the namespace:
+   background children and `setsid` escapees included. In its own mount namespace the
+   init covers the bot folder's parent with an empty tmpfs and binds the bot's folder
+   back, so the folders beside it (other bots) cannot be read; the rest of the file
+   system stays visible (this is not a container).
 3. The process runs in its own session; at the end the group gets SIGKILL, the cgroup is
    emptied with SIGKILL and removed.
 Without root or `unshare`, steps 1 and 3 still apply and the notes say what is missing.
@@ -67,9 +70,28 @@ except OSError as error:
 
 # PID 1 of the bot's PID namespace: start the bot, reap orphans, report the bot's status.
 _INIT = r"""
-import os, sys
-status_fd = int(sys.argv[1])
+import json, os, sys
+plan = json.loads(sys.argv[1])
+status_fd = plan["status_fd"]
 argv = sys.argv[2:]
+if plan["hide"]:
+    # In our own mount namespace: a tmpfs over the bot folder's parent hides the folders
+    # beside it (other bots); the bot's own folder is bound back at the same path.
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+    folder, parent = plan["hide"]
+    keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    ok = libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0
+    ok = ok and libc.mount(b"tmpfs", parent.encode(), b"tmpfs", 0, b"size=64k,mode=755") == 0
+    if ok:
+        os.mkdir(folder)
+        ok = libc.mount(("/proc/self/fd/%d" % keep).encode(), folder.encode(), None, MS_BIND | MS_REC, None) == 0
+    if not ok:
+        os.write(2, ("arena init: cannot hide the other bot folders (errno %d)\n" % ctypes.get_errno()).encode())
+        os._exit(122)
+    os.close(keep)
+    os.chdir(folder)
 bot = os.fork()
 if bot == 0:
     os.close(status_fd)
@@ -124,11 +146,13 @@ class LocalSandbox(Sandbox):
         self,
         isolate: bool = True,
         use_cgroup: bool = True,
+        hide_siblings: bool = True,
         warn: bool = True,
         python: str | None = None,
     ):
         self.isolate = isolate and unshare_works()
         self.use_cgroup = use_cgroup
+        self.hide_siblings = hide_siblings
         self.warn = warn
         self.python = python or sys.executable
         self.notes: list[str] = []
@@ -188,11 +212,19 @@ class LocalBotProcess(BotProcess):
         data_limit = memory * 2 if self.cgroup and self.cgroup.memory_dir else memory
         status_read, status_write = os.pipe() if sandbox.isolate else (None, None)
         command = list(bot.command)
+        folder = Path(bot.folder).resolve()
+        hide = sandbox.isolate and sandbox.hide_siblings and folder.parent != folder
+        init_plan = {
+            "status_fd": status_write,
+            "hide": [str(folder), str(folder.parent)] if hide else None,
+        }
         if sandbox.isolate:
             argv = [
                 shutil.which("unshare") or "unshare",
-                "-n", "--pid", "--fork", "--kill-child", "--",
-                sandbox.python, "-I", "-S", "-c", _INIT, str(status_write), *command,
+                "-n", "--pid", "--fork", "--kill-child",
+                *(["--mount"] if hide else []),
+                "--",
+                sandbox.python, "-I", "-S", "-c", _INIT, json.dumps(init_plan), *command,
             ]
         else:
             argv = command

@@ -1,0 +1,38 @@
+"""Test bot 'network': tries to connect to the addresses in targets.json; exits with code 42 if any connection works.
+
+Standard library only (the Docker base image has python3 and nothing else).
+"""
+
+import json
+import os
+import sys
+import time
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+decisions = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        send({"type": "ready", "name": "network", "version": "1"})
+    elif message["type"] == "request":
+        decisions += 1
+        if decisions == 1:
+            import socket
+            with open("targets.json") as source:
+                targets = json.load(source)
+            for host, port in targets:
+                try:
+                    socket.create_connection((host, port), timeout=1).close()
+                except OSError as error:
+                    print("no network to", host, port, error, file=sys.stderr, flush=True)
+                else:
+                    print("REACHED", host, port, file=sys.stderr, flush=True)
+                    sys.exit(42)
+        send({"type": "action", "id": message["id"], "index": 0})
+    elif message["type"] == "match_over":
+        break
