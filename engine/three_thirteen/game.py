@@ -488,6 +488,8 @@ class ThreeThirteen(Game):
             ("round_start", state.round, state.wild_rank, state.dealer, state.current,
              tuple(tuple(sorted(h)) for h in state.hands), state.discard_pile[-1], len(state.stock))
         )
+        if not state.stock:  # the position obeys the empty-stock ruling at once
+            state._refill_stock()
         return state
 
 
