@@ -241,6 +241,20 @@ class ThreeThirteenState(State):
             self._check_seat(seat)
         return [_event_view(entry, seat) for entry in self._log]
 
+    def full_events(self) -> list[Event]:
+        """The event log with every private detail (for replays after the game, never for bots)."""
+        out = []
+        for entry in self._log:
+            if entry[0] == "draw":
+                out.append(_event_view(entry, entry[1]))
+            elif entry[0] == "round_start":
+                event = _event_view(entry, None)
+                event["hands"] = [[card_view(c) for c in hand] for hand in entry[5]]
+                out.append(event)
+            else:
+                out.append(_event_view(entry, None))
+        return out
+
     def places(self) -> list[int]:
         if self.phase != OVER:
             raise GameError("places are known only when the game is over")
