@@ -66,6 +66,7 @@ class ThreeUpState(State):
         self._colour_run = options["colour_run_swap"]
         self._may_draw_instead = options["may_draw_instead"]
         self._refill_mode = options["refill"]
+        self._max_turns = options["max_turns"]
         if deal:
             self._deal()
 
@@ -288,7 +289,7 @@ class ThreeUpState(State):
         if not self.took_pile and not self.drew_instead and seat not in self.finished:
             self._draw_to_three(seat, "draw")
         self.turn += 1
-        if self.turn >= self.options["max_turns"]:
+        if self.turn >= self._max_turns:
             self._game_over("max_turns")
             return
         self._start_turn(self._next_seat(seat))
@@ -365,6 +366,22 @@ class ThreeUpState(State):
         if self._legal is None:
             self._legal = self._generate_legal()
         return list(self._legal)
+
+    def apply(self, action: Action) -> None:
+        """Apply the current player's action; IllegalAction (state unchanged) if not legal now.
+
+        Same contract as `State.apply`; checks against the cached legal list without
+        copying it (the hot path of every game), and leaves refusals to the base class.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
+        if self.phase == OVER or action not in legal:
+            super().apply(action)  # raises IllegalAction with the message that says what is allowed
+            return
+        seat = self.current
+        self._apply(action)
+        self.history.append((seat, action))
 
     def _apply(self, action: Action) -> None:
         self._legal = None
@@ -454,31 +471,33 @@ class ThreeUpState(State):
             else:
                 return [{"type": "play_down", "position": index} for index, card in enumerate(self.down[seat]) if card is not None]
         deck = self.deck
-        kinds, values, colours = deck.kind, deck.value, deck.colour
+        rank = deck.rank
         pile = self.discard_pile
-        top = values[pile[-1]] if pile else 0
-        groups: dict[int, list[list[int]]] = {}
-        clears: dict[tuple[int, int], int] = {}
-        for card in sorted(source):
-            kind = kinds[card]
-            if kind == NUMBER:
-                value = values[card]
-                if value >= top:
-                    group = groups.get(value)
-                    if group is None:
-                        group = groups[value] = [[], [], []]
-                    group[colours[card]].append(card)
-            else:
-                key = (kind, colours[card])
-                if key not in clears:
-                    clears[key] = card
-        if not groups and not clears:
-            return [PICKUP]
+        top = rank[pile[-1]] if pile else 0
+        # Cards in (rank, id) order, grouped by rank; Clear cards rank above 10 (play on anything).
+        colours = deck.colour
         actions: list[Action] = []
-        for value in sorted(groups):
-            red, blue, green = groups[value]
-            if not blue and not green:
-                actions.extend({"type": "play", "cards": red[:count]} for count in range(1, len(red) + 1))
+        for value, group in itertools.groupby(sorted(source, key=deck.order.__getitem__), rank.__getitem__):
+            if value < top:
+                continue
+            cards = list(group)
+            if len(cards) == 1:
+                actions.append({"type": "play", "cards": cards})
+                continue
+            if value > 10:
+                # Clear cards go one at a time: one action per colour, its lowest id.
+                lowest: dict[int, int] = {}
+                for card in cards:
+                    lowest.setdefault(colours[card], card)
+                actions.extend({"type": "play", "cards": [lowest[colour]]} for colour in sorted(lowest))
+                continue
+            by_colour: list[list[int]] = [[], [], []]
+            for card in cards:
+                by_colour[colours[card]].append(card)
+            red, blue, green = by_colour
+            if len(red) == len(cards) or len(blue) == len(cards) or len(green) == len(cards):
+                # One colour: one play per count, lowest ids first.
+                actions.extend({"type": "play", "cards": cards[:count]} for count in range(1, len(cards) + 1))
                 continue
             combos = []
             for r in range(len(red) + 1):
@@ -487,9 +506,9 @@ class ThreeUpState(State):
                         if r or b or g:
                             combos.append((r + b + g, sorted(red[:r] + blue[:b] + green[:g])))
             combos.sort()
-            actions.extend({"type": "play", "cards": cards} for _, cards in combos)
-        for key in sorted(clears):
-            actions.append({"type": "play", "cards": [clears[key]]})
+            actions.extend({"type": "play", "cards": chosen} for _, chosen in combos)
+        if not actions:
+            return [PICKUP]
         if self._may_draw_instead and self.actions_taken == 0 and self.draw_pile:
             actions.append(DRAW)
         return actions

@@ -1,0 +1,105 @@
+"""Speed of the 3UP 3DOWN engine: random legal players, in process, through the public API.
+
+    python bench/engine.py [--games 400] [--game 3up3down] [--json]
+
+Plays `--games` complete games at 2, 4 and 6 players (deal seeds 0..N-1, default rules)
+and prints games/s, decisions/s, decisions per game, the peak resident memory and how
+much the resident memory grew over the second half of the 4-player games (it should stay
+flat: a finished game leaves nothing behind). One core; figures in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine import get_game  # noqa: E402
+from engine.players import random_action  # noqa: E402
+
+
+def resident_mb() -> float:
+    """Current resident memory in MB (Linux /proc), else the peak as a fallback."""
+    try:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return peak_rss_mb()
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB (ru_maxrss is in KB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def play(game_name: str, players: int, games: int, watch_memory: bool = False) -> dict:
+    """Play `games` random games; return timing and (optionally) memory growth."""
+    game = get_game(game_name)
+    decisions = 0
+    rss_half = rss_end = 0.0
+    start = time.perf_counter()
+    for seed in range(games):
+        state = game.new_game(players, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over:
+            state.apply(random_action(state, rng))
+            decisions += 1
+        state.places()
+        if watch_memory and seed == games // 2:
+            rss_half = resident_mb()
+    elapsed = time.perf_counter() - start
+    if watch_memory:
+        rss_end = resident_mb()
+    return {
+        "players": players,
+        "games": games,
+        "seconds": elapsed,
+        "games_per_s": games / elapsed,
+        "decisions_per_s": decisions / elapsed,
+        "decisions_per_game": decisions / games,
+        "rss_growth_mb": rss_end - rss_half,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400, help="games per player count (default 400)")
+    parser.add_argument("--game", default="3up3down", help="registered game name (default 3up3down)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    args = parser.parse_args()
+    if args.games < 2:
+        parser.error("--games must be at least 2")
+    play(args.game, 4, 5)  # warm-up: imports, deck tables
+    runs = {players: play(args.game, players, args.games, watch_memory=players == 4) for players in (2, 4, 6)}
+    report = {
+        "game": args.game,
+        "games": args.games,
+        "python": sys.version.split()[0],
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "rss_growth_second_half_4p_mb": round(runs[4]["rss_growth_mb"], 2),
+    }
+    for players, run in runs.items():
+        report[f"games_per_s_{players}p"] = round(run["games_per_s"], 1)
+        report[f"decisions_per_s_{players}p"] = round(run["decisions_per_s"])
+        report[f"decisions_per_game_{players}p"] = round(run["decisions_per_game"], 1)
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(f"{args.game}: {args.games} games per row, random legal players, one core, Python {report['python']}")
+    print(f"{'players':>7} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15}")
+    for players, run in runs.items():
+        print(f"{players:>7} {run['games_per_s']:>9.1f} {run['decisions_per_s']:>12.0f} {run['decisions_per_game']:>15.1f}")
+    print(f"peak RSS {report['peak_rss_mb']} MB; RSS growth over the second half of the 4-player games "
+          f"{report['rss_growth_second_half_4p_mb']} MB")
+
+
+if __name__ == "__main__":
+    main()
