@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from arena.protocol import GameOver, Start
 from arena.sandbox.base import BotFault, Reason
 from arena.seats import Seat
-from engine.api import Action, Game, State
+from engine.api import Action, Game, GameError, State
 from engine.players import random_action
 from engine.registry import get_game
 
@@ -224,7 +224,10 @@ def verify_replay(result: GameResult) -> State:
     """Re-simulate a stored result; ReplayMismatch says what differs. Returns the final state."""
     game = get_game(result.game)
     actions = [step.action for step in result.replay.actions]
-    state = game.replay(result.players, result.rules, result.seed, actions)
+    try:
+        state = game.replay(result.players, result.rules, result.seed, actions)
+    except GameError as error:
+        raise ReplayMismatch(f"the stored actions do not replay: {error}") from None
     checks = {
         "seats of the actions": ([seat for seat, _ in state.history], [step.seat for step in result.replay.actions]),
         "game over": (state.is_over, True),
