@@ -61,6 +61,7 @@ class ThreeUpState(State):
         # turned into card faces only when a seat asks (view.render_events).
         self.log: list[tuple[int | None, Event | None, Event | None]] = []
         self._legal: list[Action] | None = None
+        self._rendered: dict[int | None, tuple[list[Event], int]] = {}  # view.render_events' cache
         # Option flags read on the hot path.
         self._ones_reverse = options["ones_reverse"]
         self._colour_run = options["colour_run_swap"]
@@ -532,6 +533,12 @@ class ThreeUpState(State):
 
         return render_events(self, seat)
 
+    def full_events(self) -> list[Event]:
+        """Every event with every private detail (spectators and replays, after the game)."""
+        from engine.threeup.view import full_events
+
+        return full_events(self)
+
     # ------------------------------------------------------------------ tools
     def clone(self) -> ThreeUpState:
         """An independent copy (lists copied, the log shared by value) for tests and search."""
@@ -546,6 +553,7 @@ class ThreeUpState(State):
             setattr(twin, name, list(getattr(self, name)))
         twin._places = None if self._places is None else list(self._places)
         twin._legal = None
+        twin._rendered = {}
         return twin
 
     def all_card_locations(self) -> list[int]:

@@ -104,16 +104,23 @@ def _render(deck, event: Event) -> Event:
 
 
 def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
-    """The log as `seat` saw it: public events plus its own private details; None = public."""
+    """The log as `seat` saw it: public events plus its own private details; None = public.
+
+    The log only grows, so each seat's rendering is kept and extended: a referee asking
+    for the events before every decision pays for the new ones only. Treat the returned
+    events as read-only.
+    """
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
         raise GameError(f"seat must be None or an integer 0..{state.players - 1}, not {seat!r}")
     deck = state.deck
-    shown = []
-    for owner, public, private in state.log:
+    shown, done = state._rendered.get(seat, ([], 0))
+    log = state.log
+    for owner, public, private in log[done:]:
         event = private if (seat is not None and owner == seat and private is not None) else public
         if event is not None:
             shown.append(_render(deck, event))
-    return shown
+    state._rendered[seat] = (shown, len(log))
+    return list(shown)
 
 
 def full_events(state: ThreeUpState) -> list[Event]:
