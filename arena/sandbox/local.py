@@ -56,8 +56,8 @@ try:
         sink.write("1000")
 except OSError:
     pass
-for name, value in plan["rlimits"].items():
-    resource.setrlimit(getattr(resource, name), (value, value))
+for name, (soft, hard) in plan["rlimits"].items():
+    resource.setrlimit(getattr(resource, name), (soft, hard))
 if plan["status_fd"] is not None and not plan["init"]:
     os.close(plan["status_fd"])
 argv = plan["argv"]
@@ -230,12 +230,14 @@ class LocalBotProcess(BotProcess):
             argv = command
         plan = {
             "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            # (soft, hard). CPU: SIGXCPU at the soft limit (reported as TIMEOUT), and
+            # SIGKILL a second later if the bot ignores it.
             "rlimits": {
-                "RLIMIT_DATA": data_limit,
-                "RLIMIT_CPU": int(limits.cpu_s),
-                "RLIMIT_FSIZE": limits.file_size_mb << 20,
-                "RLIMIT_NOFILE": limits.open_files,
-                "RLIMIT_CORE": 0,
+                "RLIMIT_DATA": (data_limit, data_limit),
+                "RLIMIT_CPU": (int(limits.cpu_s), int(limits.cpu_s) + 1),
+                "RLIMIT_FSIZE": (limits.file_size_mb << 20, limits.file_size_mb << 20),
+                "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+                "RLIMIT_CORE": (0, 0),
             },
             "argv": argv,
             "status_fd": status_write,
