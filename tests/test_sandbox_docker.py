@@ -60,9 +60,10 @@ def engine():
     return docker.from_env(timeout=30)
 
 
-@pytest.fixture
-def sandbox(engine):
-    return DockerSandbox()
+@pytest.fixture(params=["fifo", "attach"])
+def sandbox(engine, request):
+    """The sandbox in each way of carrying stdin/stdout: named pipes, the attach socket."""
+    return DockerSandbox(stdio=request.param)
 
 
 def make_bot(folder: Path, code: str, name: str = "probe", **files: str) -> BotSpec:
@@ -114,16 +115,27 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
         assert host["Init"] is True
         assert host["LogConfig"]["Type"] == "none"
         assert host["OomScoreAdj"] == 1000
-        assert host["Binds"] == [f"{bot.folder.resolve()}:/bot:ro"]
+        config = attrs["Config"]
+        if sandbox.stdio == "fifo":
+            assert process.stdio == "fifo"
+            assert sorted(host["Binds"]) == sorted(
+                [f"{bot.folder.resolve()}:/bot:ro", f"{process.io_dir}:/arena-io:ro"]
+            )
+            assert config["Entrypoint"] == ["/bin/sh", "-c", 'exec "$@" </arena-io/in >/arena-io/out', "arena-stdio"]
+            assert config["Cmd"] == ["python3", "bot.py"]
+            assert config["OpenStdin"] is False
+            assert sorted(os.listdir(process.io_dir)) == ["in", "out"]
+        else:
+            assert process.stdio == "attach"
+            assert host["Binds"] == [f"{bot.folder.resolve()}:/bot:ro"]
+            assert config["OpenStdin"] is True and config["StdinOnce"] is True
         assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
             "nofile": (48, 48),
             "fsize": (4 << 20, 4 << 20),
             "cpu": (600, 600),
             "core": (0, 0),
         }
-        config = attrs["Config"]
         assert config["User"] == "65534:65534"
-        assert config["OpenStdin"] is True and config["StdinOnce"] is True
         assert config["Tty"] is False
         assert config["Image"] == default_image()
         assert config["Labels"][LABEL] == "docker"
@@ -133,6 +145,7 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
         assert process.receive_line(LIMITS.startup_s) == b'{"ping": 1}'
     finally:
         process.close()
+    assert process.io_dir is None or not process.io_dir.exists()
 
 
 PROBE = r"""
@@ -338,10 +351,13 @@ def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, san
     assert run.returncode == -9, run.stderr
     orphan = run.stdout.strip()
     assert exists(engine, orphan)
+    io_dir = engine.containers.get(orphan).labels["arena.io"]  # the default stdio here: pipes
+    assert Path(io_dir).is_dir()
     live = sandbox.start(make_bot(tmp_path / "live", ECHO), LIMITS)
     try:
         # start() cleaned up already; a second pass finds nothing of a dead run
         assert not exists(engine, orphan)
+        assert not Path(io_dir).exists()
         assert sandbox.cleanup_leftovers() == 0
         assert exists(engine, live.id)
         live.send_line(b"still here")
@@ -432,16 +448,19 @@ class EngineProxy:
             sock.close()
 
 
-def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path):
+@pytest.mark.parametrize("stdio", ["fifo", "attach"])
+def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path, stdio):
     proxy = EngineProxy(tmp_path / "engine.sock")
-    process = DockerSandbox(base_url=f"unix://{proxy.path}").start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio=stdio)
+    process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
     try:
         process.send_line(b"one")
         assert process.receive_line(LIMITS.startup_s) == b"one"
         proxy.cut()
+        began = time.monotonic()
         with pytest.raises(SandboxError, match="engine failed"):
-            process.send_line(b"two")
-            process.receive_line(5)
+            process.receive_line(5)  # not a TIMEOUT of the bot: the engine is gone
+        assert time.monotonic() - began < 4
         with pytest.raises(SandboxError):
             process.close()
     finally:
@@ -469,7 +488,8 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox
         try:
             assert process.receive_line(LIMITS.startup_s) == b"hello from my image"
             process.container.reload()
-            assert process.container.attrs["HostConfig"]["Binds"] in (None, [])  # baked in, not mounted
+            binds = process.container.attrs["HostConfig"]["Binds"] or []
+            assert not any(bind.endswith(":/bot:ro") for bind in binds)  # baked in, not mounted
             assert process.container.attrs["HostConfig"]["ReadonlyRootfs"] is True
         finally:
             process.close()
@@ -621,3 +641,30 @@ def test_output_ending_with_an_oom_kill_is_out_of_memory_without_an_engine():
         Reason.OUT_OF_MEMORY, "was killed for using more than 64 MB"
     )
     assert process.close() is Reason.OUT_OF_MEMORY
+
+
+def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path):
+    folder = tmp_path / "shell-less"
+    make_bot(folder, ECHO)
+    (folder / "Dockerfile").write_text(
+        f'FROM {default_image()}\nCOPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
+    )
+    bot = BotSpec(name="shell-less", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    try:
+        process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"
+        try:
+            assert process.stdio == "attach"
+            process.send_line(b"hello")
+            assert process.receive_line(LIMITS.startup_s) == b"hello"
+        finally:
+            process.close()
+        with pytest.raises(SandboxError, match="needs /bin/sh"):
+            DockerSandbox(stdio="fifo").start(bot, LIMITS)
+    finally:
+        for image in engine.images.list(filters={"label": "arena.bot=shell-less"}):
+            engine.images.remove(image.id, force=True)
+
+
+def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():
+    with pytest.raises(ValueError, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"):
+        DockerSandbox(stdio="pipe")

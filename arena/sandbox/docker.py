@@ -6,9 +6,14 @@ A bot runs from the base image (a setting; default `arena-base:bookworm`, built 
 Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
 a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
 user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
-log driver off, and arena's labels. stdin/stdout/stderr go over one attach socket opened
-before the container starts (else the first output can be lost); its frames are
-demultiplexed here and fed into the same `LineBuffer`/`StderrLog` as the local sandbox.
+log driver off, and arena's labels. stderr comes over the attach socket, opened before
+the container starts (else the first output can be lost), whose frames are demultiplexed
+here; its end says the container ended. stdin/stdout go, when the image has /bin/sh and
+arena runs as root, through two named pipes on a read-only mount (`/arena-io`), which
+the bot's shell-less `exec` redirect turns into its stdin/stdout: a round trip then costs
+what local pipes cost, instead of two extra copies through the engine. Otherwise they
+go over the attach socket too (`stdio="attach"` forces that). Both feed the same
+`LineBuffer`/`StderrLog` as the local sandbox.
 
 Faults of the bot are `BotFault`s; any failure of the Docker engine is a `SandboxError`.
 A container is removed whatever happens (`close`, and at interpreter exit); containers a
@@ -23,8 +28,10 @@ import hashlib
 import os
 import re
 import select
+import shutil
 import socket
 import struct
+import tempfile
 import threading
 import time
 import uuid
@@ -46,6 +53,10 @@ LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
 OWNER_LABEL = "arena.owner"  # "host:pid:process start time" of the run that made a container
 BOT_LABEL = "arena.bot"
 BOT_MOUNT = "/bot"
+IO_MOUNT = "/arena-io"  # the bot's stdin/stdout pipes, when used
+IO_LABEL = "arena.io"  # where those pipes are on the host (removed with the container)
+IO_PREFIX = "arena-io-"
+STDIO_MODES = ("auto", "fifo", "attach")
 USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
 API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
 BUILD_TIMEOUT_S = 900
@@ -125,8 +136,21 @@ class DockerSandbox(Sandbox):
 
     name = "docker"
 
-    def __init__(self, image: str | None = None, base_url: str | None = None, client: Any = None):
+    def __init__(
+        self,
+        image: str | None = None,
+        base_url: str | None = None,
+        stdio: str = "auto",
+        client: Any = None,
+    ):
+        """`image`: the base image; `base_url`: the engine (default: DOCKER_HOST or the local
+        socket); `stdio`: "fifo" (pipes, fast), "attach" (the attach socket) or "auto"
+        (pipes when the image has /bin/sh and arena runs as root, else attach)."""
+        if stdio not in STDIO_MODES:
+            raise ValueError(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
         self.image = image or default_image()
+        self.stdio = stdio
+        self._facts: dict[str, dict[str, Any]] = {}
         self._base_url = base_url
         self._client = client
         self._checked_image = False
@@ -186,6 +210,7 @@ class DockerSandbox(Sandbox):
                 pass  # removed meanwhile
             except _ENGINE_ERRORS as error:
                 raise SandboxError(f"could not remove leftover container {container.name}: {error}") from None
+            _remove_io_dir(container.labels.get(IO_LABEL))
         return removed
 
     # -- images ------------------------------------------------------------------------------
@@ -233,10 +258,68 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
         return tag
 
+    # -- how the bot's stdin/stdout travel --------------------------------------------------
+    def _image_facts(self, image: str) -> dict[str, Any]:
+        """Entrypoint, command and whether /bin/sh exists, per image (looked up once)."""
+        facts = self._facts.get(image)
+        if facts is not None:
+            return facts
+        try:
+            config = self.client.images.get(image).attrs.get("Config") or {}
+            probe = self.client.containers.create(
+                image, ["true"], network_mode="none",
+                labels={LABEL: "probe", OWNER_LABEL: _owner_of_this_process()},
+            )
+            try:
+                chunks, _ = probe.get_archive("/bin/sh")
+                for _ in chunks:  # read the (tiny) answer so the connection is free again
+                    pass
+                has_shell = True
+            except docker.errors.NotFound:
+                has_shell = False
+            finally:
+                probe.remove(force=True)
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while inspecting {image!r}: {error}") from None
+        facts = {
+            "entrypoint": list(config.get("Entrypoint") or []),
+            "cmd": list(config.get("Cmd") or []),
+            "has_shell": has_shell,
+        }
+        self._facts[image] = facts
+        return facts
+
+    def _uses_fifos(self, image: str) -> bool:
+        if self.stdio == "attach":
+            return False
+        shell = self._image_facts(image)["has_shell"]
+        root = os.geteuid() == 0
+        if self.stdio == "fifo" and not (shell and root):
+            raise SandboxError(
+                f"stdio='fifo' needs /bin/sh in the image ({image!r} has {'it' if shell else 'none'}) "
+                f"and arena running as root ({'it is' if root else 'it is not'}); use stdio='auto' or 'attach'"
+            )
+        return shell and root
+
+    @staticmethod
+    def _make_fifos() -> Path:
+        """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
+        folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
+        folder.chmod(0o711)  # the container's user must reach the pipes, nobody may list them
+        uid, gid = (int(part) for part in USER.split(":"))
+        for name in ("in", "out"):
+            os.mkfifo(folder / name, 0o600)
+            os.chown(folder / name, uid, gid)
+        return folder
+
     # -- start -------------------------------------------------------------------------------
-    def container_settings(self, bot: BotSpec, limits: Limits, image: str) -> dict[str, Any]:
+    def container_settings(
+        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None
+    ) -> dict[str, Any]:
         """The keyword arguments of `containers.create` for this bot: every limit in one place."""
         memory = f"{limits.memory_mb}m"
+        labels = {LABEL: "docker", OWNER_LABEL: _owner_of_this_process(), BOT_LABEL: bot.name}
+        volumes: dict[str, dict[str, str]] = {}
         settings: dict[str, Any] = dict(
             image=image,
             command=list(bot.command) or None,
@@ -263,11 +346,22 @@ class DockerSandbox(Sandbox):
             ],
             log_config={"type": "none"},  # a flood of output must not fill the host's disk
             environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
-            labels={LABEL: "docker", OWNER_LABEL: _owner_of_this_process(), BOT_LABEL: bot.name},
+            labels=labels,
+            volumes=volumes,
         )
         if not bot.dockerfile:
-            settings["volumes"] = {str(bot.folder.resolve()): {"bind": BOT_MOUNT, "mode": "ro"}}
+            volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
             settings["working_dir"] = BOT_MOUNT
+        if io_dir is not None:
+            # stdin/stdout are the pipes in io_dir (a read-only mount: pipes stay usable, nothing
+            # else can be written); the shell only redirects and execs, so the bot is its child
+            # of init as before. The image's own entrypoint still runs, in front of the command.
+            facts = self._image_facts(image)
+            volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": "ro"}
+            labels[IO_LABEL] = str(io_dir)
+            settings["stdin_open"] = False
+            settings["entrypoint"] = ["/bin/sh", "-c", f'exec "$@" <{IO_MOUNT}/in >{IO_MOUNT}/out', "arena-stdio"]
+            settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
         return settings
 
     def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
@@ -277,18 +371,24 @@ class DockerSandbox(Sandbox):
                 self.cleanup_leftovers()
                 self._cleaned = True
         image = self.image_for(bot)
-        settings = self.container_settings(bot, limits, image)
-        container = None
+        io_dir = self._make_fifos() if self._uses_fifos(image) else None
+        settings = self.container_settings(bot, limits, image, io_dir)
+        container = process = None
         try:
             container = self.client.containers.create(**settings)
-            attached = self.client.api.attach_socket(
-                container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-            )
-            process = DockerBotProcess(self, container, attached, limits)
+            streams = {"stdout": 1, "stderr": 1, "stream": 1}
+            if io_dir is None:
+                streams["stdin"] = 1
+            attached = self.client.api.attach_socket(container.id, params=streams)
+            process = DockerBotProcess(self, container, attached, limits, io_dir)
             container.start()
         except _ENGINE_ERRORS as error:
-            if container is not None:
-                _remove_quietly(container)
+            if process is not None:
+                process.discard()
+            else:
+                if container is not None:
+                    _remove_quietly(container)
+                _remove_io_dir(io_dir)
             raise SandboxError(f"the Docker engine could not start a container for {bot.name}: {error}") from None
         return process
 
@@ -298,6 +398,15 @@ def _remove_quietly(container: Any) -> None:
         container.remove(force=True)
     except _ENGINE_ERRORS:
         pass  # cleanup_leftovers of the next run will find it by its label
+
+
+def _remove_io_dir(io_dir: Path | str | None) -> None:
+    """Delete a folder of pipes made by `_make_fifos` (and nothing else)."""
+    if not io_dir:
+        return
+    io_dir = Path(io_dir)
+    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(tempfile.gettempdir()):
+        shutil.rmtree(io_dir, ignore_errors=True)
 
 
 # Containers still open when the interpreter exits (e.g. on an uncaught exception) are removed.
@@ -314,22 +423,36 @@ def _close_all() -> None:
 
 
 class DockerBotProcess(BotProcess):
-    """A bot running in a container, spoken to over the attach socket."""
+    """A bot running in a container: stdin/stdout over two pipes or the attach socket.
 
-    def __init__(self, sandbox: DockerSandbox, container: Any, attached: Any, limits: Limits):
+    The attach socket is always there: it brings the bot's stderr (and, without pipes, its
+    stdout and stdin), and its end tells that the container has ended.
+    """
+
+    def __init__(
+        self, sandbox: DockerSandbox, container: Any, attached: Any, limits: Limits, io_dir: Path | None = None
+    ):
         self.sandbox = sandbox
         self.container = container
         self.limits = limits
+        self.io_dir = io_dir
         self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
+        # Both pipes are opened read-write: that never blocks, the bot's own opens never block
+        # either, and the bot sees EOF on stdin exactly when we close our end.
+        self._in_fd = self._out_fd = None
+        if io_dir is not None:
+            self._in_fd = os.open(io_dir / "in", os.O_RDWR | os.O_NONBLOCK)
+            self._out_fd = os.open(io_dir / "out", os.O_RDWR | os.O_NONBLOCK)
+        self._readable = [self._sock] if self._out_fd is None else [self._sock, self._out_fd]
         self._header = bytearray()  # the part of a frame header read so far
         self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
         self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
         self._stdout = LineBuffer.from_limits(limits)
         self._stderr = StderrLog(limits.stderr_keep_bytes)
-        self._eof = False
-        self._ended: BotFault | None = None  # why the output ended, once known
+        self._eof = False  # the container's output has ended (and was all read)
+        self._fault: BotFault | None = None  # a fault that ends the bot: raised again if asked again
         self._closed = False
         self._oom: bool | None = None
         _OPEN.add(self)
@@ -339,26 +462,48 @@ class DockerBotProcess(BotProcess):
         """The container's id."""
         return self.container.id
 
+    @property
+    def stdio(self) -> str:
+        """How stdin/stdout travel: "fifo" or "attach"."""
+        return "attach" if self._in_fd is None else "fifo"
+
     # -- reading -----------------------------------------------------------------------------
     def _pump(self, wait_s: float) -> None:
-        """Read what the socket has (waiting at most `wait_s` for the first byte) and demux it."""
+        """Read what is ready (waiting at most `wait_s` for something) and route it."""
         if self._eof:
             return
-        if wait_s > 0:
-            readable, _, _ = select.select([self._sock], [], [], wait_s)
-            if not readable:
-                return
-        # At most 16 reads per call, so a bot flooding stderr cannot keep us here past a deadline.
-        for _ in range(16):
+        readable, _, _ = select.select(self._readable, [], [], max(0.0, wait_s))
+        if self._out_fd is not None and self._out_fd in readable:
+            self._read_pipe()
+        if self._sock in readable:
+            self._read_socket()
+            if self._eof and self._out_fd is not None:
+                # The container has ended: what it wrote is all in the pipe now.
+                while self._read_pipe():
+                    pass
+
+    def _read_pipe(self) -> bool:
+        """Read from the stdout pipe (at most 1 MiB); True if the pipe may hold more."""
+        for _ in range(16):  # bounded, so a flooding bot cannot keep us past a deadline
+            try:
+                chunk = os.read(self._out_fd, 1 << 16)
+            except BlockingIOError:
+                return False
+            self._stdout.feed(chunk)
+            if len(chunk) < (1 << 16):
+                return False
+        return True
+
+    def _read_socket(self) -> None:
+        for _ in range(16):  # at most 1 MiB per call, so a stderr flood cannot keep us here
             try:
                 chunk = self._sock.recv(1 << 16)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:
-                if error.errno in (errno.ECONNRESET, errno.EPIPE):
-                    chunk = b""
-                else:
+                if error.errno not in (errno.ECONNRESET, errno.EPIPE):
                     raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+                chunk = b""
             if not chunk:
                 self._eof = True
                 return
@@ -387,40 +532,45 @@ class DockerBotProcess(BotProcess):
             payload = chunk[position:position + take]
             position += take
             self._frame_left -= take
-            if self._frame_stream == _STDOUT:
+            if self._frame_stream == _STDOUT and self._out_fd is None:
                 self._stdout.feed(payload)  # may raise OUTPUT_LIMIT: the bot is done for anyway
-            elif self._frame_stream == _STDERR:
+            else:
+                # stderr (with pipes, the container's own stdout only carries init's words)
                 self._stderr.append(payload)
 
     def receive_line(self, timeout_s: float) -> bytes:
         """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
+        if self._fault is not None:
+            raise self._fault
         deadline = time.monotonic() + max(0.0, timeout_s)
-        while True:
-            line = self._stdout.next_line()
-            if line is not None:
-                return line
-            if self._eof:
-                raise self._end_fault()
-            remaining = deadline - time.monotonic()
-            self._pump(max(0.0, remaining))
-            if self._stdout.has_line() or self._eof:
-                continue
-            if time.monotonic() >= deadline:
-                raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+        try:
+            while True:
+                line = self._stdout.next_line()
+                if line is not None:
+                    return line
+                if self._eof:
+                    raise self._end_fault()
+                self._pump(deadline - time.monotonic())
+                if self._stdout.has_line() or self._eof:
+                    continue
+                if time.monotonic() >= deadline:
+                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
 
     def _end_fault(self) -> BotFault:
         """Why the bot's output ended: OUT_OF_MEMORY, or CRASH with its exit code / signal."""
-        if self._ended is None:
-            try:
-                status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
-                self.container.reload()
-                self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
-            except _ENGINE_ERRORS as error:
-                raise SandboxError(
-                    f"the Docker engine failed while reading how {self.container.name} ended: {error}"
-                ) from None
-            self._ended = fault_for_exit(_as_returncode(status), self.limits, oom=self._oom)
-        return self._ended
+        try:
+            status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
+            self.container.reload()
+            self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while reading how {self.container.name} ended: {error}"
+            ) from None
+        return fault_for_exit(_as_returncode(status), self.limits, oom=self._oom)
 
     def stderr_text(self) -> str:
         """The kept part of the bot's stderr."""
@@ -429,31 +579,51 @@ class DockerBotProcess(BotProcess):
     # -- writing -----------------------------------------------------------------------------
     def send_line(self, line: bytes) -> None:
         """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
+        if self._fault is not None:
+            raise self._fault
         self._stdout.start_decision()
+        try:
+            self._send(line + b"\n")
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
+
+    def _send(self, data: bytes) -> None:
         # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
-        data = memoryview(line + b"\n")
+        target = self._sock if self._in_fd is None else self._in_fd
+        if self._in_fd is not None:
+            try:  # the common case: the pipe has room, one call, no select
+                data = data[os.write(self._in_fd, data):]
+            except BlockingIOError:
+                pass
+        view = memoryview(data)
         deadline = time.monotonic() + max(self.limits.decision_s, 1.0)
-        while data:
+        while view:
             if self._eof:
                 raise self._end_fault()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotFault(Reason.TIMEOUT, "did not read its input (stdin stayed full)")
-            readable, writable, _ = select.select([self._sock], [self._sock], [], remaining)
+            readable, writable, _ = select.select(self._readable, [target], [], remaining)
             if readable:
                 # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
                 self._pump(0.0)
-            if writable:
-                try:
-                    sent = self._sock.send(data)
-                except (BlockingIOError, InterruptedError):
-                    continue
-                except OSError as error:
-                    if error.errno in (errno.EPIPE, errno.ECONNRESET):
-                        self._eof = True
-                        raise self._end_fault() from None
-                    raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
-                data = data[sent:]
+            if not writable:
+                continue
+            try:
+                if self._in_fd is not None:
+                    sent = os.write(self._in_fd, view)
+                else:
+                    sent = self._sock.send(view)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as error:
+                if error.errno in (errno.EPIPE, errno.ECONNRESET):
+                    self._eof = True
+                    raise self._end_fault() from None
+                raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+            view = view[sent:]
 
     # -- end ---------------------------------------------------------------------------------
     def close(self) -> Reason | None:
@@ -464,14 +634,14 @@ class DockerBotProcess(BotProcess):
         _OPEN.discard(self)
         failure: Exception | None = None
         try:
+            self._close_input()
             try:
-                self._sock.shutdown(socket.SHUT_WR)  # EOF on the bot's stdin
                 self._pump(0.0)  # keep the last words of its log
-            except (OSError, BotFault):
+            except (OSError, BotFault, SandboxError):
                 pass
             # Close our end before the kill: the engine will not finish a container whose
             # output it is still trying to hand to a full socket.
-            self._close_socket()
+            self._close_streams()
             if self._oom is None:
                 try:
                     self.container.kill()
@@ -484,19 +654,44 @@ class DockerBotProcess(BotProcess):
         except _ENGINE_ERRORS as error:
             failure = error
         finally:
-            self._close_socket()
+            self._close_streams()
             try:
                 self.container.remove(force=True)
             except docker.errors.NotFound:
                 pass
             except _ENGINE_ERRORS as error:
                 failure = failure or error
+            _remove_io_dir(self.io_dir)
         if failure is not None:
             raise SandboxError(f"the Docker engine failed while removing {self.container.name}: {failure}")
         return Reason.OUT_OF_MEMORY if self._oom else None
 
-    def _close_socket(self) -> None:
+    def discard(self) -> None:
+        """Remove the container without asking how it ended (after a failed start)."""
+        self._closed = True
+        _OPEN.discard(self)
+        self._close_streams()
+        _remove_quietly(self.container)
+        _remove_io_dir(self.io_dir)
+
+    def _close_input(self) -> None:
+        """EOF on the bot's stdin."""
+        if self._in_fd is not None:
+            os.close(self._in_fd)
+            self._in_fd = -1  # not None: the mode stays "fifo"
+        elif not self._eof:
+            try:
+                self._sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def _close_streams(self) -> None:
         self._eof = True
+        for fd_name in ("_in_fd", "_out_fd"):
+            fd = getattr(self, fd_name)
+            if fd is not None and fd >= 0:
+                os.close(fd)
+                setattr(self, fd_name, -1)
         try:
             self._sock.close()
             self._attached.close()
