@@ -23,9 +23,10 @@ wilds left) stays small.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations, product
 
 SUITS = "CDHS"
 RANK_NAMES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -103,13 +104,13 @@ class Arrangement:
     penalty: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _Group:
-    mask: int  # bits over the naturals' positions in the solver's order
+    mask: int  # bits over the naturals, in the solver's order
     demand: int  # wilds needed
     value: int  # penalty the group's naturals would otherwise score
     kind: str
-    slots: tuple[tuple[int, int], ...]  # (natural index, position) for runs; (index, rank) for sets
+    slots: tuple[tuple[int, int], ...]  # (natural index, position in a run or rank of a set)
 
 
 class _Problem:
@@ -118,22 +119,12 @@ class _Problem:
     def __init__(self, hand: Sequence[int], wild_rank: int, ace_high: bool) -> None:
         self.ace_high = ace_high
         self.wilds = tuple(sorted(c for c in hand if c % 13 + 1 == wild_rank))
-        naturals = sorted(c for c in hand if c % 13 + 1 != wild_rank)
-        budget = len(self.wilds)
-        groups = _enumerate_groups(naturals, budget, ace_high)
-        order = _component_order(len(naturals), groups)
-        # Renumber naturals so that every component is a contiguous block of bits.
-        new_index = {old: new for new, old in enumerate(order)}
-        self.naturals = tuple(naturals[old] for old in order)
-        self.groups_by_low: list[list[_Group]] = [[] for _ in naturals]
-        for group in groups:
-            mask = 0
-            for old in _bits(group.mask):
-                mask |= 1 << new_index[old]
-            group.mask = mask
-            group.slots = tuple((new_index[i], p) for i, p in group.slots)
-            self.groups_by_low[(mask & -mask).bit_length() - 1].append(group)
+        self.naturals = _component_order([c for c in hand if c % 13 + 1 != wild_rank], ace_high)
         self.values = tuple(card_penalty(c, ace_high) for c in self.naturals)
+        self.groups_by_low: list[list[_Group]] = [[] for _ in self.naturals]
+        for group in _enumerate_groups(self.naturals, self.values, len(self.wilds), ace_high):
+            mask = group.mask
+            self.groups_by_low[(mask & -mask).bit_length() - 1].append(group)
         self._best: dict[int, int] = {}
         self._need: dict[int, int] = {}
 
@@ -250,77 +241,67 @@ class _Problem:
 _IMPOSSIBLE = 1 << 20
 
 
-def _bits(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+def _enumerate_groups(
+    naturals: Sequence[int], values: Sequence[int], budget: int, ace_high: bool
+) -> list[_Group]:
+    """Every set and run of at most five naturals (spanning at most five ranks) within budget.
 
-
-def _enumerate_groups(naturals: list[int], budget: int, ace_high: bool) -> list[_Group]:
-    """Every set and run of at most five naturals (spanning at most five ranks) within budget."""
-    by_mask: dict[int, _Group] = {}
-
-    def offer(group: _Group) -> None:
-        old = by_mask.get(group.mask)
-        if old is None or group.demand < old.demand:
-            by_mask[group.mask] = group
-
-    values = [card_penalty(c, ace_high) for c in naturals]
+    Each natural set of cards appears once: a lone natural (two wilds) is listed as a set,
+    sets hold two or more naturals of one rank, runs two or more of one suit.
+    """
+    groups: list[_Group] = []
     by_rank: dict[int, list[int]] = {}
-    by_suit_position: dict[int, dict[int, list[int]]] = {}
+    by_suit: dict[int, dict[int, list[int]]] = {}
     for index, card in enumerate(naturals):
-        rank, suit = card % 13 + 1, card % 52 // 13
+        rank = card % 13 + 1
         by_rank.setdefault(rank, []).append(index)
-        positions = by_suit_position.setdefault(suit, {})
+        positions = by_suit.setdefault(card % 52 // 13, {})
         positions.setdefault(rank, []).append(index)
         if ace_high and rank == 1:
             positions.setdefault(14, []).append(index)
+        if budget >= 2:
+            groups.append(_Group(1 << index, 2, values[index], "set", ((index, rank),)))
 
     for rank, members in by_rank.items():
-        for size in range(1, min(5, len(members)) + 1):
-            demand = max(0, 3 - size)
-            if demand > budget:
-                continue
-            for subset in _subsets(members, size):
-                mask = sum(1 << i for i in subset)
-                offer(_Group(mask, demand, sum(values[i] for i in subset), "set",
-                             tuple((i, rank) for i in subset)))
+        for size in range(2 if budget >= 1 else 3, min(5, len(members)) + 1):
+            for subset in combinations(members, size):
+                groups.append(_Group(
+                    sum(1 << i for i in subset), max(0, 3 - size), sum(values[i] for i in subset),
+                    "set", tuple((i, rank) for i in subset),
+                ))
 
-    for positions in by_suit_position.values():
-        for low in sorted(positions):
-            above = [p for p in positions if low < p <= low + 4]
-            for extra_count in range(len(above) + 1):
-                for extra in _subsets(sorted(above), extra_count):
-                    chosen = (low, *extra)
-                    span = chosen[-1] - low + 1
-                    demand = max(3, span) - len(chosen)
+    for positions in by_suit.values():
+        if len(positions) < 2:
+            continue
+        ordered = sorted(positions)
+        for at, low in enumerate(ordered):
+            for high in ordered[at + 1:]:
+                if high - low > 4:
+                    break
+                interior = [p for p in ordered if low < p < high]
+                most = max(3, high - low + 1) - 2  # wilds needed with no interior natural
+                for size in range(len(interior), -1, -1):
+                    demand = most - size
                     if demand > budget:
-                        continue
-                    for picks in _copies(chosen, positions):
-                        if len(set(picks)) < len(picks):
-                            continue  # an Ace cannot be both low and high in one run
-                        mask = sum(1 << i for i in picks)
-                        offer(_Group(mask, demand, sum(values[i] for i in picks), "run",
-                                     tuple(zip(picks, chosen))))
-    return list(by_mask.values())
+                        break
+                    for inner in combinations(interior, size):
+                        chosen = (low, *inner, high)
+                        # Only an Ace has two positions (1 and 14), never both within five ranks.
+                        for picks in product(*(positions[p] for p in chosen)):
+                            groups.append(_Group(
+                                sum(1 << i for i in picks), demand, sum(values[i] for i in picks),
+                                "run", tuple(zip(picks, chosen)),
+                            ))
+    return groups
 
 
-def _subsets(items: list[int], size: int) -> Iterable[tuple[int, ...]]:
-    from itertools import combinations
+def _component_order(naturals: list[int], ace_high: bool) -> tuple[int, ...]:
+    """The naturals ordered so that any two that could share a group are in one block.
 
-    return combinations(items, size)
-
-
-def _copies(chosen: tuple[int, ...], positions: dict[int, list[int]]) -> Iterable[tuple[int, ...]]:
-    from itertools import product
-
-    return product(*(positions[p] for p in chosen))
-
-
-def _component_order(count: int, groups: list[_Group]) -> list[int]:
-    """Natural indices ordered so that naturals sharing any group are contiguous."""
-    parent = list(range(count))
+    "Could share" is over-approximated (same rank, or same suit within four ranks, chained),
+    which only makes blocks bigger; the search stays exact whatever the order.
+    """
+    parent = list(range(len(naturals)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -328,13 +309,30 @@ def _component_order(count: int, groups: list[_Group]) -> list[int]:
             i = parent[i]
         return i
 
-    for group in groups:
-        members = list(_bits(group.mask))
-        for other in members[1:]:
-            a, b = find(members[0]), find(other)
-            if a != b:
-                parent[b] = a
-    return sorted(range(count), key=lambda i: (find(i), i))
+    def join(a: int, b: int) -> None:
+        a, b = find(a), find(b)
+        if a != b:
+            parent[b] = a
+
+    first_of_rank: dict[int, int] = {}
+    by_suit: dict[int, list[tuple[int, int]]] = {}
+    for index, card in enumerate(naturals):
+        rank = card % 13 + 1
+        if rank in first_of_rank:
+            join(first_of_rank[rank], index)
+        else:
+            first_of_rank[rank] = index
+        entries = by_suit.setdefault(card % 52 // 13, [])
+        entries.append((rank, index))
+        if ace_high and rank == 1:
+            entries.append((14, index))
+    for entries in by_suit.values():
+        entries.sort()
+        for (rank_a, a), (rank_b, b) in zip(entries, entries[1:]):
+            if rank_b - rank_a <= 4:
+                join(a, b)
+    order = sorted(range(len(naturals)), key=lambda i: (find(i), naturals[i]))
+    return tuple(naturals[i] for i in order)
 
 
 def best_arrangement(hand: Sequence[int], wild_rank: int, ace_high: bool = False) -> Arrangement:
