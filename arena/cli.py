@@ -159,10 +159,10 @@ def match_command(
     def show_step(state, seat, action, chooser) -> None:
         public = state.events(None)
         for event in public[shown_events[0]:]:
-            console.print(f"    {json.dumps(event)}", highlight=False, markup=False)
+            console.print(f"    {json.dumps(event)}", highlight=False, markup=False, soft_wrap=True)
         shown_events[0] = len(public)
         marker = " (fallback)" if chooser == "fallback" else ""
-        console.print(f"  seat {seat}{marker}: {json.dumps(action)}", highlight=False, markup=False)
+        console.print(f"  seat {seat}{marker}: {json.dumps(action)}", highlight=False, markup=False, soft_wrap=True)
 
     def show_game(result) -> None:
         shown_events[0] = 0
@@ -172,6 +172,7 @@ def match_command(
                 f"scores {result.scores}",
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )
 
     result = run_match(
@@ -230,11 +231,12 @@ def match_command(
                 f"{incident.reason.value} at decision {incident.decision}: {incident.detail}",
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )
             if verbose and incident.log_tail:
-                console.print("  its log ends with:", highlight=False, markup=False)
+                console.print("  its log ends with:", highlight=False, markup=False, soft_wrap=True)
                 for line in incident.log_tail.splitlines()[-10:]:
-                    console.print(f"  | {line}", highlight=False, markup=False)
+                    console.print(f"  | {line}", highlight=False, markup=False, soft_wrap=True)
     if replay is not None:
         console.print(f"Results and replays written to {replay}")
 
@@ -248,9 +250,9 @@ def main() -> None:
     try:
         app()
     except (GameError, UsageError, BotFolderError, MatchError, UnknownSandbox) as mistake:
-        errors.print(f"arena: error: {mistake}", highlight=False, markup=False)
+        errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)
     except SandboxError as failure:
         # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
-        errors.print(f"arena: internal error: {failure}", highlight=False, markup=False)
+        errors.print(f"arena: internal error: {failure}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(1)

@@ -1,0 +1,90 @@
+"""`arena match` and `arena schema` as a bot author meets them (the real command, in a
+subprocess, with the example random bot)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.referee import GameResult, verify_replay
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = str(ROOT / "bots" / "random")
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_a_match_prints_places_standings_and_writes_replays(tmp_path):
+    replays = tmp_path / "match.jsonl"
+    run = arena("match", "3up3down", RANDOM, RANDOM, "--games", "2", "--seed", "4",
+                "--rule", "max_turns=40", "--replay", str(replays))
+    assert run.returncode == 0, run.stderr
+    assert "3UP 3DOWN: 2 games, sandbox local" in run.stdout
+    assert "standings" in run.stdout and "random#2" in run.stdout
+    assert "does not isolate untrusted code" in run.stderr
+    records = [GameResult.model_validate_json(line) for line in replays.read_text().splitlines()]
+    assert [(r.game_number, r.seed, r.seats) for r in records] == [
+        (1, 4, ["random", "random#2"]),
+        (2, 5, ["random#2", "random"]),
+    ]
+    for record in records:
+        assert record.rules["max_turns"] == 40 and record.incidents == []
+        verify_replay(record)
+
+
+def test_verbose_shows_every_action_and_the_end_of_each_game():
+    run = arena("match", "3up3down", RANDOM, RANDOM, "--rule", "max_turns=10", "--verbose")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("  seat 0: ") >= 3 and '"type": "choose_up"' in run.stdout
+    assert "game 1 (seed 1) over: places" in run.stdout
+
+
+def test_a_crashing_bot_is_shown_as_an_incident_and_the_match_completes(tmp_path):
+    crasher = tmp_path / "crasher"
+    crasher.mkdir()
+    (crasher / "bot.toml").write_text(
+        'name = "crasher"\nversion = "0.1"\ngames = ["3up3down"]\n'
+        'command = ["python3", "-c", "import sys; print(\'bye\', file=sys.stderr); sys.exit(5)"]\n'
+    )
+    run = arena("match", "3up3down", str(crasher), RANDOM, "--games", "2", "--rule", "max_turns=20", "--verbose")
+    assert run.returncode == 0, run.stderr
+    assert "game 1, seat 0, crasher: CRASH at decision 0: exited with code 5" in run.stdout
+    assert "game 2, seat 1, crasher: CRASH at decision 0: exited with code 5" in run.stdout
+    assert "| bye" in run.stdout
+    assert "CRASH x2" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["match", "3up3down", RANDOM], "3up3down seats 2 to 6 players, not 1"),
+        (["match", "3up3down", str(ROOT / "tests" / "bots" / "steady"), RANDOM],
+         "bot 'steady' (" + str(ROOT / "tests" / "bots" / "steady") + ") does not play '3up3down'; its bot.toml lists: nim-test"),
+        (["match", "chess", RANDOM, RANDOM], "unknown game 'chess'"),
+        (["match", "3up3down", RANDOM, RANDOM, "--sandbox", "vm"], "unknown sandbox 'vm'; known sandboxes: local, docker"),
+        (["match", "3up3down", RANDOM, RANDOM, "--rule", "max_turns=lots"], "'max_turns' got 'lots'"),
+        (["match", "3up3down", RANDOM, str(ROOT / "docs")], "has no bot.toml"),
+        (["match", "3up3down", RANDOM, RANDOM, "--decision-s", "0"], "--decision-s and --startup-s must be > 0"),
+    ],
+)
+def test_mistakes_are_one_message_and_exit_code_2(args, message):
+    run = arena(*args)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert run.stderr.startswith("arena: error: ") and message in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_schema_prints_both_directions_as_json():
+    run = arena("schema")
+    assert run.returncode == 0, run.stderr
+    schema = json.loads(run.stdout)
+    assert set(schema) >= {"referee_to_bot", "bot_to_referee"}
+    assert "request" in json.dumps(schema["referee_to_bot"]) and "ready" in json.dumps(schema["bot_to_referee"])
