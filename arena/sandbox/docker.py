@@ -57,6 +57,7 @@ IO_MOUNT = "/arena-io"  # the bot's stdin/stdout pipes, when used
 IO_LABEL = "arena.io"  # where those pipes are on the host (removed with the container)
 IO_PREFIX = "arena-io-"
 STDIO_MODES = ("auto", "fifo", "attach")
+STDIO_ENV = "ARENA_DOCKER_STDIO"
 USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
 API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
 BUILD_TIMEOUT_S = 900
@@ -140,12 +141,14 @@ class DockerSandbox(Sandbox):
         self,
         image: str | None = None,
         base_url: str | None = None,
-        stdio: str = "auto",
+        stdio: str | None = None,
         client: Any = None,
     ):
         """`image`: the base image; `base_url`: the engine (default: DOCKER_HOST or the local
         socket); `stdio`: "fifo" (pipes, fast), "attach" (the attach socket) or "auto"
-        (pipes when the image has /bin/sh and arena runs as root, else attach)."""
+        (pipes when the image has /bin/sh and arena runs as root, else attach; the default,
+        or $ARENA_DOCKER_STDIO)."""
+        stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
             raise ValueError(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
         self.image = image or default_image()
