@@ -138,3 +138,22 @@ def test_random_games_keep_every_invariant(table, seed, player_seed):
     for seat in [None, *range(players)]:
         assert replayed.events(seat) == state.events(seat)
     assert replayed.places() == state.places() and replayed.scores() == state.scores()
+
+
+def test_a_finished_game_leaves_nothing_behind():
+    """Memory per game stays constant: no module-level cache keeps a state alive."""
+    import gc
+    import weakref
+
+    refs = []
+    for seed in range(5):
+        state = GAME.new_game(4, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        state.events(0), state.observation(1), state.spectator_view()
+        refs.append(weakref.ref(state))
+        del state
+    gc.collect()
+    assert [ref() for ref in refs] == [None] * 5

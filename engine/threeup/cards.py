@@ -36,7 +36,6 @@ class Deck:
     # One number per card for the hot path: the value of a number card, 11/12/13 for
     # Clear/Clear +1/Clear +2 (which are above every number, so they play on anything).
     rank: tuple[int, ...]
-    order: tuple[int, ...]  # sort key: by rank, then id
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -116,5 +115,4 @@ def build_deck(name: str, colours: int) -> Deck:
     points = tuple(v if k == NUMBER else CLEAR_POINTS[k] for k, v in zip(kind, value))
     face = tuple(k * 1000 + v * 10 + c for k, v, c in cards)
     rank = tuple(v if k == NUMBER else 10 + k for k, v in zip(kind, value))
-    order = tuple(r * 1000 + card_id for card_id, r in enumerate(rank))
-    return Deck(name, colours, kind, value, colour, points, face, rank, order)
+    return Deck(name, colours, kind, value, colour, points, face, rank)

@@ -475,16 +475,26 @@ class ThreeUpState(State):
         rank = deck.rank
         pile = self.discard_pile
         top = rank[pile[-1]] if pile else 0
-        # Cards in (rank, id) order, grouped by rank; Clear cards rank above 10 (play on anything).
+        # Group the playable cards by rank; Clear cards rank above 10 (they play on anything).
+        by_rank: dict[int, list[int]] = {}
+        for card in source:
+            value = rank[card]
+            if value >= top:
+                group = by_rank.get(value)
+                if group is None:
+                    by_rank[value] = [card]
+                else:
+                    group.append(card)
+        if not by_rank:
+            return [PICKUP]
         colours = deck.colour
         actions: list[Action] = []
-        for value, group in itertools.groupby(sorted(source, key=deck.order.__getitem__), rank.__getitem__):
-            if value < top:
-                continue
-            cards = list(group)
+        for value in sorted(by_rank):
+            cards = by_rank[value]
             if len(cards) == 1:
                 actions.append({"type": "play", "cards": cards})
                 continue
+            cards.sort()
             if value > 10:
                 # Clear cards go one at a time: one action per colour, its lowest id.
                 lowest: dict[int, int] = {}
@@ -508,8 +518,6 @@ class ThreeUpState(State):
                             combos.append((r + b + g, sorted(red[:r] + blue[:b] + green[:g])))
             combos.sort()
             actions.extend({"type": "play", "cards": chosen} for _, chosen in combos)
-        if not actions:
-            return [PICKUP]
         if self._may_draw_instead and self.actions_taken == 0 and self.draw_pile:
             actions.append(DRAW)
         return actions
