@@ -1,6 +1,7 @@
 """A throw-away cgroup per local bot: a pids limit (the fork-bomb guard that works for
 root, unlike RLIMIT_NPROC), a memory limit whose kills are counted (so an out-of-memory
-kill is reported as such), and "kill everything inside" at the end.
+kill is reported as such), a CPU quota (`Limits.cpus`), and "kill everything inside" at
+the end.
 
 Works with cgroup v1 (a `pids` and a `memory` hierarchy, as on our machines) and with a
 pure cgroup v2 mount where the controllers can be enabled for children. When neither is
@@ -41,7 +42,7 @@ def _parent_dirs() -> dict[str, Path]:
     """Where our bots' cgroups go: controller -> directory ("v2" -> the unified directory)."""
     own = _own_cgroup_paths()
     found: dict[str, Path] = {}
-    for controller in ("pids", "memory"):
+    for controller in ("pids", "memory", "cpu"):
         if controller in own:
             candidate = CGROUP_ROOT / controller / own[controller].lstrip("/")
             if (candidate / "cgroup.procs").exists():
@@ -81,7 +82,7 @@ class BotCgroup:
         try:
             if v2:
                 parent = parents["v2"]
-                _write(parent / "cgroup.subtree_control", "+pids +memory")
+                _write(parent / "cgroup.subtree_control", "+pids +memory +cpu")
                 path = parent / name
                 path.mkdir()
                 dirs.append(path)
@@ -92,6 +93,8 @@ class BotCgroup:
                     memory_dir = path
                 else:
                     notes.append("cgroup v2 without the memory controller: memory by RLIMIT_DATA only")
+                if not _write(path / "cpu.max", f"{int(limits.cpus * 100_000)} 100000"):
+                    notes.append("cgroup v2 without the cpu controller: no CPU quota")
             else:
                 if "pids" in parents:
                     path = parents["pids"] / name
@@ -112,6 +115,15 @@ class BotCgroup:
                         notes.append("cannot set the memory cgroup limit: memory by RLIMIT_DATA only")
                 else:
                     notes.append("no memory cgroup: memory by RLIMIT_DATA only")
+                if "cpu" in parents:
+                    path = parents["cpu"] / name
+                    path.mkdir()
+                    dirs.append(path)
+                    _write(path / "cpu.cfs_period_us", "100000")
+                    if not _write(path / "cpu.cfs_quota_us", str(int(limits.cpus * 100_000))):
+                        notes.append("cannot set the CPU quota")
+                else:
+                    notes.append("no cpu cgroup: no CPU quota (only the CPU-time budget)")
         except OSError as error:
             for path in dirs:
                 _remove_dir(path)
