@@ -775,3 +775,9 @@ def test_from_position_refuses_a_card_placed_twice():
     five = c("5")
     with pytest.raises(GameError, match="at most once"):
         position(hands=[five, five], up=[[], []], down=[[], []])
+
+
+def test_from_position_refuses_a_seat_with_no_cards_that_has_not_finished():
+    c = Cards()
+    with pytest.raises(GameError, match="seat 1 holds no cards but has not finished"):
+        position(hands=[c("5"), []], up=[[], []], down=[[], []])

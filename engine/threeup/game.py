@@ -111,6 +111,9 @@ class ThreeUpGame(Game):
         state.finished = list(finished)
         if current in state.finished or not 0 <= current < players:
             raise GameError(f"current must be a seat still in the game, not {current!r}")
+        for seat in range(players):
+            if seat not in state.finished and state.cards_held(seat) == 0:
+                raise GameError(f"seat {seat} holds no cards but has not finished; give it cards or list it in finished")
         state.log.append((None, {"type": "position", "note": "built by from_position"}, None))
         state._start_turn(current)
         return state
