@@ -275,7 +275,9 @@ def test_solver_matches_brute_force(case):
 @given(hands(max_size=14))
 def test_solver_matches_brute_force_on_big_hands(case):
     hand, wild_rank, ace_high = case
-    assert min_penalty(hand, wild_rank, ace_high) == brute_min_penalty(hand, wild_rank, ace_high)
+    expected = brute_min_penalty(hand, wild_rank, ace_high)
+    assert min_penalty(hand, wild_rank, ace_high) == expected
+    assert can_meld_all(hand, wild_rank, ace_high) == (expected == 0)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=SLOW_OK)
@@ -302,3 +304,42 @@ def test_every_wild_rank_is_exercised_by_a_fixed_sample():
                 hand.append(extra)
             ace_high = rng.random() < 0.5
             assert min_penalty(hand, wild_rank, ace_high) == brute_min_penalty(hand, wild_rank, ace_high)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=SLOW_OK)
+@given(hands(max_size=14))
+def test_going_out_fast_filters_never_drop_a_real_discard(case):
+    # The per-turn check rejects most hands with cheap bounds before searching; compare it
+    # with the plain search (can_meld_all, itself checked against the oracle above).
+    hand, wild_rank, ace_high = case
+    expected = tuple(sorted(c for c in hand if can_meld_all([d for d in hand if d != c], wild_rank, ace_high)))
+    assert going_out_discards(hand, wild_rank, ace_high) == expected
+
+
+def test_going_out_near_misses_with_fourteen_cards():
+    """Seeded near-complete 14-card hands: four combinations plus one or two loose cards."""
+    import random
+
+    rng = random.Random(7)
+    found = 0
+    for _ in range(300):
+        wild_rank = rng.randint(3, 13)
+        hand: list[int] = []
+        while len(hand) < 12:
+            suit, deck = rng.randrange(4), rng.randrange(2)
+            if rng.random() < 0.5:
+                start = rng.randint(1, 11)
+                meld = [card_id(start + k, suit, deck) for k in range(3)]
+            else:
+                rank = rng.randint(1, 13)
+                meld = [card_id(rank, (suit + k) % 4, deck) for k in range(3)]
+            if not set(meld) & set(hand):
+                hand += meld
+        while len(hand) < 14:
+            card = rng.randrange(104)
+            if card not in hand:
+                hand.append(card)
+        expected = tuple(sorted(c for c in hand if can_meld_all([d for d in hand if d != c], wild_rank)))
+        assert going_out_discards(hand, wild_rank) == expected
+        found += bool(expected)
+    assert found > 20  # the sample really contains hands that go out

@@ -418,6 +418,8 @@ def _run_shares(suit_mask: int) -> tuple[int, ...]:
 
 def _going_out_candidates(hand: Sequence[int], wild_rank: int, ace_high: bool) -> list[int]:
     """Cards whose discard passes the share bound; a superset of the real answer."""
+    if not ace_high and _too_many_loners(hand, wild_rank):
+        return []
     wilds = 0
     suit_masks = [0, 0, 0, 0]
     rank_counts = [0] * 14
@@ -451,3 +453,30 @@ def _going_out_candidates(hand: Sequence[int], wild_rank: int, ace_high: bool) -
     if wilds and total <= budget - _SCALE:
         out.extend(card for card in hand if card % 13 + 1 == wild_rank)
     return out
+
+
+def _too_many_loners(hand: Sequence[int], wild_rank: int) -> bool:
+    """A quicker form of the share bound, with bit masks (Aces low only).
+
+    A *loner* is a natural with no other natural of its rank and none of its suit within
+    two ranks. Its share is at least 2/3 (at best it opens a five-rank window holding two
+    more naturals, x _ _ x+3 x+4), so with more than 3/2 × wilds loners besides the one
+    discarded, nothing can go out.
+    """
+    wilds = seen = repeated = 0
+    suit_masks = [0, 0, 0, 0]
+    for card in hand:
+        face = card % 52
+        rank = face % 13 + 1
+        if rank == wild_rank:
+            wilds += 1
+            continue
+        bit = 1 << rank
+        repeated |= seen & bit
+        seen |= bit
+        suit_masks[face // 13] |= bit
+    loners = 0
+    for mask in suit_masks:
+        near = mask << 1 | mask << 2 | mask >> 1 | mask >> 2
+        loners += (mask & ~near & ~repeated).bit_count()
+    return 2 * (loners - 1) > 3 * wilds
