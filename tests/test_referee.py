@@ -212,3 +212,48 @@ def test_a_match_of_real_games_with_the_random_bot_replays_exactly(game):
         ["random#3", "random", "random#2"],
     ]
     assert sum(row.games for row in standings(first)) == 9
+
+
+SLOWPOKE = '''
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "slowpoke"}), flush=True)
+    elif message["type"] == "request":
+        print("time_s", message["time_s"], "bank_s", message["bank_s"], file=sys.stderr, flush=True)
+        time.sleep(0.7)
+        print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
+'''
+
+
+def test_overruns_draw_on_the_time_bank_until_it_is_spent(tmp_path):
+    folder = tmp_path / "slowpoke"
+    folder.mkdir()
+    (folder / "bot.py").write_text(SLOWPOKE)
+    (folder / "bot.toml").write_text('name="slowpoke"\nversion="1"\ncommand=["python3","bot.py"]\ngames=["nim-test"]\n')
+    limits = Limits(decision_s=0.5, time_bank_s=0.5, startup_s=5)
+    result = run_match("nim-test", [folder, ROOT / "tests" / "bots" / "steady"], games=1,
+                       rules={"stones": 40}, limits=limits, sandbox=get_sandbox("local", warn=False))
+    (game,) = result.games
+    (incident,) = game.incidents
+    # 0.7 s a decision: 0.2 s from the bank each time; the third ask allows 0.5 + 0.1 s.
+    assert incident.reason is Reason.TIMEOUT and incident.seat == 0 and incident.decision == 4
+    told = [line.split() for line in incident.log_tail.splitlines()]
+    assert [(float(words[1]), float(words[3])) for words in told] == [
+        (1.0, 0.5), (pytest.approx(0.8, abs=0.05), pytest.approx(0.3, abs=0.05)),
+        (pytest.approx(0.6, abs=0.08), pytest.approx(0.1, abs=0.08)),
+    ]
+
+
+def test_a_failure_of_the_sandbox_itself_is_an_error_not_a_forfeit(tmp_path):
+    from arena.sandbox.base import Sandbox, SandboxError
+
+    class Unreachable(Sandbox):
+        name = "unreachable"
+
+        def start(self, bot, limits):
+            raise SandboxError("the Docker engine is not answering")
+
+    with pytest.raises(SandboxError, match="not answering"):
+        run_match("nim-test", [ROOT / "tests" / "bots" / "steady"] * 2, sandbox=Unreachable())
