@@ -378,6 +378,29 @@ def test_refill_option_one_card_and_off():
     assert off.phase == "play" and off.draw_pile == draw
 
 
+def test_no_refill_decision_when_the_hand_already_has_three():
+    c = Cards()
+    clear1 = c("C+1")
+    hand = c("2", "3", "4")
+    state = position(hands=[clear1 + hand, c("5")], up=[[], []], down=[c("2"), c("2")], draw_pile=c("7", "8"))
+    state.apply(play(*clear1))
+    assert state.phase == "play" and state.legal_actions() == [play(card) for card in hand]
+
+
+def test_a_clear_plus_one_played_as_an_extra_action_allows_another_refill():
+    c = Cards()
+    clear2, clear1 = c("C+2", "C+1")
+    three = c("3")
+    draw = c("7", "8", "9", "10")
+    state = position(hands=[[clear2, clear1] + three, c("5")], up=[[], []], down=[c("2"), c("2")], draw_pile=draw)
+    state.apply(play(clear2))
+    state.apply({"type": "no_refill"})
+    state.apply(play(clear1))  # 2 pending - 1 used + 1 added
+    assert state.phase == "refill" and state.actions_left == 2
+    state.apply({"type": "refill"})
+    assert sorted(state.hands[0]) == sorted(three + draw[2:]) and state.draw_pile == draw[:2]
+
+
 def test_an_empty_hand_is_refilled_before_an_extra_action():
     c = Cards()
     clear1 = c("C+1")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.api import Action, Event, Observation, State
-from engine.threeup.cards import CLEAR, CLEAR1, CLEAR2, NUMBER, Deck, build_deck
+from engine.threeup.cards import CLEAR, CLEAR1, NUMBER, Deck, build_deck
 
 SETUP, PLAY, REFILL, SWAP, OVER = "setup", "play", "refill", "swap", "over"
 
