@@ -253,3 +253,16 @@ def test_leftover_cgroups_of_a_dead_run_are_removed():
         assert remove_leftovers() >= 1 and not dead_owner.exists()
     finally:
         cgroup.remove()
+
+
+def test_what_this_machine_cannot_enforce_is_said_once(tmp_path, capsys, monkeypatch):
+    import arena.sandbox.local as local
+
+    monkeypatch.setattr(local, "_warned", True)
+    monkeypatch.setattr(local, "_noted", set())
+    monkeypatch.setattr(local, "unshare_works", lambda: False)
+    plain = LocalSandbox(use_cgroup=False)
+    for name in ("n1", "n2"):
+        plain.start(bot(tmp_path, ECHO, name=name), LIMITS).close()
+    err = capsys.readouterr().err
+    assert err.count("arena: local sandbox: `unshare -n --pid` is not available") == 1

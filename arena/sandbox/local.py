@@ -115,6 +115,7 @@ os._exit(0)
 """
 
 _warned = False
+_noted: set[str] = set()  # limits this machine cannot enforce, each said once
 _unshare_works: bool | None = None
 
 
@@ -168,7 +169,13 @@ class LocalSandbox(Sandbox):
         if self.warn and not _warned:
             _warned = True
             print(WARNING, file=sys.stderr)
-        return LocalBotProcess(self, bot, limits)
+        process = LocalBotProcess(self, bot, limits)
+        if self.warn:
+            for note in process.notes:
+                if note not in _noted:
+                    _noted.add(note)
+                    print(f"arena: local sandbox: {note}", file=sys.stderr)
+        return process
 
     def cleanup_leftovers(self) -> int:
         """Remove cgroups (and their processes) left by arena runs that were killed."""
