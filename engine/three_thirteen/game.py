@@ -106,6 +106,8 @@ class ThreeThirteenState(State):
         self.round_results: list[dict[str, Any]] = []
         # Events are kept as compact tuples and turned into dicts only when asked for.
         self._log: list[tuple[Any, ...]] = []
+        self._rendered: dict[int | None, list[Event]] = {}
+        self._last_round_json = "null"  # the last round's result, copied out per observation
         self._legal: list[Action] | None = None
         self._legal_index: dict[tuple[str, Any], Action] = {}
         if deal:
@@ -210,7 +212,7 @@ class ThreeThirteenState(State):
             "turn": self.turns,
             "max_turns_per_round": self._cap,
             "totals": list(self.totals),
-            "last_round": copy.deepcopy(self.round_results[-1]) if self.round_results else None,
+            "last_round": json.loads(self._last_round_json),
             "options": dict(self.options),
         }
 
@@ -237,9 +239,14 @@ class ThreeThirteenState(State):
         }
 
     def events(self, seat: int | None = None) -> list[Event]:
+        """The event log as `seat` saw it; None = public. Rendered incrementally: a referee
+        that asks before every decision pays only for the events since its last call."""
         if seat is not None:
             self._check_seat(seat)
-        return [_event_view(entry, seat) for entry in self._log]
+        rendered = self._rendered.setdefault(seat, [])
+        for entry in self._log[len(rendered):]:
+            rendered.append(_event_view(entry, seat))
+        return list(rendered)
 
     def full_events(self) -> list[Event]:
         """The event log with every private detail (for replays after the game, never for bots)."""
@@ -320,6 +327,7 @@ class ThreeThirteenState(State):
             "totals": list(self.totals),
         }
         self.round_results.append(result)
+        self._last_round_json = json.dumps(result)
         self._log.append(("round_end", result))
         self._legal = None
         if self.round == ROUNDS:

@@ -119,7 +119,8 @@ class _Problem:
     def __init__(self, hand: Sequence[int], wild_rank: int, ace_high: bool) -> None:
         self.ace_high = ace_high
         self.wilds = tuple(sorted(c for c in hand if c % 13 + 1 == wild_rank))
-        self.naturals = _component_order([c for c in hand if c % 13 + 1 != wild_rank], ace_high)
+        # Sorted first, so the arrangement does not depend on the order the hand was given in.
+        self.naturals = _component_order(sorted(c for c in hand if c % 13 + 1 != wild_rank), ace_high)
         self.values = tuple(card_penalty(c, ace_high) for c in self.naturals)
         self.groups_by_low: list[list[_Group]] = [[] for _ in self.naturals]
         for group in _enumerate_groups(self.naturals, self.values, len(self.wilds), ace_high):
