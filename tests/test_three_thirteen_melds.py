@@ -21,6 +21,19 @@ from three_thirteen_brute import brute_is_combination, brute_min_penalty
 NO_WILDS_HERE = 13
 
 
+def ranks_fit(meld, wild_rank, ace_high):
+    """The ranks a meld says its cards stand for are consistent with the cards."""
+    naturals = [(c, r) for c, r in zip(meld.cards, meld.ranks) if c % 13 + 1 != wild_rank]
+    for card, rank in naturals:
+        if rank != card % 13 + 1 and not (ace_high and card % 13 == 0 and rank == 14):
+            return False
+    if meld.kind == "run":
+        return list(meld.ranks) == list(range(meld.ranks[0], meld.ranks[0] + len(meld.ranks))) and (
+            1 <= meld.ranks[0] and meld.ranks[-1] <= (14 if ace_high else 13)
+        )
+    return len(set(meld.ranks)) == 1
+
+
 def arranged(text, wild_rank=NO_WILDS_HERE, ace_high=False):
     hand = parse_cards(text)
     result = best_arrangement(hand, wild_rank, ace_high)
@@ -29,6 +42,7 @@ def arranged(text, wild_rank=NO_WILDS_HERE, ace_high=False):
     assert sorted(laid) == sorted(hand)
     for meld in result.melds:
         assert brute_is_combination(meld.cards, wild_rank, ace_high), meld
+        assert ranks_fit(meld, wild_rank, ace_high), meld
     assert result.penalty == sum(card_penalty(c, ace_high) for c in result.deadwood)
     assert result.penalty == min_penalty(hand, wild_rank, ace_high)
     return result
@@ -268,6 +282,7 @@ def test_solver_matches_brute_force(case):
     assert result.penalty == expected == min_penalty(hand, wild_rank, ace_high)
     assert sorted([c for m in result.melds for c in m.cards] + list(result.deadwood)) == sorted(hand)
     assert all(brute_is_combination(m.cards, wild_rank, ace_high) for m in result.melds)
+    assert all(ranks_fit(m, wild_rank, ace_high) for m in result.melds)
     assert can_meld_all(hand, wild_rank, ace_high) == (expected == 0)
 
 
