@@ -1,11 +1,12 @@
-"""What a Docker bot costs: container start, removal, and a round trip over the attach socket.
+"""What a Docker bot costs: container start, removal, and a round trip of one message.
 
     python bench/docker_lifecycle.py [--starts N] [--round-trips N] [--json]
 
 An echo bot (python3, standard library) is started N times in the docker sandbox; each
 start is timed from `start()` to the first reply (create + attach + start + the bot's
 python start-up), and each `close()` (kill + wait + remove). Then one container answers
-many one-line messages; the same is done in the local sandbox for comparison. The
+many one-line messages, with stdin/stdout over named pipes (the default) and over the
+attach socket; the same is done in the local sandbox for comparison. The
 figures are in docs/performance.md ("Docker sandbox").
 """
 
@@ -47,9 +48,10 @@ def time_starts(bot: BotSpec, count: int) -> tuple[list[float], list[float]]:
     return starts, closes
 
 
-def time_round_trips(sandbox_name: str, bot: BotSpec, count: int) -> list[float]:
+def time_round_trips(sandbox_name: str, bot: BotSpec, count: int, **settings: str) -> list[float]:
     """Seconds per send_line + receive_line of one message, `count` times in one bot."""
-    settings = {"warn": False} if sandbox_name == "local" else {}
+    if sandbox_name == "local":
+        settings["warn"] = False
     process = get_sandbox(sandbox_name, **settings).start(bot, Limits())
     try:
         process.send_line(MESSAGE)
@@ -77,15 +79,19 @@ def main() -> None:
         (Path(folder) / "bot.py").write_text(ECHO)
         (Path(folder) / "bot.py").chmod(0o644)
         bot = BotSpec(name="echo", folder=Path(folder), command=("python3", "bot.py"))
-        starts, closes = time_starts(bot, args.starts)
-        docker_rtt = time_round_trips("docker", bot, args.round_trips)
+        # Round trips first: the engine keeps working for a while after removing containers.
+        docker_rtt = time_round_trips("docker", bot, args.round_trips, stdio="fifo")
+        attach_rtt = time_round_trips("docker", bot, args.round_trips, stdio="attach")
         local_rtt = time_round_trips("local", bot, args.round_trips)
+        starts, closes = time_starts(bot, args.starts)
     figures = {
         "docker_start_to_first_reply_median_ms": statistics.median(starts) * 1e3,
         "docker_start_to_first_reply_max_ms": max(starts) * 1e3,
         "docker_close_median_ms": statistics.median(closes) * 1e3,
         "docker_rtt_median_us": statistics.median(docker_rtt) * 1e6,
         "docker_rtt_p99_us": percentile(docker_rtt, 0.99) * 1e6,
+        "docker_attach_rtt_median_us": statistics.median(attach_rtt) * 1e6,
+        "docker_attach_rtt_p99_us": percentile(attach_rtt, 0.99) * 1e6,
         "local_rtt_median_us": statistics.median(local_rtt) * 1e6,
         "local_rtt_p99_us": percentile(local_rtt, 0.99) * 1e6,
     }
