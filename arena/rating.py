@@ -147,6 +147,14 @@ class Ratings:
         self.mpmath_updates: list[str] = []
         self.skipped_updates: list[str] = []
 
+    def copy(self) -> Ratings:
+        """An independent copy (same settings and environments)."""
+        twin = Ratings.__new__(Ratings)
+        twin.settings, twin._env, twin._mpmath_env = self.settings, self._env, self._mpmath_env
+        twin._ratings = dict(self._ratings)
+        twin.mpmath_updates, twin.skipped_updates = list(self.mpmath_updates), list(self.skipped_updates)
+        return twin
+
     def rating(self, bot: str) -> trueskill.Rating:
         """The bot's current rating (a new bot's prior if it has not played)."""
         rating = self._ratings.get(bot)
@@ -197,6 +205,85 @@ def competition_ranks(totals: Sequence[float]) -> list[int]:
     return [sum(other < total for other in totals) for total in totals]
 
 
+class RatingLedger:
+    """Ratings and counts kept up to date as results arrive in schedule order.
+
+    Feeding results one by one in schedule order gives exactly what `rate_results` gives
+    for the same results, so a Swiss runner can read the standings between rounds without
+    re-rating the whole tournament each time.
+    """
+
+    def __init__(self, settings: RatingSettings | None = None, *, duplicate: bool = False, bots: Iterable[str] = ()):
+        self.ratings = Ratings(settings)
+        self.duplicate = duplicate
+        self._bots = set(bots)
+        self._last: GameResult | None = None
+        self._deal: list[GameResult] = []  # rotations of the current duplicate deal
+        self._rated_deals: set[str] = set()
+        self._games: dict[str, int] = defaultdict(int)
+        self._wins: dict[str, int] = defaultdict(int)
+        self._place_sum: dict[str, int] = defaultdict(int)
+        self._forfeits: dict[str, int] = defaultdict(int)
+        self._score: dict[str, float] = defaultdict(float)
+
+    def add(self, result: GameResult) -> None:
+        """Take the next result in schedule order (a repeated or earlier key is refused)."""
+        if self._last is not None:
+            before, now = key_order(self._last.key), key_order(result.key)
+            if now == before:
+                raise ValueError(f"a game is stored once; game key {result.key} appears more than once")
+            if now < before:
+                raise ValueError(f"results must come in schedule order: {result.key} came after {self._last.key}")
+        self._last = result
+        size = len(result.bots)
+        for bot, place, forfeited in zip(result.bots, result.places, result.forfeits):
+            self._games[bot] += 1
+            self._wins[bot] += place == 1
+            self._place_sum[bot] += place
+            self._forfeits[bot] += forfeited
+            self._score[bot] += (size - place) / (size - 1)
+        if not self.duplicate:
+            self.ratings.update(result.bots, [place - 1 for place in result.places], label=result.key)
+            return
+        deal = result.deal or result.key
+        if self._deal and (self._deal[0].deal or self._deal[0].key) != deal:
+            self._close_deal()
+        if deal in self._rated_deals:
+            raise ValueError(f"the rotations of deal {deal!r} must come one after another; {result.key} came late")
+        self._deal.append(result)
+
+    def _close_deal(self) -> None:
+        _rate_deal(self.ratings, self._deal)
+        self._rated_deals.add(self._deal[0].deal or self._deal[0].key)
+        self._deal = []
+
+    def table(self) -> RatingTable:
+        """The standings now, best conservative rating first (a deal in progress counts as played so far)."""
+        ratings = self.ratings
+        if self._deal:  # rate the open deal on a copy: more rotations may still come
+            ratings = ratings.copy()
+            _rate_deal(ratings, self._deal)
+        lines = []
+        for bot in sorted(set(self._games) | self._bots):
+            rating = ratings.rating(bot)
+            games = self._games[bot]
+            lines.append(
+                BotStanding(
+                    bot=bot,
+                    mu=rating.mu,
+                    sigma=rating.sigma,
+                    conservative=rating.mu - 3 * rating.sigma,
+                    games=games,
+                    wins=self._wins[bot],
+                    average_place=self._place_sum[bot] / games if games else 0.0,
+                    forfeits=self._forfeits[bot],
+                    score=self._score[bot],
+                )
+            )
+        lines.sort(key=lambda line: (-line.conservative, -line.mu, line.bot))
+        return RatingTable(lines, tuple(ratings.mpmath_updates), tuple(ratings.skipped_updates))
+
+
 def rate_results(
     results: Iterable[GameResult],
     settings: RatingSettings | None = None,
@@ -208,55 +295,10 @@ def rate_results(
 
     `bots` lists bots to show even before their first game (a Swiss round 1 needs them).
     """
-    ordered = sorted(results, key=lambda result: key_order(result.key))
-    keys = [result.key for result in ordered]
-    repeated = sorted({key for key in keys if keys.count(key) > 1}) if len(set(keys)) != len(keys) else []
-    if repeated:
-        raise ValueError(f"a game is stored once; these game keys appear more than once: {', '.join(repeated)}")
-
-    ratings = Ratings(settings)
-    if duplicate:
-        by_deal: dict[str, list[GameResult]] = defaultdict(list)
-        for result in ordered:
-            by_deal[result.deal or result.key].append(result)
-        for games in by_deal.values():  # dicts keep insertion order: the deal's first game
-            _rate_deal(ratings, games)
-    else:
-        for result in ordered:
-            ratings.update(result.bots, [place - 1 for place in result.places], label=result.key)
-
-    games: dict[str, int] = defaultdict(int)
-    wins: dict[str, int] = defaultdict(int)
-    place_sum: dict[str, int] = defaultdict(int)
-    forfeits: dict[str, int] = defaultdict(int)
-    score: dict[str, float] = defaultdict(float)
-    for result in ordered:
-        size = len(result.bots)
-        for bot, place, forfeited in zip(result.bots, result.places, result.forfeits):
-            games[bot] += 1
-            wins[bot] += place == 1
-            place_sum[bot] += place
-            forfeits[bot] += forfeited
-            score[bot] += (size - place) / (size - 1)
-
-    standings = []
-    for bot in sorted(set(games) | set(bots)):
-        rating = ratings.rating(bot)
-        standings.append(
-            BotStanding(
-                bot=bot,
-                mu=rating.mu,
-                sigma=rating.sigma,
-                conservative=rating.mu - 3 * rating.sigma,
-                games=games[bot],
-                wins=wins[bot],
-                average_place=place_sum[bot] / games[bot] if games[bot] else 0.0,
-                forfeits=forfeits[bot],
-                score=score[bot],
-            )
-        )
-    standings.sort(key=lambda s: (-s.conservative, -s.mu, s.bot))
-    return RatingTable(standings, tuple(ratings.mpmath_updates), tuple(ratings.skipped_updates))
+    ledger = RatingLedger(settings, duplicate=duplicate, bots=bots)
+    for result in sorted(results, key=lambda result: key_order(result.key)):
+        ledger.add(result)
+    return ledger.table()
 
 
 def standings(

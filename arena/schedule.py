@@ -36,7 +36,7 @@ COMPLETE_LIMIT = 2000
 
 # Swiss pairing searches for the table split with the fewest repeated table-mates; on a
 # big field that search is cut after this many steps and the best split found is kept.
-SWISS_SEARCH_STEPS = 20_000
+SWISS_SEARCH_STEPS = 5_000
 
 # Improvement passes of pair swaps after the greedy social-golfer round.
 GOLFER_SWAP_PASSES = 4
@@ -617,7 +617,7 @@ def swiss_round(
         for entry in sorted(entries, key=lambda e: (-e.score, -e.conservative, tiebreak[e.bot]))
     ]
 
-    met: Counter[frozenset[str]] = Counter()
+    met: Counter[tuple[str, str]] = Counter()  # pair in sorted order -> tables shared
     seat_use: Counter[tuple[str, int]] = Counter()
     rounds_played: Counter[str] = Counter()
     seen_tables = set()
@@ -625,10 +625,8 @@ def swiss_round(
         if game.deal in seen_tables:
             continue  # rotations of one duplicate deal are one meeting
         seen_tables.add(game.deal)
-        for a, b in itertools.combinations(game.table, 2):
-            met[frozenset((a, b))] += 1
-        for bot in game.table:
-            rounds_played[bot] += 1
+        met.update(itertools.combinations(sorted(game.table), 2))
+        rounds_played.update(game.table)
     for game in history:
         for position, bot in enumerate(game.table):
             seat_use[(bot, position)] += 1
@@ -641,13 +639,19 @@ def swiss_round(
         sitting_out = [bot for bot in ranked if byes[bot] == fewest][-1]
         ranked = [bot for bot in ranked if bot != sitting_out]
 
+    # Once every pair has met f times, meeting an f+1-th time is the repeat to avoid: only
+    # meetings beyond the fewest any pair has had count, so "no repeat" stays reachable.
+    # (The number of pairs seated is fixed, so this ranks splits as the raw counts do.)
+    pairs = itertools.combinations(sorted(ranked), 2)
+    fewest_meetings = min((met[pair] for pair in pairs), default=0)
+    excess = {pair: count - fewest_meetings for pair, count in met.items() if count > fewest_meetings}
     sizes = swiss_table_sizes(len(ranked), seats)
-    tables = _swiss_split(ranked, sizes, met)
+    tables = _swiss_split(ranked, sizes, excess)
     seated = [_seat_by_use(table, seat_use) for table in tables]
     return _games([seated], seed, duplicate, first_round=round)
 
 
-def _swiss_split(ranked: list[str], sizes: list[int], met: Counter[frozenset[str]]) -> list[tuple[str, ...]]:
+def _swiss_split(ranked: list[str], sizes: list[int], met: dict[tuple[str, str], int]) -> list[tuple[str, ...]]:
     """Split ranked bots into tables of `sizes`, fewest earlier meetings, else closest to rank.
 
     Each table takes the best-ranked bot left and then members in rank order, so the first
@@ -659,7 +663,7 @@ def _swiss_split(ranked: list[str], sizes: list[int], met: Counter[frozenset[str
     steps = 0
 
     def meetings(bot: str, members: list[str]) -> int:
-        return sum(met[frozenset((bot, other))] for other in members)
+        return sum(met.get((bot, other) if bot < other else (other, bot), 0) for other in members)
 
     def place(remaining: list[str], sizes_left: tuple[int, ...], tables: list[tuple[str, ...]], cost: int) -> bool:
         """Returns True when the search should stop (perfect split found or steps used)."""
@@ -711,7 +715,7 @@ def _swiss_split(ranked: list[str], sizes: list[int], met: Counter[frozenset[str
     return best
 
 
-def _swap_out_repeats(tables: list[tuple[str, ...]], met: Counter[frozenset[str]]) -> list[tuple[str, ...]]:
+def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[tuple[str, str], int]) -> list[tuple[str, ...]]:
     """Swap bots between tables, nearest tables first, while that lowers earlier meetings.
 
     Used when the split search ran out of steps on a big field: its bottom tables may keep
@@ -720,24 +724,31 @@ def _swap_out_repeats(tables: list[tuple[str, ...]], met: Counter[frozenset[str]
     seated = [list(table) for table in tables]
 
     def meetings(bot: str, others: Iterable[str]) -> int:
-        return sum(met[frozenset((bot, other))] for other in others if other != bot)
+        return sum(met.get((bot, other) if bot < other else (other, bot), 0) for other in others if other != bot)
 
-    pairs = sorted(itertools.combinations(range(len(seated)), 2), key=lambda ij: (ij[1] - ij[0], ij))
-    improved = True
-    while improved:
-        improved = False
-        for i, j in pairs:
-            for x_at, x in enumerate(seated[i]):
-                for y_at, y in enumerate(seated[j]):
-                    rest_i = [bot for bot in seated[i] if bot != x]
-                    rest_j = [bot for bot in seated[j] if bot != y]
-                    before = meetings(x, rest_i) + meetings(y, rest_j)
-                    after = meetings(y, rest_i) + meetings(x, rest_j)
-                    if after < before:
-                        seated[i][x_at], seated[j][y_at] = y, x
-                        x = y
-                        improved = True
+    while _one_improving_swap(seated, meetings):
+        pass
     return [tuple(table) for table in seated]
+
+
+def _one_improving_swap(seated: list[list[str]], meetings) -> bool:
+    """Make the first swap (nearest table first) that lowers the meetings; False if none."""
+    for i, table_i in enumerate(seated):
+        for x_at, x in enumerate(table_i):
+            rest_i = [bot for bot in table_i if bot != x]
+            x_here = meetings(x, rest_i)
+            if not x_here:  # only a bot that meets someone again is worth moving
+                continue
+            for j in sorted(range(len(seated)), key=lambda j: (abs(j - i), j)):
+                if j == i:
+                    continue
+                table_j = seated[j]
+                for y_at, y in enumerate(table_j):
+                    rest_j = [bot for bot in table_j if bot != y]
+                    if meetings(y, rest_i) + meetings(x, rest_j) < x_here + meetings(y, rest_j):
+                        table_i[x_at], table_j[y_at] = y, x
+                        return True
+    return False
 
 
 def _seat_by_use(table: tuple[str, ...], seat_use: Counter[tuple[str, int]]) -> tuple[str, ...]:

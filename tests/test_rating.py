@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from arena.rating import (
     GameResult,
+    RatingLedger,
     Ratings,
     RatingSettings,
     RatingSettingsError,
@@ -228,8 +229,34 @@ def test_an_update_no_backend_can_compute_is_skipped_and_listed_not_raised(monke
 
 def test_a_game_key_stored_twice_is_refused():
     result = GameResult("00001-00001-0", ("a", "b"), (1, 2))
-    with pytest.raises(ValueError, match="more than once: 00001-00001-0"):
+    with pytest.raises(ValueError, match="game key 00001-00001-0 appears more than once"):
         standings([result, result])
+
+
+def test_the_ledger_refuses_a_result_out_of_schedule_order():
+    ledger = RatingLedger()
+    ledger.add(GameResult("00002-00001-0", ("a", "b"), (1, 2)))
+    with pytest.raises(ValueError, match="schedule order: 00001-00003-0 came after 00002-00001-0"):
+        ledger.add(GameResult("00001-00003-0", ("a", "b"), (1, 2)))
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_the_ledger_between_rounds_equals_rating_everything_so_far(duplicate):
+    rng = random.Random(4)
+    bots = ["a", "b", "c", "d", "e"]
+    ledger = RatingLedger(duplicate=duplicate, bots=bots)
+    so_far = []
+    for round_no in range(1, 5):
+        table = tuple(rng.sample(bots, 3))
+        for rotation in range(3 if duplicate else 1):
+            places = [1, 2, 3]
+            rng.shuffle(places)
+            seated = table[-rotation:] + table[:-rotation] if rotation else table
+            result = GameResult(f"{round_no:05d}-00001-{rotation}", seated, tuple(places), deal=f"{round_no:05d}-00001")
+            ledger.add(result)
+            so_far.append(result)
+            # Mid-deal too: the open deal counts as played so far, and is not rated twice.
+            assert ledger.table() == rate_results(so_far, duplicate=duplicate, bots=bots)
 
 
 @pytest.mark.parametrize(

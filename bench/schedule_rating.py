@@ -1,0 +1,102 @@
+"""Cost of scheduling and rating per game: 64 bots, about 5,000 four-seat games.
+
+    python bench/schedule_rating.py [--bots 64] [--games 5000] [--seats 4] [--json]
+
+Prints milliseconds per game for each schedule format (built whole, or round by round for
+Swiss, reading the standings from a RatingLedger between rounds), for one TrueSkill rate()
+of a four-seat game, and for rating all stored results at once.
+Places are random: this measures cost, not accuracy (bench/tournament.py will).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena.rating import GameResult, RatingLedger, Ratings, rate_results  # noqa: E402
+from arena.schedule import gauntlet, round_robin, swiss_round  # noqa: E402
+
+
+def random_result(game, rng: random.Random) -> GameResult:
+    places = list(range(1, len(game.table) + 1))
+    rng.shuffle(places)
+    return GameResult(game.key, game.table, tuple(places), deal=game.deal)
+
+
+def timed(make):
+    start = time.perf_counter()
+    value = make()
+    return value, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bots", type=int, default=64)
+    parser.add_argument("--games", type=int, default=5000)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    bots = [f"bot{i:02d}" for i in range(args.bots)]
+    tables_per_round = args.bots // args.seats
+    rounds = math.ceil(args.games / tables_per_round)
+    rng = random.Random(1)
+    figures: dict[str, float] = {}
+
+    games, seconds = timed(lambda: round_robin(bots, args.seats, seed=1, rounds=rounds))
+    figures["round_robin_ms_per_game"] = 1000 * seconds / len(games)
+    dup_rounds = math.ceil(rounds / args.seats)
+    dup_games, seconds = timed(lambda: round_robin(bots, args.seats, seed=1, rounds=dup_rounds, duplicate=True))
+    figures["round_robin_duplicate_ms_per_game"] = 1000 * seconds / len(dup_games)
+    challengers, field = bots[:4], bots[4:]
+    per_round = len(challengers) * math.ceil(len(field) / (args.seats - 1))
+    gauntlet_games, seconds = timed(
+        lambda: gauntlet(challengers, field, args.seats, seed=1, rounds=math.ceil(args.games / per_round))
+    )
+    figures["gauntlet_ms_per_game"] = 1000 * seconds / len(gauntlet_games)
+
+    # Swiss as the runner would do it: standings from the ledger, pair, play, feed results.
+    history, ledger = [], RatingLedger(bots=bots)
+    pairing = rating = 0.0
+    for round_no in range(1, rounds + 1):
+        table, seconds = timed(ledger.table)
+        rating += seconds
+        new, seconds = timed(lambda: swiss_round(table.standings, args.seats, round=round_no, seed=1, history=history))
+        pairing += seconds
+        history += new
+        start = time.perf_counter()
+        for game in new:
+            ledger.add(random_result(game, rng))
+        rating += time.perf_counter() - start
+    figures["swiss_pairing_ms_per_game"] = 1000 * pairing / len(history)
+    figures["swiss_rating_ms_per_game"] = 1000 * rating / len(history)
+
+    results = [random_result(game, rng) for game in games]
+    ratings = Ratings()
+    start = time.perf_counter()
+    for result in results:
+        ratings.update(result.bots, [place - 1 for place in result.places])
+    figures["rate_one_game_ms"] = 1000 * (time.perf_counter() - start) / len(results)
+    _, seconds = timed(lambda: rate_results(results))
+    figures["rate_results_ms_per_game"] = 1000 * seconds / len(results)
+    dup_results = [random_result(game, rng) for game in dup_games]
+    _, seconds = timed(lambda: rate_results(dup_results, duplicate=True))
+    figures["rate_results_duplicate_ms_per_game"] = 1000 * seconds / len(dup_results)
+
+    figures = {name: round(value, 4) for name, value in figures.items()}
+    if args.json:
+        print(json.dumps({"bots": args.bots, "seats": args.seats, "games": len(games), **figures}))
+        return
+    print(f"{args.bots} bots, {args.seats} seats, {len(games)} games (ms per game)")
+    for name, value in figures.items():
+        print(f"  {name:42} {value:8.4f}")
+
+
+if __name__ == "__main__":
+    main()
