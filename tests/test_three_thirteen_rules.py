@@ -14,7 +14,7 @@ import pytest
 
 from engine import BadOption, GameError, IllegalAction, get_game
 from engine.players import random_action
-from engine.three_thirteen import GAME, card_id, parse_cards
+from engine.three_thirteen import GAME, parse_cards
 
 DRAW_STOCK = {"type": "draw", "source": "stock"}
 DRAW_DISCARD = {"type": "draw", "source": "discard"}

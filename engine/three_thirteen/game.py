@@ -109,7 +109,7 @@ class ThreeThirteenState(State):
         self._rendered: dict[int | None, list[Event]] = {}
         self._last_round_json = "null"  # the last round's result, copied out per observation
         self._legal: list[Action] | None = None
-        self._legal_index: dict[tuple[str, Any], Action] = {}
+        self._legal_keys: set[tuple[str, Any]] = set()
         if deal:
             self._start_round()
 
@@ -131,18 +131,23 @@ class ThreeThirteenState(State):
         """Apply the current player's action; IllegalAction (state unchanged) if not legal now.
 
         Same contract as `State.apply`, with an O(1) lookup instead of a scan of the legal
-        list, and stricter: a card id must be an int (not a bool or a float).
+        list, and stricter: a card id must be an int (not a bool or a float). Legal-action
+        dicts are cached per position: read them, do not modify them.
         """
         if self.phase == OVER:
             raise IllegalAction("the game is over; no action is legal")
         if self._legal is None:
             self._build_legal()
-        known = self._legal_index.get(_action_key(action))  # type: ignore[arg-type]
-        if known is None:
+        key = _action_key(action)
+        if key not in self._legal_keys:
             raise IllegalAction(self._why_illegal(action))
+        # A fresh dict built from the key: nothing the caller holds can alter what is applied
+        # or recorded afterwards.
+        kind, what = key  # type: ignore[misc]
+        taken: Action = {"type": kind, "source": what} if kind == "draw" else {"type": kind, "card": what}
         seat = self.current
-        self._apply(known)
-        self.history.append((seat, known))  # type: ignore[arg-type]
+        self._apply(taken)
+        self.history.append((seat, taken))  # type: ignore[arg-type]
 
     def _apply(self, action: Action) -> None:
         kind = action["type"]
@@ -358,8 +363,8 @@ class ThreeThirteenState(State):
                     if c != barred
                 ]
         self._legal = legal
-        self._legal_index = {
-            (a["type"], a["source"] if a["type"] == "draw" else a["card"]): a for a in legal
+        self._legal_keys = {
+            (a["type"], a["source"] if a["type"] == "draw" else a["card"]) for a in legal
         }
 
     def _why_illegal(self, action: Any) -> str:
