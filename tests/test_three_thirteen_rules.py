@@ -442,3 +442,13 @@ def test_every_hand_scored_at_a_rounds_end_is_public():
     public = last_event(state, "round_end")
     assert sorted(ids(public["hands"][1]["deadwood"])) == sorted(parse_cards("3S 8S KD"))
     assert state.observation(0)["last_round"] == {k: v for k, v in public.items() if k != "type"}
+
+
+def test_changing_a_returned_legal_action_cannot_change_what_is_played():
+    state = position(["2C 5D 9H", "3S 8S KD"], "4C JH", "6H", dealer=1)
+    state.apply(DRAW_STOCK)
+    legal = state.legal_actions()
+    legal[0]["card"] = one("KD")  # a hostile caller edits the list it was given
+    state.apply(discard(one("2C")))
+    assert one("2C") in state.discard_pile and one("KD") in state.hands[1]
+    assert state.history[-1] == (0, discard(one("2C")))
