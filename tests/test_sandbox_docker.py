@@ -285,6 +285,8 @@ def test_silent_bot_times_out_and_its_container_is_removed(engine, sandbox, tmp_
     assert process.close() is None
     assert process.close() is None  # idempotent
     assert not exists(engine, process.id)
+    with pytest.raises(SandboxError, match="already closed"):
+        process.receive_line(1)
 
 
 def test_stdout_and_stderr_are_told_apart_and_the_log_is_capped(sandbox, tmp_path):
@@ -513,6 +515,10 @@ def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
         sandbox.start(bot, LIMITS)
     assert fault.value.reason is Reason.CRASH
     assert "did not build" in fault.value.detail and "exit 7" in fault.value.detail
+    began = time.monotonic()
+    with pytest.raises(BotFault, match="did not build"):
+        sandbox.start(bot, LIMITS)  # a restart after the fault: not built again
+    assert time.monotonic() - began < 0.5
     outside = BotSpec(name="sneaky", folder=folder, command=("python3", "bot.py"), dockerfile="../Dockerfile")
     with pytest.raises(BotFault, match="not a file inside its folder"):
         sandbox.start(outside, LIMITS)

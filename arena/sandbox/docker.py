@@ -154,6 +154,7 @@ class DockerSandbox(Sandbox):
         self.image = image or default_image()
         self.stdio = stdio
         self._facts: dict[str, dict[str, Any]] = {}
+        self._failed_builds: dict[str, BotFault] = {}
         self._base_url = base_url
         self._client = client
         self._checked_image = False
@@ -231,6 +232,8 @@ class DockerSandbox(Sandbox):
                 f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
             )
         tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
+        if tag in self._failed_builds:  # a bot restarted after a fault: do not build again
+            raise self._failed_builds[tag]
         try:
             self.client.images.get(tag)
             return tag
@@ -256,7 +259,8 @@ class DockerSandbox(Sandbox):
             last = next((str(step.get("error") or step.get("stream", "")).strip()
                          for step in reversed(list(error.build_log))
                          if str(step.get("error") or step.get("stream", "")).strip()), str(error))
-            raise BotFault(Reason.CRASH, f"its Dockerfile did not build: {last}") from None
+            self._failed_builds[tag] = BotFault(Reason.CRASH, f"its Dockerfile did not build: {last}")
+            raise self._failed_builds[tag] from None
         except _ENGINE_ERRORS as error:
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
         return tag
@@ -543,6 +547,7 @@ class DockerBotProcess(BotProcess):
 
     def receive_line(self, timeout_s: float) -> bytes:
         """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
+        self._check_open()
         if self._fault is not None:
             raise self._fault
         deadline = time.monotonic() + max(0.0, timeout_s)
@@ -563,6 +568,10 @@ class DockerBotProcess(BotProcess):
                 self._fault = fault
             raise
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SandboxError(f"the container {self.container.name} was already closed (arena's mistake)")
+
     def _end_fault(self) -> BotFault:
         """Why the bot's output ended: OUT_OF_MEMORY, or CRASH with its exit code / signal."""
         try:
@@ -582,6 +591,7 @@ class DockerBotProcess(BotProcess):
     # -- writing -----------------------------------------------------------------------------
     def send_line(self, line: bytes) -> None:
         """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
+        self._check_open()
         if self._fault is not None:
             raise self._fault
         self._stdout.start_decision()
