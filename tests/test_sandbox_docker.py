@@ -9,8 +9,8 @@ sandbox live elsewhere; these are the Docker specifics.
 from __future__ import annotations
 
 import os
-import struct
 import socket
+import struct
 import subprocess
 import sys
 import textwrap
@@ -31,7 +31,9 @@ from arena.sandbox.docker import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
+LIMITS = Limits(
+    startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48
+)
 
 
 def _engine_problem() -> str | None:
@@ -121,7 +123,12 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
             assert sorted(host["Binds"]) == sorted(
                 [f"{bot.folder.resolve()}:/bot:ro", f"{process.io_dir}:/arena-io:ro"]
             )
-            assert config["Entrypoint"] == ["/bin/sh", "-c", 'exec "$@" </arena-io/in >/arena-io/out', "arena-stdio"]
+            assert config["Entrypoint"] == [
+                "/bin/sh",
+                "-c",
+                'exec "$@" </arena-io/in >/arena-io/out',
+                "arena-stdio",
+            ]
             assert config["Cmd"] == ["python3", "bot.py"]
             assert config["OpenStdin"] is False
             assert sorted(os.listdir(process.io_dir)) == ["in", "out"]
@@ -213,7 +220,9 @@ input()
 """
 
 
-def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sandbox, tmp_path):
+def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(
+    sandbox, tmp_path
+):
     (tmp_path / "secret").write_text("another bot's file")
     process = sandbox.start(make_bot(tmp_path / "probe", PROBE), LIMITS)
     try:
@@ -228,7 +237,10 @@ def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sa
     assert report["cap_eff"] == "0000000000000000"
     assert report["no_new_privs"] == "1"
     assert report["interfaces"] == ["lo"]
-    assert report["connect"] in ("OSError", "ConnectionRefusedError") or "Unreachable" in report["connect"]
+    assert (
+        report["connect"] in ("OSError", "ConnectionRefusedError")
+        or "Unreachable" in report["connect"]
+    )
     assert report["write_root"] in ("OSError", "PermissionError")  # EROFS / EACCES
     assert report["write_bot"] in ("OSError", "PermissionError")
     assert report["write_tmp"] == "ok"
@@ -259,7 +271,9 @@ def test_memory_hog_is_reported_as_out_of_memory(engine, sandbox, tmp_path):
         ("os.kill(os.getpid(), signal.SIGSEGV)", "was killed by signal SIGSEGV"),
     ],
 )
-def test_exit_mid_game_is_a_crash_with_its_code_or_signal(engine, sandbox, tmp_path, ending, detail):
+def test_exit_mid_game_is_a_crash_with_its_code_or_signal(
+    engine, sandbox, tmp_path, ending, detail
+):
     code = f"import os, signal, sys\nprint('ready', flush=True)\ninput()\n{ending}\n"
     process = sandbox.start(make_bot(tmp_path / "quitter", code), LIMITS)
     assert process.receive_line(LIMITS.startup_s) == b"ready"
@@ -272,7 +286,9 @@ def test_exit_mid_game_is_a_crash_with_its_code_or_signal(engine, sandbox, tmp_p
 
 
 def test_silent_bot_times_out_and_its_container_is_removed(engine, sandbox, tmp_path):
-    process = sandbox.start(make_bot(tmp_path / "sleeper", "import time\ntime.sleep(600)\n"), LIMITS)
+    process = sandbox.start(
+        make_bot(tmp_path / "sleeper", "import time\ntime.sleep(600)\n"), LIMITS
+    )
     began = time.monotonic()
     with pytest.raises(BotFault) as fault:
         process.receive_line(0.5)
@@ -313,7 +329,10 @@ def test_stdout_and_stderr_are_told_apart_and_the_log_is_capped(sandbox, tmp_pat
 
 def test_endless_line_is_an_output_limit(engine, sandbox, tmp_path):
     flood = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
-    process = sandbox.start(make_bot(tmp_path / "flood", flood), Limits(startup_s=20, max_line_bytes=1 << 20))
+    process = sandbox.start(
+        make_bot(tmp_path / "flood", flood),
+        Limits(startup_s=20, max_line_bytes=1 << 20),
+    )
     with pytest.raises(BotFault) as fault:
         process.receive_line(20)
     assert fault.value.reason is Reason.OUTPUT_LIMIT
@@ -323,8 +342,14 @@ def test_endless_line_is_an_output_limit(engine, sandbox, tmp_path):
 
 def test_bot_answering_while_we_write_does_not_deadlock(sandbox, tmp_path):
     # The bot writes 2 MB before it reads anything: send_line must drain while it writes.
-    eager = "import sys\nsys.stdout.write(('y' * 1000 + '\\n') * 2000); sys.stdout.flush()\n" + ECHO
-    process = sandbox.start(make_bot(tmp_path / "eager", eager), Limits(startup_s=20, max_decision_bytes=8 << 20))
+    eager = (
+        "import sys\nsys.stdout.write(('y' * 1000 + '\\n') * 2000); sys.stdout.flush()\n"
+        + ECHO
+    )
+    process = sandbox.start(
+        make_bot(tmp_path / "eager", eager),
+        Limits(startup_s=20, max_decision_bytes=8 << 20),
+    )
     try:
         process.send_line(b"z" * (512 << 10))
         lines = [process.receive_line(10) for _ in range(2001)]
@@ -345,15 +370,23 @@ os.kill(os.getpid(), signal.SIGKILL)  # no close(), no atexit: a killed run
 """
 
 
-def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, sandbox, tmp_path):
+def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(
+    engine, sandbox, tmp_path
+):
     folder = make_bot(tmp_path / "orphan", ECHO).folder
     run = subprocess.run(
-        [sys.executable, "-c", KILLED_RUN, str(folder)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", KILLED_RUN, str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert run.returncode == -9, run.stderr
     orphan = run.stdout.strip()
     assert exists(engine, orphan)
-    io_dir = engine.containers.get(orphan).labels["arena.io"]  # the default stdio here: pipes
+    io_dir = engine.containers.get(orphan).labels[
+        "arena.io"
+    ]  # the default stdio here: pipes
     assert Path(io_dir).is_dir()
     live = sandbox.start(make_bot(tmp_path / "live", ECHO), LIMITS)
     try:
@@ -371,13 +404,20 @@ def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, san
 def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
     import docker
 
-    labels = {LABEL: "docker", OWNER_LABEL: f"{socket.gethostname()}:999999999:1"}  # no such pid
+    labels = {
+        LABEL: "docker",
+        OWNER_LABEL: f"{socket.gethostname()}:999999999:1",
+    }  # no such pid
     containers = [
-        engine.containers.create(default_image(), ["true"], labels=labels, network_mode="none")
+        engine.containers.create(
+            default_image(), ["true"], labels=labels, network_mode="none"
+        )
         for _ in range(2)
     ]
     foreign = engine.containers.create(
-        default_image(), ["true"], network_mode="none",
+        default_image(),
+        ["true"],
+        network_mode="none",
         labels={LABEL: "docker", OWNER_LABEL: "another-machine:1:1"},
     )
     try:
@@ -398,7 +438,9 @@ def test_unreachable_engine_is_a_sandbox_error(tmp_path):
         get_sandbox("docker", base_url="tcp://127.0.0.1:9").cleanup_leftovers()
 
 
-def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, tmp_path):
+def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(
+    engine, tmp_path
+):
     bot = make_bot(tmp_path / "echo", ECHO)
     with pytest.raises(SandboxError, match=r"docker-up.*python:3\.12-slim"):
         DockerSandbox(image="arena-no-such-image:0").start(bot, LIMITS)
@@ -425,7 +467,9 @@ class EngineProxy:
             upstream.connect(self.target)
             self.sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+                threading.Thread(
+                    target=self._relay, args=(source, sink), daemon=True
+                ).start()
 
     @staticmethod
     def _relay(source, sink):
@@ -451,7 +495,9 @@ class EngineProxy:
 
 
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])
-def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path, stdio):
+def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(
+    engine, tmp_path, stdio
+):
     proxy = EngineProxy(tmp_path / "engine.sock")
     sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio=stdio)
     process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
@@ -469,19 +515,29 @@ def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, 
         engine.containers.get(process.id).remove(force=True)
 
 
-DOCKERFILE_BOT = """
+DOCKERFILE_BOT = (
+    """
 import sys
 print(open("/app/greeting.txt").read().strip(), flush=True)
-""" + ECHO
+"""
+    + ECHO
+)
 
 
-def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
+def test_bot_image_is_built_from_its_dockerfile_once_per_content(
+    engine, sandbox, tmp_path
+):
     folder = tmp_path / "built"
     make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
     (folder / "Dockerfile").write_text(
         f"FROM {default_image()}\nCOPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
     )
-    bot = BotSpec(name="built", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    bot = BotSpec(
+        name="built",
+        folder=folder,
+        command=("python3", "bot.py"),
+        dockerfile="Dockerfile",
+    )
     tag = sandbox.image_for(bot)
     assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
     image_id = engine.images.get(tag).id
@@ -491,18 +547,22 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox
             assert process.receive_line(LIMITS.startup_s) == b"hello from my image"
             process.container.reload()
             binds = process.container.attrs["HostConfig"]["Binds"] or []
-            assert not any(bind.endswith(":/bot:ro") for bind in binds)  # baked in, not mounted
+            assert not any(
+                bind.endswith(":/bot:ro") for bind in binds
+            )  # baked in, not mounted
             assert process.container.attrs["HostConfig"]["ReadonlyRootfs"] is True
         finally:
             process.close()
         began = time.monotonic()
-        assert sandbox.image_for(bot) == tag  # cached: same content, same image, no build
+        assert (
+            sandbox.image_for(bot) == tag
+        )  # cached: same content, same image, no build
         assert time.monotonic() - began < 1.0
         assert engine.images.get(tag).id == image_id
         (folder / "greeting.txt").write_text("changed\n")
         assert sandbox.image_for(bot) != tag
     finally:
-        for image in engine.images.list(filters={"label": f"arena.bot=built"}):
+        for image in engine.images.list(filters={"label": "arena.bot=built"}):
             engine.images.remove(image.id, force=True)
 
 
@@ -510,7 +570,12 @@ def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
     folder = tmp_path / "broken"
     make_bot(folder, ECHO)
     (folder / "Dockerfile").write_text(f"FROM {default_image()}\nRUN exit 7\n")
-    bot = BotSpec(name="broken", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    bot = BotSpec(
+        name="broken",
+        folder=folder,
+        command=("python3", "bot.py"),
+        dockerfile="Dockerfile",
+    )
     with pytest.raises(BotFault) as fault:
         sandbox.start(bot, LIMITS)
     assert fault.value.reason is Reason.CRASH
@@ -519,7 +584,12 @@ def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
     with pytest.raises(BotFault, match="did not build"):
         sandbox.start(bot, LIMITS)  # a restart after the fault: not built again
     assert time.monotonic() - began < 0.5
-    outside = BotSpec(name="sneaky", folder=folder, command=("python3", "bot.py"), dockerfile="../Dockerfile")
+    outside = BotSpec(
+        name="sneaky",
+        folder=folder,
+        command=("python3", "bot.py"),
+        dockerfile="../Dockerfile",
+    )
     with pytest.raises(BotFault, match="not a file inside its folder"):
         sandbox.start(outside, LIMITS)
 
@@ -542,7 +612,10 @@ def print_mirror(apt_dir: Path, suite: str = "bookworm") -> str:
     run = subprocess.run(
         [str(REPO / ".ci" / "docker-up"), "--print-mirror"],
         env={**os.environ, "ARENA_APT_DIR": str(apt_dir), "ARENA_BASE_SUITE": suite},
-        capture_output=True, text=True, timeout=30, check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
     )
     return run.stdout.strip()
 
@@ -560,7 +633,10 @@ def test_docker_up_reads_the_mirror_from_deb822_sources(tmp_path):
         "deb http://ignored.example/debian bookworm main\n"
     )
     assert print_mirror(tmp_path) == "http://mirror.example/debian"
-    assert print_mirror(tmp_path, "bookworm-security") == "http://security.example/debian-security"
+    assert (
+        print_mirror(tmp_path, "bookworm-security")
+        == "http://security.example/debian-security"
+    )
     assert print_mirror(tmp_path, "trixie") == ""
 
 
@@ -575,13 +651,22 @@ def test_docker_up_reads_the_mirror_from_one_line_sources(tmp_path):
 
 def test_docker_up_writes_no_host_name():
     script = (REPO / ".ci" / "docker-up").read_text()
-    assert "debian.org" not in script and "docker.io/" not in script and "http://" not in script
+    assert (
+        "debian.org" not in script
+        and "docker.io/" not in script
+        and "http://" not in script
+    )
 
 
-def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(engine, sandbox, tmp_path):
+def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(
+    engine, sandbox, tmp_path
+):
     bot = make_bot(tmp_path / "private", ECHO)
     (bot.folder / "bot.py").chmod(0o600)
-    with pytest.raises(SandboxError, match=r"bot\.py is not readable by the container's user.*chmod -R a\+rX"):
+    with pytest.raises(
+        SandboxError,
+        match=r"bot\.py is not readable by the container's user.*chmod -R a\+rX",
+    ):
         sandbox.start(bot, LIMITS)
     assert engine.containers.list(all=True, filters={"label": "arena.bot=probe"}) == []
 
@@ -621,17 +706,20 @@ def test_frames_split_anywhere_are_demultiplexed_into_lines_and_log(piece):
         frame(1, b'{"a": 1}\n{"b"')
         + frame(2, b"thinking...\n")
         + frame(1, b"")
-        + frame(1, b': 2}\n')
+        + frame(1, b": 2}\n")
         + frame(2, b"done\n")
     )
     for start in range(0, len(stream), piece):
-        engine_end.sendall(stream[start:start + piece])
+        engine_end.sendall(stream[start : start + piece])
     engine_end.close()
     assert process.receive_line(5) == b'{"a": 1}'
     assert process.receive_line(5) == b'{"b": 2}'
     with pytest.raises(BotFault) as fault:
         process.receive_line(5)
-    assert (fault.value.reason, fault.value.detail) == (Reason.CRASH, "was killed by signal SIGKILL")
+    assert (fault.value.reason, fault.value.detail) == (
+        Reason.CRASH,
+        "was killed by signal SIGKILL",
+    )
     assert process.stderr_text() == "thinking...\ndone\n"
     assert process.close() is None and container.removed
 
@@ -639,12 +727,15 @@ def test_frames_split_anywhere_are_demultiplexed_into_lines_and_log(piece):
 def test_output_ending_with_an_oom_kill_is_out_of_memory_without_an_engine():
     ours, engine_end = socket.socketpair()
     container = FakeContainer(status=137, oom=True)
-    process = DockerBotProcess(DockerSandbox(client=object()), container, ours, Limits(memory_mb=64))
+    process = DockerBotProcess(
+        DockerSandbox(client=object()), container, ours, Limits(memory_mb=64)
+    )
     engine_end.close()
     with pytest.raises(BotFault) as fault:
         process.receive_line(5)
     assert (fault.value.reason, fault.value.detail) == (
-        Reason.OUT_OF_MEMORY, "was killed for using more than 64 MB"
+        Reason.OUT_OF_MEMORY,
+        "was killed for using more than 64 MB",
     )
     assert process.close() is Reason.OUT_OF_MEMORY
 
@@ -655,7 +746,12 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
     (folder / "Dockerfile").write_text(
         f'FROM {default_image()}\nCOPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
     )
-    bot = BotSpec(name="shell-less", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    bot = BotSpec(
+        name="shell-less",
+        folder=folder,
+        command=("python3", "bot.py"),
+        dockerfile="Dockerfile",
+    )
     try:
         process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"
         try:
@@ -672,5 +768,7 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
 
 
 def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():
-    with pytest.raises(ValueError, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"):
+    with pytest.raises(
+        ValueError, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"
+    ):
         DockerSandbox(stdio="pipe")

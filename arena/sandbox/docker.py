@@ -9,9 +9,10 @@ user nobody (65534), an init process, rlimits (open files, file size, CPU, no co
 log driver off, and arena's labels. stderr comes over the attach socket, opened before
 the container starts (else the first output can be lost), whose frames are demultiplexed
 here; its end says the container ended. stdin/stdout go, when the image has /bin/sh and
-arena runs as root, through two named pipes on a read-only mount (`/arena-io`), which
-the bot's shell-less `exec` redirect turns into its stdin/stdout: a round trip then costs
-what local pipes cost, instead of two extra copies through the engine. Otherwise they
+arena runs as root, through two named pipes on a read-only mount (`/arena-io`), made
+the bot's stdin/stdout by `sh -c 'exec "$@" <in >out'` (the shell replaces itself with
+the bot): a round trip then costs what local pipes cost, instead of two extra copies
+through the engine. Otherwise they
 go over the attach socket too (`stdio="attach"` forces that). Both feed the same
 `LineBuffer`/`StderrLog` as the local sandbox.
 
@@ -44,13 +45,23 @@ import docker.errors
 import requests
 from docker.types import Ulimit
 
-from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox, SandboxError
+from arena.sandbox.base import (
+    BotFault,
+    BotProcess,
+    BotSpec,
+    Limits,
+    Reason,
+    Sandbox,
+    SandboxError,
+)
 from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit
 
 DEFAULT_IMAGE = "arena-base:bookworm"
 IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
 LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
-OWNER_LABEL = "arena.owner"  # "host:pid:process start time" of the run that made a container
+OWNER_LABEL = (
+    "arena.owner"  # "host:pid:process start time" of the run that made a container
+)
 BOT_LABEL = "arena.bot"
 BOT_MOUNT = "/bot"
 IO_MOUNT = "/arena-io"  # the bot's stdin/stdout pipes, when used
@@ -62,7 +73,9 @@ USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
 API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
 BUILD_TIMEOUT_S = 900
 
-_FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
+_FRAME_HEADER = struct.Struct(
+    ">BxxxL"
+)  # stream (1 stdout, 2 stderr), 3 pad bytes, length
 _STDOUT, _STDERR = 1, 2
 
 # What the SDK and requests raise when the engine is gone or misbehaves.
@@ -106,7 +119,7 @@ def folder_digest(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(b"x" if os.access(path, os.X_OK) else b"-")
+        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
@@ -118,7 +131,10 @@ def _check_readable_by_anyone(folder: Path) -> None:
     if not folder.is_dir():
         raise SandboxError(f"the bot folder {folder} does not exist")
     for path in [folder, *folder.rglob("*")]:
-        mode = path.stat().st_mode
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue  # a dangling link: nothing to read either way
         needed = 0o005 if path.is_dir() else 0o004  # others: r-x on folders, r on files
         if mode & needed != needed:
             raise SandboxError(
@@ -150,7 +166,9 @@ class DockerSandbox(Sandbox):
         or $ARENA_DOCKER_STDIO)."""
         stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
-            raise ValueError(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
+            raise ValueError(
+                f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}"
+            )
         self.image = image or default_image()
         self.stdio = stdio
         self._facts: dict[str, dict[str, Any]] = {}
@@ -168,12 +186,18 @@ class DockerSandbox(Sandbox):
         if self._client is None:
             try:
                 if self._base_url:
-                    client = docker.DockerClient(base_url=self._base_url, timeout=API_TIMEOUT_S)
+                    client = docker.DockerClient(
+                        base_url=self._base_url, timeout=API_TIMEOUT_S
+                    )
                 else:
                     client = docker.from_env(timeout=API_TIMEOUT_S)
                 client.ping()
             except _ENGINE_ERRORS as error:
-                where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
+                where = (
+                    self._base_url
+                    or os.environ.get("DOCKER_HOST")
+                    or "the default socket"
+                )
                 raise SandboxError(
                     f"the Docker engine is not reachable at {where} ({error}); start it "
                     "(e.g. .ci/docker-up) or use the local sandbox"
@@ -193,7 +217,9 @@ class DockerSandbox(Sandbox):
                 "python:3.12-slim"
             ) from None
         except _ENGINE_ERRORS as error:
-            raise SandboxError(f"the Docker engine failed while looking up {self.image!r}: {error}") from None
+            raise SandboxError(
+                f"the Docker engine failed while looking up {self.image!r}: {error}"
+            ) from None
         self._checked_image = True
 
     # -- leftovers ---------------------------------------------------------------------------
@@ -202,7 +228,9 @@ class DockerSandbox(Sandbox):
         try:
             containers = self.client.containers.list(all=True, filters={"label": LABEL})
         except _ENGINE_ERRORS as error:
-            raise SandboxError(f"the Docker engine failed while listing containers: {error}") from None
+            raise SandboxError(
+                f"the Docker engine failed while listing containers: {error}"
+            ) from None
         removed = 0
         for container in containers:
             if not _owner_is_gone(container.labels.get(OWNER_LABEL, "")):
@@ -213,7 +241,9 @@ class DockerSandbox(Sandbox):
             except docker.errors.NotFound:
                 pass  # removed meanwhile
             except _ENGINE_ERRORS as error:
-                raise SandboxError(f"could not remove leftover container {container.name}: {error}") from None
+                raise SandboxError(
+                    f"could not remove leftover container {container.name}: {error}"
+                ) from None
             _remove_io_dir(container.labels.get(IO_LABEL))
         return removed
 
@@ -232,7 +262,9 @@ class DockerSandbox(Sandbox):
                 f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
             )
         tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
-        if tag in self._failed_builds:  # a bot restarted after a fault: do not build again
+        if (
+            tag in self._failed_builds
+        ):  # a bot restarted after a fault: do not build again
             raise self._failed_builds[tag]
         try:
             self.client.images.get(tag)
@@ -240,7 +272,9 @@ class DockerSandbox(Sandbox):
         except docker.errors.ImageNotFound:
             pass
         except _ENGINE_ERRORS as error:
-            raise SandboxError(f"the Docker engine failed while looking up {tag}: {error}") from None
+            raise SandboxError(
+                f"the Docker engine failed while looking up {tag}: {error}"
+            ) from None
         try:
             # Build steps are the bot author's code too: no network, and a memory cap.
             self.client.images.build(
@@ -256,13 +290,22 @@ class DockerSandbox(Sandbox):
                 timeout=BUILD_TIMEOUT_S,
             )
         except docker.errors.BuildError as error:
-            last = next((str(step.get("error") or step.get("stream", "")).strip()
-                         for step in reversed(list(error.build_log))
-                         if str(step.get("error") or step.get("stream", "")).strip()), str(error))
-            self._failed_builds[tag] = BotFault(Reason.CRASH, f"its Dockerfile did not build: {last}")
+            last = next(
+                (
+                    str(step.get("error") or step.get("stream", "")).strip()
+                    for step in reversed(list(error.build_log))
+                    if str(step.get("error") or step.get("stream", "")).strip()
+                ),
+                str(error),
+            )
+            self._failed_builds[tag] = BotFault(
+                Reason.CRASH, f"its Dockerfile did not build: {last}"
+            )
             raise self._failed_builds[tag] from None
         except _ENGINE_ERRORS as error:
-            raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
+            raise SandboxError(
+                f"the Docker engine failed while building {tag}: {error}"
+            ) from None
         return tag
 
     # -- how the bot's stdin/stdout travel --------------------------------------------------
@@ -274,12 +317,16 @@ class DockerSandbox(Sandbox):
         try:
             config = self.client.images.get(image).attrs.get("Config") or {}
             probe = self.client.containers.create(
-                image, ["true"], network_mode="none",
+                image,
+                ["true"],
+                network_mode="none",
                 labels={LABEL: "probe", OWNER_LABEL: _owner_of_this_process()},
             )
             try:
                 chunks, _ = probe.get_archive("/bin/sh")
-                for _ in chunks:  # read the (tiny) answer so the connection is free again
+                for (
+                    _
+                ) in chunks:  # read the (tiny) answer so the connection is free again
                     pass
                 has_shell = True
             except docker.errors.NotFound:
@@ -287,7 +334,9 @@ class DockerSandbox(Sandbox):
             finally:
                 probe.remove(force=True)
         except _ENGINE_ERRORS as error:
-            raise SandboxError(f"the Docker engine failed while inspecting {image!r}: {error}") from None
+            raise SandboxError(
+                f"the Docker engine failed while inspecting {image!r}: {error}"
+            ) from None
         facts = {
             "entrypoint": list(config.get("Entrypoint") or []),
             "cmd": list(config.get("Cmd") or []),
@@ -312,7 +361,9 @@ class DockerSandbox(Sandbox):
     def _make_fifos() -> Path:
         """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
         folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
-        folder.chmod(0o711)  # the container's user must reach the pipes, nobody may list them
+        folder.chmod(
+            0o711
+        )  # the container's user must reach the pipes, nobody may list them
         uid, gid = (int(part) for part in USER.split(":"))
         for name in ("in", "out"):
             os.mkfifo(folder / name, 0o600)
@@ -325,37 +376,47 @@ class DockerSandbox(Sandbox):
     ) -> dict[str, Any]:
         """The keyword arguments of `containers.create` for this bot: every limit in one place."""
         memory = f"{limits.memory_mb}m"
-        labels = {LABEL: "docker", OWNER_LABEL: _owner_of_this_process(), BOT_LABEL: bot.name}
+        labels = {
+            LABEL: "docker",
+            OWNER_LABEL: _owner_of_this_process(),
+            BOT_LABEL: bot.name,
+        }
         volumes: dict[str, dict[str, str]] = {}
-        settings: dict[str, Any] = dict(
-            image=image,
-            command=list(bot.command) or None,
-            name=f"arena-{_slug(bot.name)}-{uuid.uuid4().hex[:12]}",
-            stdin_open=True,  # sets StdinOnce: closing our side reaches the bot as EOF
-            tty=False,  # stdout and stderr stay apart (multiplexed frames)
-            network_mode="none",
-            mem_limit=memory,
-            memswap_limit=memory,  # equal: no swap on top of the memory limit
-            nano_cpus=int(limits.cpus * 1e9),
-            pids_limit=limits.pids,
-            read_only=True,
-            tmpfs={"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            user=USER,
-            init=True,  # PID 1 reaps children and dies with the bot, taking everything with it
-            oom_score_adj=1000,  # if the host runs short, the bot goes first, not arena
-            ulimits=[
+        settings: dict[str, Any] = {
+            "image": image,
+            "command": list(bot.command) or None,
+            "name": f"arena-{_slug(bot.name)}-{uuid.uuid4().hex[:12]}",
+            "stdin_open": True,  # sets StdinOnce: closing our side reaches the bot as EOF
+            "tty": False,  # stdout and stderr stay apart (multiplexed frames)
+            "network_mode": "none",
+            "mem_limit": memory,
+            "memswap_limit": memory,  # equal: no swap on top of the memory limit
+            "nano_cpus": int(limits.cpus * 1e9),
+            "pids_limit": limits.pids,
+            "read_only": True,
+            "tmpfs": {"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "user": USER,
+            "init": True,  # PID 1 reaps children and dies with the bot, taking everything with it
+            "oom_score_adj": 1000,  # if the host runs short, the bot goes first, not arena
+            "ulimits": [
                 Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-                Ulimit(name="fsize", soft=limits.file_size_mb << 20, hard=limits.file_size_mb << 20),
+                Ulimit(
+                    name="fsize",
+                    soft=limits.file_size_mb << 20,
+                    hard=limits.file_size_mb << 20,
+                ),
                 Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s),
                 Ulimit(name="core", soft=0, hard=0),
             ],
-            log_config={"type": "none"},  # a flood of output must not fill the host's disk
-            environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
-            labels=labels,
-            volumes=volumes,
-        )
+            "log_config": {
+                "type": "none"
+            },  # a flood of output must not fill the host's disk
+            "environment": {"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+            "labels": labels,
+            "volumes": volumes,
+        }
         if not bot.dockerfile:
             volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
             settings["working_dir"] = BOT_MOUNT
@@ -367,8 +428,15 @@ class DockerSandbox(Sandbox):
             volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": "ro"}
             labels[IO_LABEL] = str(io_dir)
             settings["stdin_open"] = False
-            settings["entrypoint"] = ["/bin/sh", "-c", f'exec "$@" <{IO_MOUNT}/in >{IO_MOUNT}/out', "arena-stdio"]
-            settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
+            settings["entrypoint"] = [
+                "/bin/sh",
+                "-c",
+                f'exec "$@" <{IO_MOUNT}/in >{IO_MOUNT}/out',
+                "arena-stdio",
+            ]
+            settings["command"] = facts["entrypoint"] + (
+                list(bot.command) or facts["cmd"]
+            )
         return settings
 
     def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
@@ -396,7 +464,9 @@ class DockerSandbox(Sandbox):
                 if container is not None:
                     _remove_quietly(container)
                 _remove_io_dir(io_dir)
-            raise SandboxError(f"the Docker engine could not start a container for {bot.name}: {error}") from None
+            raise SandboxError(
+                f"the Docker engine could not start a container for {bot.name}: {error}"
+            ) from None
         return process
 
 
@@ -412,7 +482,9 @@ def _remove_io_dir(io_dir: Path | str | None) -> None:
     if not io_dir:
         return
     io_dir = Path(io_dir)
-    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(tempfile.gettempdir()):
+    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(
+        tempfile.gettempdir()
+    ):
         shutil.rmtree(io_dir, ignore_errors=True)
 
 
@@ -437,13 +509,20 @@ class DockerBotProcess(BotProcess):
     """
 
     def __init__(
-        self, sandbox: DockerSandbox, container: Any, attached: Any, limits: Limits, io_dir: Path | None = None
+        self,
+        sandbox: DockerSandbox,
+        container: Any,
+        attached: Any,
+        limits: Limits,
+        io_dir: Path | None = None,
     ):
         self.sandbox = sandbox
         self.container = container
         self.limits = limits
         self.io_dir = io_dir
-        self._attached = attached  # keeps the HTTP response (and with it the socket) alive
+        self._attached = (
+            attached  # keeps the HTTP response (and with it the socket) alive
+        )
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
         # Both pipes are opened read-write: that never blocks, the bot's own opens never block
@@ -452,14 +531,20 @@ class DockerBotProcess(BotProcess):
         if io_dir is not None:
             self._in_fd = os.open(io_dir / "in", os.O_RDWR | os.O_NONBLOCK)
             self._out_fd = os.open(io_dir / "out", os.O_RDWR | os.O_NONBLOCK)
-        self._readable = [self._sock] if self._out_fd is None else [self._sock, self._out_fd]
+        self._readable = (
+            [self._sock] if self._out_fd is None else [self._sock, self._out_fd]
+        )
         self._header = bytearray()  # the part of a frame header read so far
         self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
-        self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
+        self._frame_left = (
+            0  # payload bytes of that frame still to come (0: a header is next)
+        )
         self._stdout = LineBuffer.from_limits(limits)
         self._stderr = StderrLog(limits.stderr_keep_bytes)
         self._eof = False  # the container's output has ended (and was all read)
-        self._fault: BotFault | None = None  # a fault that ends the bot: raised again if asked again
+        self._fault: BotFault | None = (
+            None  # a fault that ends the bot: raised again if asked again
+        )
         self._closed = False
         self._oom: bool | None = None
         _OPEN.add(self)
@@ -502,14 +587,18 @@ class DockerBotProcess(BotProcess):
         return True
 
     def _read_socket(self) -> None:
-        for _ in range(16):  # at most 1 MiB per call, so a stderr flood cannot keep us here
+        for _ in range(
+            16
+        ):  # at most 1 MiB per call, so a stderr flood cannot keep us here
             try:
                 chunk = self._sock.recv(1 << 16)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:
                 if error.errno not in (errno.ECONNRESET, errno.EPIPE):
-                    raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+                    raise SandboxError(
+                        f"the attach socket of {self.container.name} failed: {error}"
+                    ) from None
                 chunk = b""
             if not chunk:
                 self._eof = True
@@ -528,19 +617,23 @@ class DockerBotProcess(BotProcess):
         while position < size:
             if self._frame_left == 0:
                 needed = _FRAME_HEADER.size - len(self._header)
-                self._header += chunk[position:position + needed]
+                self._header += chunk[position : position + needed]
                 position += needed
                 if len(self._header) < _FRAME_HEADER.size:
                     return
-                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(self._header)
+                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(
+                    self._header
+                )
                 self._header.clear()
                 continue
             take = min(self._frame_left, size - position)
-            payload = chunk[position:position + take]
+            payload = chunk[position : position + take]
             position += take
             self._frame_left -= take
             if self._frame_stream == _STDOUT and self._out_fd is None:
-                self._stdout.feed(payload)  # may raise OUTPUT_LIMIT: the bot is done for anyway
+                self._stdout.feed(
+                    payload
+                )  # may raise OUTPUT_LIMIT: the bot is done for anyway
             else:
                 # stderr (with pipes, the container's own stdout only carries init's words)
                 self._stderr.append(payload)
@@ -562,7 +655,9 @@ class DockerBotProcess(BotProcess):
                 if self._stdout.has_line() or self._eof:
                     continue
                 if time.monotonic() >= deadline:
-                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+                    raise BotFault(
+                        Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s"
+                    )
         except BotFault as fault:
             if fault.reason is not Reason.TIMEOUT:
                 self._fault = fault
@@ -570,7 +665,9 @@ class DockerBotProcess(BotProcess):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise SandboxError(f"the container {self.container.name} was already closed (arena's mistake)")
+            raise SandboxError(
+                f"the container {self.container.name} was already closed (arena's mistake)"
+            )
 
     def _end_fault(self) -> BotFault:
         """Why the bot's output ended: OUT_OF_MEMORY, or CRASH with its exit code / signal."""
@@ -607,7 +704,7 @@ class DockerBotProcess(BotProcess):
         target = self._sock if self._in_fd is None else self._in_fd
         if self._in_fd is not None:
             try:  # the common case: the pipe has room, one call, no select
-                data = data[os.write(self._in_fd, data):]
+                data = data[os.write(self._in_fd, data) :]
             except BlockingIOError:
                 pass
         view = memoryview(data)
@@ -617,8 +714,12 @@ class DockerBotProcess(BotProcess):
                 raise self._end_fault()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotFault(Reason.TIMEOUT, "did not read its input (stdin stayed full)")
-            readable, writable, _ = select.select(self._readable, [target], [], remaining)
+                raise BotFault(
+                    Reason.TIMEOUT, "did not read its input (stdin stayed full)"
+                )
+            readable, writable, _ = select.select(
+                self._readable, [target], [], remaining
+            )
             if readable:
                 # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
                 self._pump(0.0)
@@ -635,7 +736,9 @@ class DockerBotProcess(BotProcess):
                 if error.errno in (errno.EPIPE, errno.ECONNRESET):
                     self._eof = True
                     raise self._end_fault() from None
-                raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
+                raise SandboxError(
+                    f"the attach socket of {self.container.name} failed: {error}"
+                ) from None
             view = view[sent:]
 
     # -- end ---------------------------------------------------------------------------------
@@ -659,7 +762,10 @@ class DockerBotProcess(BotProcess):
                 try:
                     self.container.kill()
                 except docker.errors.APIError as error:
-                    if error.status_code not in (404, 409):  # 409: it is not running any more
+                    if error.status_code not in (
+                        404,
+                        409,
+                    ):  # 409: it is not running any more
                         raise
                 self.container.wait(timeout=API_TIMEOUT_S)
                 self.container.reload()
@@ -676,7 +782,9 @@ class DockerBotProcess(BotProcess):
                 failure = failure or error
             _remove_io_dir(self.io_dir)
         if failure is not None:
-            raise SandboxError(f"the Docker engine failed while removing {self.container.name}: {failure}")
+            raise SandboxError(
+                f"the Docker engine failed while removing {self.container.name}: {failure}"
+            )
         return Reason.OUT_OF_MEMORY if self._oom else None
 
     def discard(self) -> None:
@@ -716,7 +824,7 @@ class DockerBotProcess(BotProcess):
         if not getattr(self, "_closed", True):
             try:
                 self.close()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
                 pass
 
 
