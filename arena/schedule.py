@@ -36,7 +36,7 @@ COMPLETE_LIMIT = 2000
 
 # Swiss pairing searches for the table split with the fewest repeated table-mates; on a
 # big field that search is cut after this many steps and the best split found is kept.
-SWISS_SEARCH_STEPS = 5_000
+SWISS_SEARCH_STEPS = 1_500
 
 # Improvement passes of pair swaps after the greedy social-golfer round.
 GOLFER_SWAP_PASSES = 4
@@ -617,19 +617,19 @@ def swiss_round(
         for entry in sorted(entries, key=lambda e: (-e.score, -e.conservative, tiebreak[e.bot]))
     ]
 
-    met: Counter[tuple[str, str]] = Counter()  # pair in sorted order -> tables shared
-    seat_use: Counter[tuple[str, int]] = Counter()
-    rounds_played: Counter[str] = Counter()
+    shared_pairs: list[tuple[str, str]] = []
+    tables_sat: list[str] = []
     seen_tables = set()
     for game in history:
-        if game.deal in seen_tables:
+        table_id = (game.round, game.table_no)
+        if table_id in seen_tables:
             continue  # rotations of one duplicate deal are one meeting
-        seen_tables.add(game.deal)
-        met.update(itertools.combinations(sorted(game.table), 2))
-        rounds_played.update(game.table)
-    for game in history:
-        for position, bot in enumerate(game.table):
-            seat_use[(bot, position)] += 1
+        seen_tables.add(table_id)
+        shared_pairs.extend(itertools.combinations(sorted(game.table), 2))
+        tables_sat.extend(game.table)
+    met = Counter(shared_pairs)  # pair in sorted order -> tables shared
+    rounds_played = Counter(tables_sat)
+    seat_use = Counter((bot, position) for game in history for position, bot in enumerate(game.table))
 
     if seats == 2 and len(ranked) % 2:
         # The bye: the lowest-ranked bot among those that sat out least often.
@@ -726,29 +726,36 @@ def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[tuple[str, str], 
     def meetings(bot: str, others: Iterable[str]) -> int:
         return sum(met.get((bot, other) if bot < other else (other, bot), 0) for other in others if other != bot)
 
-    while _one_improving_swap(seated, meetings):
+    nearest_first = [
+        sorted((j for j in range(len(seated)) if j != i), key=lambda j: (abs(j - i), j)) for i in range(len(seated))
+    ]
+    while _improving_swaps(seated, nearest_first, meetings):
         pass
     return [tuple(table) for table in seated]
 
 
-def _one_improving_swap(seated: list[list[str]], meetings) -> bool:
-    """Make the first swap (nearest table first) that lowers the meetings; False if none."""
+def _improving_swaps(seated: list[list[str]], nearest_first: list[list[int]], meetings) -> bool:
+    """One pass: each bot that meets someone again moves to the nearest table where that helps."""
+    improved = False
     for i, table_i in enumerate(seated):
-        for x_at, x in enumerate(table_i):
+        for x_at in range(len(table_i)):
+            x = table_i[x_at]
             rest_i = [bot for bot in table_i if bot != x]
             x_here = meetings(x, rest_i)
-            if not x_here:  # only a bot that meets someone again is worth moving
+            if not x_here:
                 continue
-            for j in sorted(range(len(seated)), key=lambda j: (abs(j - i), j)):
-                if j == i:
-                    continue
+            for j in nearest_first[i]:
                 table_j = seated[j]
+                swapped = False
                 for y_at, y in enumerate(table_j):
                     rest_j = [bot for bot in table_j if bot != y]
                     if meetings(y, rest_i) + meetings(x, rest_j) < x_here + meetings(y, rest_j):
                         table_i[x_at], table_j[y_at] = y, x
-                        return True
-    return False
+                        improved = swapped = True
+                        break
+                if swapped:
+                    break
+    return improved
 
 
 def _seat_by_use(table: tuple[str, ...], seat_use: Counter[tuple[str, int]]) -> tuple[str, ...]:
