@@ -173,6 +173,7 @@ class DockerSandbox(Sandbox):
         self.stdio = stdio
         self._facts: dict[str, dict[str, Any]] = {}
         self._failed_builds: dict[str, BotFault] = {}
+        self._maps_users: bool | None = None
         self._base_url = base_url
         self._client = client
         self._checked_image = False
@@ -349,13 +350,30 @@ class DockerSandbox(Sandbox):
         if self.stdio == "attach":
             return False
         shell = self._image_facts(image)["has_shell"]
-        root = os.geteuid() == 0
+        # The pipes are handed to uid 65534 by chown: that needs root here, and an engine
+        # that maps users (rootless, userns-remap) would give the bot another uid.
+        root = os.geteuid() == 0 and not self._engine_maps_users()
         if self.stdio == "fifo" and not (shell and root):
             raise SandboxError(
-                f"stdio='fifo' needs /bin/sh in the image ({image!r} has {'it' if shell else 'none'}) "
-                f"and arena running as root ({'it is' if root else 'it is not'}); use stdio='auto' or 'attach'"
+                f"stdio='fifo' needs /bin/sh in the image ({image!r} has "
+                f"{'it' if shell else 'none'}) and arena running as root with an engine "
+                f"that does not remap users ({'so it is' if root else 'it is not'}); "
+                "use stdio='auto' or 'attach'"
             )
         return shell and root
+
+    def _engine_maps_users(self) -> bool:
+        if self._maps_users is None:
+            try:
+                options = self.client.info().get("SecurityOptions") or []
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(
+                    f"the Docker engine failed to describe itself: {error}"
+                ) from None
+            self._maps_users = any(
+                "name=userns" in o or "name=rootless" in o for o in options
+            )
+        return self._maps_users
 
     @staticmethod
     def _make_fifos() -> Path:
