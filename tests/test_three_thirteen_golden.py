@@ -34,6 +34,12 @@ GAMES = {
         3,
     ),
     "three_thirteen_6p_cap_12": (6, {"max_turns_per_round": 12}, 4, 4),
+    "three_thirteen_3p_no_all_wild_wild_penalty_20_cap_16": (
+        3,
+        {"all_wild_combinations": False, "wild_penalty": 20, "max_turns_per_round": 16},
+        5,
+        5,
+    ),
 }
 
 

@@ -270,6 +270,14 @@ def hands(draw, max_size=10):
     return hand, wild_rank, draw(st.booleans())
 
 
+@st.composite
+def hands_and_wild_rules(draw, max_size=10):
+    """A hand plus the two wild-card rule options (penalty of an unmatched wild, all-wild)."""
+    hand, wild_rank, ace_high = draw(hands(max_size=max_size))
+    wild_penalty = draw(st.sampled_from([None, 0, 20, 25]))
+    return hand, wild_rank, ace_high, wild_penalty, draw(st.booleans())
+
+
 SLOW_OK = [HealthCheck.too_slow, HealthCheck.large_base_example]
 
 
@@ -358,3 +366,73 @@ def test_going_out_near_misses_with_fourteen_cards():
         assert going_out_discards(hand, wild_rank) == expected
         found += bool(expected)
     assert found > 20  # the sample really contains hands that go out
+
+
+# -- the wild-card rule options --------------------------------------------------------------
+def test_a_fixed_penalty_for_unmatched_wilds():
+    hand = parse_cards("QH 2S 9D")
+    assert min_penalty(hand, 12, wild_penalty=25) == 25 + 2 + 9
+    result = best_arrangement(hand, 12, wild_penalty=25)
+    assert result.penalty == 36 and sorted(result.deadwood) == sorted(hand)
+
+
+def test_without_all_wild_combinations_three_wilds_alone_stay_unmatched():
+    hand = parse_cards("6C 6D 6H")
+    assert min_penalty(hand, 6, all_wild=False) == 18
+    assert best_arrangement(hand, 6, all_wild=False).melds == ()
+    assert not can_meld_all(hand, 6, all_wild=False) and can_meld_all(hand, 6)
+
+
+def test_without_all_wild_combinations_spare_wilds_join_a_set():
+    hand = parse_cards("6C 6D 6H 6S 2H 2D")
+    result = best_arrangement(hand, 6, all_wild=False)
+    assert result.penalty == 0 and len(result.melds) in (1, 2)
+    assert all(brute_is_combination(m.cards, 6, all_wild=False) for m in result.melds)
+    assert all(any(c % 13 + 1 == 2 for c in m.cards) for m in result.melds)
+
+
+def wilds_of(rank, count):
+    return [card_id(rank, suit, deck) for deck in range(3) for suit in range(4)][:count]
+
+
+def test_without_all_wild_combinations_a_full_run_and_one_wild_are_cut_in_two():
+    # 5-6-7H and eleven wild Kings (three decks): one run of 13 holds ten of them; the
+    # last is placed by cutting the run in two.
+    hand = list(parse_cards("5H 6H 7H")) + wilds_of(13, 11)
+    for all_wild in (True, False):
+        result = best_arrangement(hand, 13, all_wild=all_wild)
+        assert result.penalty == 0 and sorted(c for m in result.melds for c in m.cards) == sorted(hand)
+        for meld in result.melds:
+            assert brute_is_combination(meld.cards, 13, all_wild=all_wild) and ranks_fit(meld, 13, False)
+
+
+def test_without_all_wild_combinations_two_naturals_at_the_end_become_two_sets():
+    for naturals in ("AH 2H", "QH JH"):
+        hand = list(parse_cards(naturals)) + wilds_of(13 if naturals == "AH 2H" else 3, 12)
+        wild_rank = 13 if naturals == "AH 2H" else 3
+        result = best_arrangement(hand, wild_rank, all_wild=False)
+        assert result.penalty == 0 and len(result.melds) >= 2
+        assert sorted(c for m in result.melds for c in m.cards) == sorted(hand)
+        for meld in result.melds:
+            assert brute_is_combination(meld.cards, wild_rank, all_wild=False)
+            assert ranks_fit(meld, wild_rank, False)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=SLOW_OK)
+@given(hands_and_wild_rules())
+def test_wild_rule_options_match_brute_force(case):
+    hand, wild_rank, ace_high, wild_penalty, all_wild = case
+    expected = brute_min_penalty(hand, wild_rank, ace_high, wild_penalty, all_wild)
+    result = best_arrangement(hand, wild_rank, ace_high, wild_penalty=wild_penalty, all_wild=all_wild)
+    assert result.penalty == expected
+    assert min_penalty(hand, wild_rank, ace_high, wild_penalty=wild_penalty, all_wild=all_wild) == expected
+    assert sorted([c for m in result.melds for c in m.cards] + list(result.deadwood)) == sorted(hand)
+    assert all(brute_is_combination(m.cards, wild_rank, ace_high, all_wild) for m in result.melds)
+    assert all(ranks_fit(m, wild_rank, ace_high) for m in result.melds)
+    zero = brute_min_penalty(hand, wild_rank, ace_high, None, all_wild) == 0
+    assert can_meld_all(hand, wild_rank, ace_high, all_wild=all_wild) == zero
+    going = tuple(sorted(
+        c for c in hand
+        if can_meld_all([d for d in hand if d != c], wild_rank, ace_high, all_wild=all_wild)
+    ))
+    assert going_out_discards(hand, wild_rank, ace_high, all_wild=all_wild) == going

@@ -28,6 +28,8 @@ games = st.fixed_dictionaries(
                 "max_turns_per_round": st.integers(1, 40),
                 "discard_taken_card": st.booleans(),
                 "empty_stock": st.sampled_from(["reshuffle", "end_round"]),
+                "all_wild_combinations": st.booleans(),
+                "wild_penalty": st.sampled_from([0, 20]),
             }
         ),
     }

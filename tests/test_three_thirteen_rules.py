@@ -452,3 +452,23 @@ def test_changing_a_returned_legal_action_cannot_change_what_is_played():
     state.apply(discard(one("2C")))
     assert one("2C") in state.discard_pile and one("KD") in state.hands[1]
     assert state.history[-1] == (0, discard(one("2C")))
+
+
+def test_option_wild_penalty_fixes_what_an_unmatched_wild_scores():
+    # Round 1, threes wild: seat 0 keeps 3H unmatched beside 9D KS.
+    for options, penalty in (({}, 3 + 9 + 10), ({"wild_penalty": 20}, 20 + 9 + 10)):
+        state = position(["3H 9D KS", "AC 5D 8S"], "4C 6S", "2D", dealer=1,
+                         options={"max_turns_per_round": 1, **options})
+        state.apply(DRAW_STOCK)
+        state.apply(discard(one("6S")))
+        assert last_event(state, "round_end")["penalties"] == [penalty, 1 + 5 + 8]
+
+
+def test_option_all_wild_combinations_off_bars_going_out_on_three_wilds():
+    # Round 1, threes wild: 3H 3S 3D plus KS drawn. Three wilds alone are a combination by
+    # our ruling (go out with KS); with the option off they are not.
+    for all_wild, can_go in ((True, True), (False, False)):
+        state = position(["3H 3S 3D", "AC 5D 8S"], "4C KS", "2D", dealer=1,
+                         options={"all_wild_combinations": all_wild})
+        state.apply(DRAW_STOCK)
+        assert (go_out(one("KS")) in state.legal_actions()) is can_go

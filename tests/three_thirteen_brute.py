@@ -12,27 +12,32 @@ from functools import lru_cache
 
 
 def _rank(card):
+    """Rank 1..13 of a card id."""
     return card % 13 + 1
 
 
 def _suit(card):
+    """Suit 0..3 of a card id."""
     return card % 52 // 13
 
 
-def brute_penalty_of(card, ace_high):
+def brute_penalty_of(card, ace_high, wild_rank=None, wild_penalty=None):
+    """What an unmatched card scores."""
     rank = _rank(card)
+    if wild_penalty is not None and rank == wild_rank:
+        return wild_penalty
     if rank == 1:
         return 15 if ace_high else 1
     return min(rank, 10)
 
 
-def brute_is_combination(cards, wild_rank, ace_high=False):
+def brute_is_combination(cards, wild_rank, ace_high=False, all_wild=True):
     """True if `cards` (ids) form one valid set or run."""
     if len(cards) < 3:
         return False
     naturals = [c for c in cards if _rank(c) != wild_rank]
     if not naturals:
-        return True
+        return all_wild
     if len({_rank(c) for c in naturals}) == 1:
         return True
     if len({_suit(c) for c in naturals}) != 1:
@@ -58,7 +63,7 @@ def brute_is_combination(cards, wild_rank, ace_high=False):
     return False
 
 
-def brute_min_penalty(hand, wild_rank, ace_high=False):
+def brute_min_penalty(hand, wild_rank, ace_high=False, wild_penalty=None, all_wild=True):
     """Least penalty over every partition of `hand` into combinations and deadwood."""
     hand = list(hand)
     n = len(hand)
@@ -66,7 +71,7 @@ def brute_min_penalty(hand, wild_rank, ace_high=False):
     for mask in range(1, 1 << n):
         if bin(mask).count("1") >= 3:
             cards = [hand[i] for i in range(n) if mask >> i & 1]
-            if brute_is_combination(cards, wild_rank, ace_high):
+            if brute_is_combination(cards, wild_rank, ace_high, all_wild):
                 combos_by_low[(mask & -mask).bit_length() - 1].append(mask)
 
     @lru_cache(maxsize=None)
@@ -75,7 +80,7 @@ def brute_min_penalty(hand, wild_rank, ace_high=False):
             return 0
         low_bit = mask & -mask
         low = low_bit.bit_length() - 1
-        result = brute_penalty_of(hand[low], ace_high) + best(mask ^ low_bit)
+        result = brute_penalty_of(hand[low], ace_high, wild_rank, wild_penalty) + best(mask ^ low_bit)
         for combo in combos_by_low[low]:
             if combo & mask == combo:
                 result = min(result, best(mask ^ combo))

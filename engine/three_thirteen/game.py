@@ -51,6 +51,12 @@ OPTIONS = (
         "when the stock is empty: reshuffle all but the top discard, or end the round",
         choices=("reshuffle", "end_round"),
     ),
+    OptionSpec(
+        "all_wild_combinations", bool, True, "a combination may consist of wild cards only"
+    ),
+    OptionSpec(
+        "wild_penalty", int, 0, "penalty of an unmatched wild card; 0 = its face value", min=0, max=50
+    ),
 )
 
 
@@ -89,6 +95,8 @@ class ThreeThirteenState(State):
         self._cap: int = options["max_turns_per_round"]
         self._taken_is_discardable: bool = options["discard_taken_card"]
         self._reshuffle: bool = options["empty_stock"] == "reshuffle"
+        self._all_wild: bool = options["all_wild_combinations"]
+        self._wild_penalty: int | None = options["wild_penalty"] or None
         self.round = 1
         self.dealer = self._rng.randrange(players)
         self.wild_rank = 3
@@ -172,7 +180,7 @@ class ThreeThirteenState(State):
         self.taken = None
         self.turns += 1
         if kind == "go_out":
-            arrangement = best_arrangement(hand, self.wild_rank, self._ace_high)
+            arrangement = self._arrange(hand)
             if arrangement.penalty:
                 raise AssertionError("go_out was offered for a hand that cannot meld")  # a bug
             self.laid_down = arrangement.melds
@@ -304,6 +312,12 @@ class ThreeThirteenState(State):
              tuple(tuple(sorted(h)) for h in self.hands), self.discard_pile[-1], len(self.stock))
         )
 
+    def _arrange(self, hand: list[int]) -> Arrangement:
+        """The best arrangement of `hand` under this game's rules."""
+        return best_arrangement(
+            hand, self.wild_rank, self._ace_high, wild_penalty=self._wild_penalty, all_wild=self._all_wild
+        )
+
     def _refill_stock(self) -> None:
         if self._reshuffle and len(self.discard_pile) > 1:
             self.stock = self.discard_pile[:-1]
@@ -319,7 +333,7 @@ class ThreeThirteenState(State):
             if seat == self.went_out:
                 scored.append(Arrangement(self.laid_down, (), 0))
             else:
-                scored.append(best_arrangement(hand, self.wild_rank, self._ace_high))
+                scored.append(self._arrange(hand))
         for seat, arrangement in enumerate(scored):
             self.totals[seat] += arrangement.penalty
         result = {
@@ -359,7 +373,7 @@ class ThreeThirteenState(State):
             if self.went_out is None:
                 legal += [
                     {"type": "go_out", "card": c}
-                    for c in going_out_discards(hand, self.wild_rank, self._ace_high)
+                    for c in going_out_discards(hand, self.wild_rank, self._ace_high, all_wild=self._all_wild)
                     if c != barred
                 ]
         self._legal = legal

@@ -116,8 +116,18 @@ class _Group:
 class _Problem:
     """The naturals and wilds of one hand, with every useful group of naturals."""
 
-    def __init__(self, hand: Sequence[int], wild_rank: int, ace_high: bool) -> None:
+    def __init__(
+        self,
+        hand: Sequence[int],
+        wild_rank: int,
+        ace_high: bool,
+        wild_penalty: int | None = None,
+        all_wild: bool = True,
+    ) -> None:
         self.ace_high = ace_high
+        self.wild_rank = wild_rank
+        self.wild_penalty = wild_penalty
+        self.all_wild = all_wild
         self.wilds = tuple(sorted(c for c in hand if c % 13 + 1 == wild_rank))
         # Sorted first, so the arrangement does not depend on the order the hand was given in.
         self.naturals = _component_order(sorted(c for c in hand if c % 13 + 1 != wild_rank), ace_high)
@@ -215,28 +225,70 @@ class _Problem:
                 cards = [(at[p], p) if p in at else (wilds.pop(), p) for p in range(low, high + 1)]
             melds.append(cards)
             kinds.append(group.kind)
-        if spare and (melds or spare >= 3):
-            if spare >= 3 or not melds:
-                melds.append([(wilds.pop(), 0) for _ in range(spare)])
-                kinds.append("set")
-            else:
-                target = kinds.index("set") if "set" in kinds else 0
-                cards = melds[target]
-                for _ in range(spare):
-                    if kinds[target] == "set":
-                        cards.append((wilds.pop(), cards[0][1]))
-                    elif cards[-1][1] < max_position:
-                        cards.append((wilds.pop(), cards[-1][1] + 1))
-                    else:
-                        cards.insert(0, (wilds.pop(), cards[0][1] - 1))
-            spare = 0
+        if spare >= 3 and self.all_wild:
+            melds.append([(wilds.pop(), 0) for _ in range(spare)])
+            kinds.append("set")
+        elif spare and melds:
+            self._absorb(wilds, melds, kinds, max_position)
         deadwood.extend(wilds)
-        penalty = sum(card_penalty(c, self.ace_high) for c in deadwood)
+        penalty = sum(self.penalty_of(c) for c in deadwood)
         built = tuple(
             Meld(kind, tuple(c for c, _ in cards), tuple(r for _, r in cards))
             for kind, cards in zip(kinds, melds)
         )
         return Arrangement(built, tuple(sorted(deadwood)), penalty)
+
+
+    def _absorb(
+        self, wilds: list[int], melds: list[list[tuple[int, int]]], kinds: list[str], max_position: int
+    ) -> None:
+        """Put every spare wild into the combinations already built (in place).
+
+        A set takes any number. Runs grow up to thirteen cards; with all-wild combinations
+        barred, a lone run that grew to thirteen cards with one wild still over is cut in
+        two (the wild joins one half), or, when its only two naturals sit at one end, laid
+        out as two sets instead. Those are the only cases a hand of 14 cards can reach.
+        """
+        if "set" in kinds:
+            cards = melds[kinds.index("set")]
+            while wilds:
+                cards.append((wilds.pop(), cards[0][1]))
+            return
+        for cards in melds:
+            while wilds and len(cards) < 13:
+                if cards[-1][1] < max_position:
+                    cards.append((wilds.pop(), cards[-1][1] + 1))
+                else:
+                    cards.insert(0, (wilds.pop(), cards[0][1] - 1))
+        if not wilds:
+            return
+        cards = melds[0]
+        natural_at = [i for i, (card, _) in enumerate(cards) if card % 13 + 1 != self.wild_rank]
+        first, last = natural_at[0], natural_at[-1]
+        for cut in range(max(2, first + 1), min(11, last) + 1):
+            left, right = cards[:cut], cards[cut:]
+            if cut == 2:
+                left.append((wilds.pop(), right[0][1]))
+            else:
+                right.insert(0, (wilds.pop(), left[-1][1]))
+            melds[0] = left
+            melds.append(right)
+            kinds.append("run")
+            return
+        spare_wilds = [card for card, _ in cards if card % 13 + 1 == self.wild_rank] + wilds
+        wilds.clear()
+        one, two = (cards[i][0] for i in natural_at)
+        half = len(spare_wilds) // 2
+        melds[0] = [(one, one % 13 + 1)] + [(w, one % 13 + 1) for w in spare_wilds[:half]]
+        melds.append([(two, two % 13 + 1)] + [(w, two % 13 + 1) for w in spare_wilds[half:]])
+        kinds[0] = "set"
+        kinds.append("set")
+
+    def penalty_of(self, card: int) -> int:
+        """What `card` scores when unmatched, under this problem's rules."""
+        if self.wild_penalty is not None and card % 13 + 1 == self.wild_rank:
+            return self.wild_penalty
+        return card_penalty(card, self.ace_high)
 
 
 _IMPOSSIBLE = 1 << 20
@@ -336,43 +388,64 @@ def _component_order(naturals: list[int], ace_high: bool) -> tuple[int, ...]:
     return tuple(naturals[i] for i in order)
 
 
-def best_arrangement(hand: Sequence[int], wild_rank: int, ace_high: bool = False) -> Arrangement:
-    """The arrangement of `hand` with the least penalty (exact), wilds of `wild_rank`."""
-    return _Problem(hand, wild_rank, ace_high).arrangement()
+def best_arrangement(
+    hand: Sequence[int],
+    wild_rank: int,
+    ace_high: bool = False,
+    *,
+    wild_penalty: int | None = None,
+    all_wild: bool = True,
+) -> Arrangement:
+    """The arrangement of `hand` with the least penalty (exact), wilds of `wild_rank`.
+
+    `wild_penalty` is what an unmatched wild scores (None = its face value); `all_wild`
+    says whether a combination may consist of wilds only.
+    """
+    return _Problem(hand, wild_rank, ace_high, wild_penalty, all_wild).arrangement()
 
 
-def min_penalty(hand: Sequence[int], wild_rank: int, ace_high: bool = False) -> int:
-    """The least penalty `hand` can score, wilds of `wild_rank`."""
-    problem = _Problem(hand, wild_rank, ace_high)
+def min_penalty(
+    hand: Sequence[int],
+    wild_rank: int,
+    ace_high: bool = False,
+    *,
+    wild_penalty: int | None = None,
+    all_wild: bool = True,
+) -> int:
+    """The least penalty `hand` can score, wilds of `wild_rank` (options as best_arrangement)."""
+    problem = _Problem(hand, wild_rank, ace_high, wild_penalty, all_wild)
     wilds = len(problem.wilds)
     covered = problem.best(problem.full_mask(), wilds)
-    total = sum(problem.values)
-    wild_total = sum(card_penalty(c, ace_high) for c in problem.wilds)
-    if covered or wilds >= 3:
+    # Spare wilds always fit into some combination once there is one (see _absorb).
+    if covered or (all_wild and wilds >= 3):
         wild_total = 0
-    return total - covered + wild_total
+    else:
+        wild_total = sum(problem.penalty_of(c) for c in problem.wilds)
+    return sum(problem.values) - covered + wild_total
 
 
-def can_meld_all(hand: Sequence[int], wild_rank: int, ace_high: bool = False) -> bool:
+def can_meld_all(
+    hand: Sequence[int], wild_rank: int, ace_high: bool = False, *, all_wild: bool = True
+) -> bool:
     """True if every card of `hand` fits into combinations (no deadwood at all)."""
-    problem = _Problem(hand, wild_rank, ace_high)
+    problem = _Problem(hand, wild_rank, ace_high, all_wild=all_wild)
     return _covers(problem, problem.full_mask(), len(problem.wilds))
 
 
 def _covers(problem: _Problem, mask: int, wilds: int) -> bool:
     if not mask:
-        return wilds == 0 or wilds >= 3
+        return wilds == 0 or (problem.all_wild and wilds >= 3)
     return problem.need(mask) <= wilds
 
 
 def going_out_discards(
-    hand: Sequence[int], wild_rank: int, ace_high: bool = False
+    hand: Sequence[int], wild_rank: int, ace_high: bool = False, *, all_wild: bool = True
 ) -> tuple[int, ...]:
     """The cards of `hand` whose discard leaves every other card in combinations (sorted)."""
     candidates = _going_out_candidates(hand, wild_rank, ace_high)
     if not candidates:
         return ()
-    problem = _Problem(hand, wild_rank, ace_high)
+    problem = _Problem(hand, wild_rank, ace_high, all_wild=all_wild)
     full, wilds = problem.full_mask(), len(problem.wilds)
     bit_of = {}
     for bit, card in enumerate(problem.naturals):
