@@ -1,0 +1,116 @@
+"""three-thirteen-heuristic: a solid Three Thirteen bot (standard library only).
+
+- Draw: take the top of the discard pile when keeping it (and discarding the best other
+  card) leaves less deadwood than the hand has now; else draw from the stock.
+- Go out whenever a `go_out` action is offered (it scores 0 for the round).
+- Discard: the card whose removal leaves the least deadwood; ties go to a card that is
+  not wild, then to one with fewer partners in the hand (same rank, or same suit within
+  two ranks: the makings of a future combination), then to the highest penalty.
+
+Deadwood comes from `deadwood.py`, an exact evaluator of its own (the bot may not use the
+referee's code). Anything it does not understand falls back to a random legal action.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import arena_bot
+from deadwood import Hand, penalty
+
+SUITS = "CDHS"
+
+
+def decide(observation, legal_actions, ctx):
+    """One of legal_actions (an index)."""
+    try:
+        choice = choose(observation, legal_actions)
+    except Exception as error:  # noqa: BLE001 - an odd observation must not forfeit the game
+        print(f"three-thirteen-heuristic: fell back to a random action: {error!r}", file=sys.stderr)
+        choice = None
+    if not isinstance(choice, int) or not 0 <= choice < len(legal_actions):
+        choice = ctx.rng.randrange(len(legal_actions))
+    return choice
+
+
+def as_pair(card: dict) -> tuple[int, int]:
+    """A protocol card as (rank, suit index)."""
+    return int(card["rank"]), SUITS.index(card["suit"])
+
+
+def choose(observation: dict, legal: list[dict]) -> int | None:
+    """The index of the chosen action, or None to let the caller pick at random."""
+    if len(legal) == 1:
+        return 0
+    options = observation.get("options") or {}
+    ace_high = bool(options.get("ace_high"))
+    wild_rank = int(observation["wild_rank"])
+    hand = observation.get("hand") or []
+    kinds = {action.get("type") for action in legal}
+    if "go_out" in kinds:
+        return max(
+            (i for i, action in enumerate(legal) if action["type"] == "go_out"),
+            key=lambda i: penalty_of_id(hand, legal[i]["card"], ace_high),
+        )
+    if kinds == {"draw"}:
+        return choose_draw(observation, legal, hand, wild_rank, ace_high)
+    if "discard" in kinds:
+        return choose_discard(legal, hand, wild_rank, ace_high)
+    return None
+
+
+def penalty_of_id(hand: list[dict], card_id: int, ace_high: bool) -> int:
+    """The penalty of the hand card with this id."""
+    card = next(card for card in hand if card["id"] == card_id)
+    return penalty(int(card["rank"]), ace_high)
+
+
+def choose_draw(observation: dict, legal: list[dict], hand: list[dict], wild_rank: int, ace_high: bool) -> int:
+    """Take the discard if it lowers the hand's least deadwood, else draw from the stock."""
+    stock = next(i for i, action in enumerate(legal) if action.get("source") == "stock")
+    pile = observation.get("discard_pile") or []
+    discard = next((i for i, action in enumerate(legal) if action.get("source") == "discard"), None)
+    if discard is None or not pile:
+        return stock
+    now = Hand([as_pair(card) for card in hand], wild_rank, ace_high).least()
+    taken = Hand([as_pair(card) for card in hand] + [as_pair(pile[-1])], wild_rank, ace_high)
+    may_discard_taken = bool((observation.get("options") or {}).get("discard_taken_card"))
+    positions = range(len(hand) + 1) if may_discard_taken else range(len(hand))
+    after = min(taken.least_without(position) for position in positions)
+    return discard if after < now else stock
+
+
+def choose_discard(legal: list[dict], hand: list[dict], wild_rank: int, ace_high: bool) -> int:
+    """The discard that leaves the least deadwood (ties as the module docstring says)."""
+    pairs = [as_pair(card) for card in hand]
+    evaluator = Hand(pairs, wild_rank, ace_high)
+    position_of = {card["id"]: position for position, card in enumerate(hand)}
+
+    def cost(index: int) -> tuple:
+        position = position_of[legal[index]["card"]]
+        rank, _ = pairs[position]
+        return (
+            evaluator.least_without(position),
+            rank == wild_rank,
+            partners(pairs, position, wild_rank),
+            -penalty(rank, ace_high),
+        )
+
+    discards = [i for i, action in enumerate(legal) if action["type"] == "discard"]
+    return min(discards, key=cost)
+
+
+def partners(pairs: list[tuple[int, int]], position: int, wild_rank: int) -> int:
+    """How many other natural cards could join this one in a combination soon."""
+    rank, suit = pairs[position]
+    count = 0
+    for other, (other_rank, other_suit) in enumerate(pairs):
+        if other == position or other_rank == wild_rank:
+            continue
+        if other_rank == rank or (other_suit == suit and abs(other_rank - rank) <= 2):
+            count += 1
+    return count
+
+
+if __name__ == "__main__":
+    arena_bot.run(decide, name="three-thirteen-heuristic", version="1.0")
