@@ -472,3 +472,15 @@ def test_option_all_wild_combinations_off_bars_going_out_on_three_wilds():
                          options={"all_wild_combinations": all_wild})
         state.apply(DRAW_STOCK)
         assert (go_out(one("KS")) in state.legal_actions()) is can_go
+
+
+def test_the_example_in_the_rules_doc_is_real():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[1] / "docs" / "rules" / "three-thirteen.md").read_text(encoding="utf-8")
+    block = doc.split("```json\n", 1)[1].split("```", 1)[0]
+    state = get_game("three-thirteen").new_game(3, seed=7)
+    state.apply(DRAW_STOCK)
+    assert json.loads(block) == state.observation(2)
+    assert json.dumps(state.legal_actions()) in doc
+    assert json.dumps(state.events()) in doc
