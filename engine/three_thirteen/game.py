@@ -152,10 +152,10 @@ class ThreeThirteenState(State):
         # A fresh dict built from the key: nothing the caller holds can alter what is applied
         # or recorded afterwards.
         kind, what = key  # type: ignore[misc]
-        taken: Action = {"type": kind, "source": what} if kind == "draw" else {"type": kind, "card": what}
+        chosen: Action = {"type": kind, "source": what} if kind == "draw" else {"type": kind, "card": what}
         seat = self.current
-        self._apply(taken)
-        self.history.append((seat, taken))  # type: ignore[arg-type]
+        self._apply(chosen)
+        self.history.append((seat, chosen))  # type: ignore[arg-type]
 
     def _apply(self, action: Action) -> None:
         kind = action["type"]
@@ -377,9 +377,7 @@ class ThreeThirteenState(State):
                     if c != barred
                 ]
         self._legal = legal
-        self._legal_keys = {
-            (a["type"], a["source"] if a["type"] == "draw" else a["card"]) for a in legal
-        }
+        self._legal_keys = {(a["type"], a.get("source", a.get("card"))) for a in legal}
 
     def _why_illegal(self, action: Any) -> str:
         """Say why `action` is refused, and list what is allowed."""
