@@ -14,6 +14,7 @@ referee's code). Anything it does not understand falls back to a random legal ac
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import arena_bot
 from deadwood import Hand, penalty
@@ -38,73 +39,90 @@ def as_pair(card: dict) -> tuple[int, int]:
     return int(card["rank"]), SUITS.index(card["suit"])
 
 
+@dataclass(frozen=True)
+class Rules:
+    """What the evaluator needs to know of this round and the options."""
+
+    wild_rank: int
+    ace_high: bool = False
+    wild_penalty: int = 0
+    all_wild: bool = True
+
+    def hand(self, cards: list[tuple[int, int]]) -> Hand:
+        """An evaluator of these cards under these rules."""
+        return Hand(cards, self.wild_rank, self.ace_high, self.wild_penalty, self.all_wild)
+
+    def penalty(self, card: tuple[int, int]) -> int:
+        """What the card costs if it stays unmatched."""
+        if card[0] == self.wild_rank and self.wild_penalty:
+            return self.wild_penalty
+        return penalty(card[0], self.ace_high)
+
+
 def choose(observation: dict, legal: list[dict]) -> int | None:
     """The index of the chosen action, or None to let the caller pick at random."""
     if len(legal) == 1:
         return 0
     options = observation.get("options") or {}
-    ace_high = bool(options.get("ace_high"))
-    wild_rank = int(observation["wild_rank"])
+    rules = Rules(
+        wild_rank=int(observation["wild_rank"]),
+        ace_high=bool(options.get("ace_high")),
+        wild_penalty=int(options.get("wild_penalty") or 0),
+        all_wild=bool(options.get("all_wild_combinations", True)),
+    )
     hand = observation.get("hand") or []
     kinds = {action.get("type") for action in legal}
     if "go_out" in kinds:
-        return max(
-            (i for i, action in enumerate(legal) if action["type"] == "go_out"),
-            key=lambda i: penalty_of_id(hand, legal[i]["card"], ace_high),
-        )
+        cards = {card["id"]: as_pair(card) for card in hand}
+        going_out = [i for i, action in enumerate(legal) if action["type"] == "go_out"]
+        return max(going_out, key=lambda i: rules.penalty(cards[legal[i]["card"]]))
     if kinds == {"draw"}:
-        return choose_draw(observation, legal, hand, wild_rank, ace_high)
+        return choose_draw(observation, legal, hand, rules)
     if "discard" in kinds:
-        return choose_discard(legal, hand, wild_rank, ace_high)
+        return choose_discard(legal, hand, rules)
     return None
 
 
-def penalty_of_id(hand: list[dict], card_id: int, ace_high: bool) -> int:
-    """The penalty of the hand card with this id."""
-    card = next(card for card in hand if card["id"] == card_id)
-    return penalty(int(card["rank"]), ace_high)
-
-
-def choose_draw(observation: dict, legal: list[dict], hand: list[dict], wild_rank: int, ace_high: bool) -> int:
+def choose_draw(observation: dict, legal: list[dict], hand: list[dict], rules: Rules) -> int:
     """Take the discard if it lowers the hand's least deadwood, else draw from the stock."""
     stock = next(i for i, action in enumerate(legal) if action.get("source") == "stock")
     pile = observation.get("discard_pile") or []
     discard = next((i for i, action in enumerate(legal) if action.get("source") == "discard"), None)
     if discard is None or not pile:
         return stock
-    now = Hand([as_pair(card) for card in hand], wild_rank, ace_high).least()
-    taken = Hand([as_pair(card) for card in hand] + [as_pair(pile[-1])], wild_rank, ace_high)
+    cards = [as_pair(card) for card in hand]
+    now = rules.hand(cards).least()
+    taken = rules.hand(cards + [as_pair(pile[-1])])
     may_discard_taken = bool((observation.get("options") or {}).get("discard_taken_card"))
-    positions = range(len(hand) + 1) if may_discard_taken else range(len(hand))
+    positions = range(len(cards) + 1) if may_discard_taken else range(len(cards))
     after = min(taken.least_without(position) for position in positions)
     return discard if after < now else stock
 
 
-def choose_discard(legal: list[dict], hand: list[dict], wild_rank: int, ace_high: bool) -> int:
+def choose_discard(legal: list[dict], hand: list[dict], rules: Rules) -> int:
     """The discard that leaves the least deadwood (ties as the module docstring says)."""
-    pairs = [as_pair(card) for card in hand]
-    evaluator = Hand(pairs, wild_rank, ace_high)
+    cards = [as_pair(card) for card in hand]
+    evaluator = rules.hand(cards)
     position_of = {card["id"]: position for position, card in enumerate(hand)}
 
     def cost(index: int) -> tuple:
         position = position_of[legal[index]["card"]]
-        rank, _ = pairs[position]
         return (
             evaluator.least_without(position),
-            rank == wild_rank,
-            partners(pairs, position, wild_rank),
-            -penalty(rank, ace_high),
+            cards[position][0] == rules.wild_rank,
+            partners(cards, position, rules.wild_rank),
+            -rules.penalty(cards[position]),
         )
 
     discards = [i for i, action in enumerate(legal) if action["type"] == "discard"]
     return min(discards, key=cost)
 
 
-def partners(pairs: list[tuple[int, int]], position: int, wild_rank: int) -> int:
+def partners(cards: list[tuple[int, int]], position: int, wild_rank: int) -> int:
     """How many other natural cards could join this one in a combination soon."""
-    rank, suit = pairs[position]
+    rank, suit = cards[position]
     count = 0
-    for other, (other_rank, other_suit) in enumerate(pairs):
+    for other, (other_rank, other_suit) in enumerate(cards):
         if other == position or other_rank == wild_rank:
             continue
         if other_rank == rank or (other_suit == suit and abs(other_rank - rank) <= 2):

@@ -12,8 +12,9 @@ same-rank naturals need max(0, 3 - s) wilds; m same-suit naturals of distinct ra
 spanning `span` ranks need max(3, span) - m. A combination of six or more cards splits
 into two of three or more at no extra cost, so groups of at most five naturals and runs
 spanning at most five ranks are enough. Spare wilds join any combination, or form their
-own with three or more; only when no combination exists at all do one or two wilds count
-as deadwood (at face value, the rules' ruling). The search takes the first natural still
+own with three or more (unless `all_wild` is off: then every combination needs a
+natural); only when no combination exists do the wilds count as deadwood (at face value,
+or `wild_penalty` each when that option is set). The search takes the first natural still
 left and either leaves it as deadwood or puts it in one of the groups it can start.
 """
 
@@ -34,9 +35,17 @@ def penalty(rank: int, ace_high: bool = False) -> int:
 class Hand:
     """One hand's naturals, wilds and candidate groups, with a shared memo."""
 
-    def __init__(self, cards: list[tuple[int, int]], wild_rank: int, ace_high: bool = False):
+    def __init__(
+        self,
+        cards: list[tuple[int, int]],
+        wild_rank: int,
+        ace_high: bool = False,
+        wild_penalty: int = 0,
+        all_wild: bool = True,
+    ):
         self.cards = list(cards)
         self.ace_high = ace_high
+        self.all_wild = all_wild
         self.wild_positions = [i for i, (rank, _) in enumerate(self.cards) if rank == wild_rank]
         self.natural_positions = [i for i, (rank, _) in enumerate(self.cards) if rank != wild_rank]
         # Naturals sorted by (suit, rank) so that the first one left tends to start its groups.
@@ -44,7 +53,10 @@ class Hand:
         self.bit_of = {position: 1 << n for n, position in enumerate(self.natural_positions)}
         naturals = [self.cards[i] for i in self.natural_positions]
         self.penalties = [penalty(rank, ace_high) for rank, _ in naturals]
-        self.wild_penalty = {i: penalty(self.cards[i][0], ace_high) for i in self.wild_positions}
+        # The option wild_penalty = 0 means "face value" (the rules' default ruling).
+        self.wild_penalty = {
+            i: wild_penalty or penalty(self.cards[i][0], ace_high) for i in self.wild_positions
+        }
         self.groups_from = self._groups(naturals)
         self.memo: dict[tuple[int, int], int] = {}
 
@@ -111,7 +123,7 @@ class Hand:
         least = self._least(mask, len(wild_positions))
         if least < naturals_only:
             return least  # some combination exists: every spare wild joins one
-        if len(wild_positions) >= 3:
+        if len(wild_positions) >= 3 and self.all_wild:
             return naturals_only  # the wilds make a set of their own
         return naturals_only + sum(self.wild_penalty[i] for i in wild_positions)
 
@@ -127,9 +139,9 @@ class Hand:
         return self._total(full, [i for i in self.wild_positions if i != position])
 
 
-def least_deadwood(cards: list[tuple[int, int]], wild_rank: int, ace_high: bool = False) -> int:
-    """The least penalty of a hand of (rank, suit) cards."""
-    return Hand(cards, wild_rank, ace_high).least()
+def least_deadwood(cards: list[tuple[int, int]], wild_rank: int, **options) -> int:
+    """The least penalty of a hand of (rank, suit) cards (options as `Hand`)."""
+    return Hand(cards, wild_rank, **options).least()
 
 
 def _mask(members) -> int:
