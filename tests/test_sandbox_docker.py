@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError, get_sandbox
+from arena.sandbox import (
+    BotFault,
+    BotSpec,
+    Limits,
+    Reason,
+    SandboxError,
+    UnknownSandbox,
+    get_sandbox,
+)
 from arena.sandbox.docker import (
     LABEL,
     OWNER_LABEL,
@@ -769,6 +777,6 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
 
 def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():
     with pytest.raises(
-        ValueError, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"
+        UnknownSandbox, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"
     ):
         DockerSandbox(stdio="pipe")

@@ -45,6 +45,7 @@ import docker.errors
 import requests
 from docker.types import Ulimit
 
+from arena.sandbox import UnknownSandbox
 from arena.sandbox.base import (
     BotFault,
     BotProcess,
@@ -166,7 +167,8 @@ class DockerSandbox(Sandbox):
         or $ARENA_DOCKER_STDIO)."""
         stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
-            raise ValueError(
+            # A user's mistake (the setting or $ARENA_DOCKER_STDIO): the CLI prints it as such.
+            raise UnknownSandbox(
                 f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}"
             )
         self.image = image or default_image()
