@@ -491,31 +491,35 @@ def _run_shares(suit_mask: int) -> tuple[int, ...]:
 
 
 def _going_out_candidates(hand: Sequence[int], wild_rank: int, ace_high: bool) -> list[int]:
-    """Cards whose discard passes the share bound; a superset of the real answer."""
-    if not ace_high and _too_many_loners(hand, wild_rank):
-        return []
-    wilds = 0
+    """Cards whose discard passes the two bounds below; a superset of the real answer."""
+    wilds = seen = repeated = 0
     suit_masks = [0, 0, 0, 0]
     rank_counts = [0] * 14
     naturals = []
     for card in hand:
-        rank = card % 13 + 1
+        face = card % 52
+        rank = face % 13 + 1
         if rank == wild_rank:
             wilds += 1
             continue
-        suit = card % 52 // 13
-        suit_masks[suit] |= 1 << rank
-        if ace_high and rank == 1:
-            suit_masks[suit] |= 1 << 14
+        bit = 1 << rank
+        repeated |= seen & bit
+        seen |= bit
+        suit_masks[face // 13] |= bit
         rank_counts[rank] += 1
         naturals.append(card)
+    if not ace_high and _too_many_loners(suit_masks, repeated, wilds):
+        return []
+    if ace_high:  # a high Ace also sits at position 14 of its suit
+        suit_masks = [m | (m & 2) << 13 for m in suit_masks]
+    suit_shares = [_run_shares(m) for m in suit_masks]
     shares = []
     total = 0
     for card in naturals:
         rank = card % 13 + 1
         share = _SET_SHARE[rank_counts[rank]]
         if share:
-            run_shares = _run_shares(suit_masks[card % 52 // 13])
+            run_shares = suit_shares[card % 52 // 13]
             if run_shares[rank] < share:
                 share = run_shares[rank]
             if ace_high and rank == 1 and run_shares[14] < share:
@@ -529,7 +533,7 @@ def _going_out_candidates(hand: Sequence[int], wild_rank: int, ace_high: bool) -
     return out
 
 
-def _too_many_loners(hand: Sequence[int], wild_rank: int) -> bool:
+def _too_many_loners(suit_masks: list[int], repeated: int, wilds: int) -> bool:
     """A quicker form of the share bound, with bit masks (Aces low only).
 
     A *loner* is a natural with no other natural of its rank and none of its suit within
@@ -537,18 +541,6 @@ def _too_many_loners(hand: Sequence[int], wild_rank: int) -> bool:
     more naturals, x _ _ x+3 x+4), so with more than 3/2 × wilds loners besides the one
     discarded, nothing can go out.
     """
-    wilds = seen = repeated = 0
-    suit_masks = [0, 0, 0, 0]
-    for card in hand:
-        face = card % 52
-        rank = face % 13 + 1
-        if rank == wild_rank:
-            wilds += 1
-            continue
-        bit = 1 << rank
-        repeated |= seen & bit
-        seen |= bit
-        suit_masks[face // 13] |= bit
     loners = 0
     for mask in suit_masks:
         near = mask << 1 | mask << 2 | mask >> 1 | mask >> 2
