@@ -37,6 +37,8 @@ COMPLETE_LIMIT = 2000
 # Swiss pairing searches for the table split with the fewest repeated table-mates; on a
 # big field that search is cut after this many steps and the best split found is kept.
 SWISS_SEARCH_STEPS = 1_500
+# ... and then at most this many passes of repair swaps (the first does nearly all).
+SWISS_SWAP_PASSES = 2
 
 # Improvement passes of pair swaps after the greedy social-golfer round.
 GOLFER_SWAP_PASSES = 4
@@ -644,14 +646,18 @@ def swiss_round(
     # (The number of pairs seated is fixed, so this ranks splits as the raw counts do.)
     pairs = itertools.combinations(sorted(ranked), 2)
     fewest_meetings = min((met[pair] for pair in pairs), default=0)
-    excess = {pair: count - fewest_meetings for pair, count in met.items() if count > fewest_meetings}
+    excess: dict[str, dict[str, int]] = {}  # bot -> other bot -> meetings beyond the fewest
+    for (a, b), count in met.items():
+        if count > fewest_meetings:
+            excess.setdefault(a, {})[b] = count - fewest_meetings
+            excess.setdefault(b, {})[a] = count - fewest_meetings
     sizes = swiss_table_sizes(len(ranked), seats)
     tables = _swiss_split(ranked, sizes, excess)
     seated = [_seat_by_use(table, seat_use) for table in tables]
     return _games([seated], seed, duplicate, first_round=round)
 
 
-def _swiss_split(ranked: list[str], sizes: list[int], met: dict[tuple[str, str], int]) -> list[tuple[str, ...]]:
+def _swiss_split(ranked: list[str], sizes: list[int], met: dict[str, dict[str, int]]) -> list[tuple[str, ...]]:
     """Split ranked bots into tables of `sizes`, fewest earlier meetings, else closest to rank.
 
     Each table takes the best-ranked bot left and then members in rank order, so the first
@@ -662,8 +668,11 @@ def _swiss_split(ranked: list[str], sizes: list[int], met: dict[tuple[str, str],
     best_cost = math.inf
     steps = 0
 
+    no_meetings: dict[str, int] = {}
+
     def meetings(bot: str, members: list[str]) -> int:
-        return sum(met.get((bot, other) if bot < other else (other, bot), 0) for other in members)
+        row = met.get(bot, no_meetings)
+        return sum(row.get(other, 0) for other in members)
 
     def place(remaining: list[str], sizes_left: tuple[int, ...], tables: list[tuple[str, ...]], cost: int) -> bool:
         """Returns True when the search should stop (perfect split found or steps used)."""
@@ -715,7 +724,7 @@ def _swiss_split(ranked: list[str], sizes: list[int], met: dict[tuple[str, str],
     return best
 
 
-def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[tuple[str, str], int]) -> list[tuple[str, ...]]:
+def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[str, dict[str, int]]) -> list[tuple[str, ...]]:
     """Swap bots between tables, nearest tables first, while that lowers earlier meetings.
 
     Used when the split search ran out of steps on a big field: its bottom tables may keep
@@ -723,14 +732,18 @@ def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[tuple[str, str], 
     """
     seated = [list(table) for table in tables]
 
+    no_meetings: dict[str, int] = {}
+
     def meetings(bot: str, others: Iterable[str]) -> int:
-        return sum(met.get((bot, other) if bot < other else (other, bot), 0) for other in others if other != bot)
+        row = met.get(bot, no_meetings)  # a bot never meets itself, so others may hold it
+        return sum(row.get(other, 0) for other in others)
 
     nearest_first = [
         sorted((j for j in range(len(seated)) if j != i), key=lambda j: (abs(j - i), j)) for i in range(len(seated))
     ]
-    while _improving_swaps(seated, nearest_first, meetings):
-        pass
+    for _ in range(SWISS_SWAP_PASSES):
+        if not _improving_swaps(seated, nearest_first, meetings):
+            break
     return [tuple(table) for table in seated]
 
 
