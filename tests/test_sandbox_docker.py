@@ -429,7 +429,8 @@ def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
         labels={LABEL: "docker", OWNER_LABEL: "another-machine:1:1"},
     )
     try:
-        assert DockerSandbox().cleanup_leftovers() == 2
+        # at least our two (a killed run of someone else's on this engine may add to the count)
+        assert DockerSandbox().cleanup_leftovers() >= 2
         for container in containers:
             with pytest.raises(docker.errors.NotFound):
                 container.reload()
