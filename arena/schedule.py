@@ -334,6 +334,8 @@ def round_robin(
     bots = _check_bots(bots, "a round-robin", seats)
     _check_count("rounds", rounds)
     _check_count("cycles", cycles, allow_none=False)
+    if rounds is not None and cycles != 1:
+        raise ScheduleError("give either rounds (design rounds) or cycles (whole round-robins), not both")
     rng = random.Random(f"round-robin/{seed}")
     if rounds is None and math.comb(len(bots), seats) <= complete_limit:
         subsets = list(itertools.combinations(bots, seats))

@@ -5,6 +5,7 @@
 Prints milliseconds per game for each schedule format (built whole, or round by round for
 Swiss, reading the standings from a RatingLedger between rounds), for one TrueSkill rate()
 of a four-seat game, and for rating all stored results at once.
+Times are CPU time of this process (the machine is shared; the code is single-threaded).
 Places are random: this measures cost, not accuracy (bench/tournament.py will).
 """
 
@@ -31,9 +32,9 @@ def random_result(game, rng: random.Random) -> GameResult:
 
 
 def timed(make):
-    start = time.perf_counter()
+    start = time.process_time()
     value = make()
-    return value, time.perf_counter() - start
+    return value, time.process_time() - start
 
 
 def main() -> None:
@@ -70,19 +71,19 @@ def main() -> None:
         new, seconds = timed(lambda: swiss_round(table.standings, args.seats, round=round_no, seed=1, history=history))
         pairing += seconds
         history += new
-        start = time.perf_counter()
+        start = time.process_time()
         for game in new:
             ledger.add(random_result(game, rng))
-        rating += time.perf_counter() - start
+        rating += time.process_time() - start
     figures["swiss_pairing_ms_per_game"] = 1000 * pairing / len(history)
     figures["swiss_rating_ms_per_game"] = 1000 * rating / len(history)
 
     results = [random_result(game, rng) for game in games]
     ratings = Ratings()
-    start = time.perf_counter()
+    start = time.process_time()
     for result in results:
         ratings.update(result.bots, [place - 1 for place in result.places])
-    figures["rate_one_game_ms"] = 1000 * (time.perf_counter() - start) / len(results)
+    figures["rate_one_game_ms"] = 1000 * (time.process_time() - start) / len(results)
     _, seconds = timed(lambda: rate_results(results))
     figures["rate_results_ms_per_game"] = 1000 * seconds / len(results)
     dup_results = [random_result(game, rng) for game in dup_games]

@@ -432,6 +432,11 @@ def test_a_round_count_below_one_is_refused():
         round_robin(names(8), 4, seed=1, rounds=0)
 
 
+def test_rounds_and_cycles_together_are_refused():
+    with pytest.raises(ScheduleError, match="either rounds .* or cycles"):
+        round_robin(names(8), 4, seed=1, rounds=3, cycles=2)
+
+
 def test_design_rounds_repeat_the_affine_plane_in_its_order():
     import random
 
