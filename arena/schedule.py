@@ -31,11 +31,12 @@ MAX_SEATS = 6
 
 # Above this many k-subsets a complete cycle is too long to be a tournament (C(24,4) is
 # 10,626 tables, 1,771 games per bot); below it, C(16,4) = 1,820 still fits, and every
-# field of up to 14 bots fits at any table size.
+# field of up to 13 bots fits at any table size.
 COMPLETE_LIMIT = 2000
 
 # Swiss pairing searches for the table split with the fewest repeated table-mates; on a
-# big field that search is cut after this many steps and the best split found is kept.
+# big field that search is cut after this many steps and the best split found is kept
+# (exact against brute force up to 10 bots; 500 steps was not).
 SWISS_SEARCH_STEPS = 1_500
 # ... and then at most this many passes of repair swaps (the first does nearly all).
 SWISS_SWAP_PASSES = 2
@@ -114,7 +115,7 @@ class SwissEntry:
 
 
 def _check_seats(seats: int) -> None:
-    if not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
+    if not isinstance(seats, int) or isinstance(seats, bool) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise ScheduleError(f"seats must be a whole number from {MIN_SEATS} to {MAX_SEATS}, got {seats!r}")
 
 
@@ -122,7 +123,7 @@ def _check_bots(bots: Sequence[str], what: str, at_least: int) -> list[str]:
     bots = list(bots)
     repeated = sorted(bot for bot, count in Counter(bots).items() if count > 1)
     if repeated:
-        raise ScheduleError(f"{what} must be distinct; listed more than once: {', '.join(repeated)}")
+        raise ScheduleError(f"the bots of {what} must be distinct; listed more than once: {', '.join(repeated)}")
     if len(bots) < at_least:
         raise ScheduleError(f"{what} needs at least {at_least} bots, got {len(bots)}")
     return bots
