@@ -162,6 +162,9 @@ class Ratings:
 
     def update(self, bots: Sequence[str], ranks: Sequence[float], label: str = "") -> None:
         """One rate(): each bot a one-player group, lower rank better, equal ranks a tie."""
+        # Checked here, because a maths failure below is caught and retried, not raised.
+        if len(bots) < 2 or len(ranks) != len(bots) or len(set(bots)) != len(bots):
+            raise ValueError(f"an update needs 2 or more distinct bots and one rank each, got {list(bots)} and {list(ranks)}")
         groups = [(self.rating(bot),) for bot in bots]
         rated = _attempt(self._env, groups, ranks)
         if rated is None:

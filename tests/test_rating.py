@@ -227,6 +227,11 @@ def test_an_update_no_backend_can_compute_is_skipped_and_listed_not_raised(monke
     assert (line.mu, line.sigma, line.games, line.wins) == (25.0, 25.0 / 3, 1, 1)
 
 
+def test_an_update_with_a_missing_rank_is_refused_not_swallowed_by_the_fallback():
+    with pytest.raises(ValueError, match="one rank each"):
+        Ratings().update(["a", "b", "c"], [0, 1])
+
+
 def test_a_game_key_stored_twice_is_refused():
     result = GameResult("00001-00001-0", ("a", "b"), (1, 2))
     with pytest.raises(ValueError, match="game key 00001-00001-0 appears more than once"):
