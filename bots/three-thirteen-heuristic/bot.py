@@ -75,7 +75,8 @@ def choose(observation: dict, legal: list[dict]) -> int | None:
     if "go_out" in kinds:
         cards = {card["id"]: as_pair(card) for card in hand}
         going_out = [i for i, action in enumerate(legal) if action["type"] == "go_out"]
-        return max(going_out, key=lambda i: rules.penalty(cards[legal[i]["card"]]))
+        # The discard may help the next player: never a wild, else the highest card.
+        return min(going_out, key=lambda i: throw_away_cost(cards[legal[i]["card"]], rules))
     if kinds == {"draw"}:
         return choose_draw(observation, legal, hand, rules)
     if "discard" in kinds:
@@ -111,11 +112,16 @@ def choose_discard(legal: list[dict], hand: list[dict], rules: Rules) -> int:
             evaluator.least_without(position),
             cards[position][0] == rules.wild_rank,
             partners(cards, position, rules.wild_rank),
-            -rules.penalty(cards[position]),
+            -penalty(cards[position][0], rules.ace_high),
         )
 
     discards = [i for i, action in enumerate(legal) if action["type"] == "discard"]
     return min(discards, key=cost)
+
+
+def throw_away_cost(card: tuple[int, int], rules: Rules) -> tuple:
+    """Order of cards to give away when it does not change our deadwood: wilds last."""
+    return (card[0] == rules.wild_rank, -rules.penalty(card))
 
 
 def partners(cards: list[tuple[int, int]], position: int, wild_rank: int) -> int:
