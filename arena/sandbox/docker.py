@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import errno
 import hashlib
+import math
 import os
 import re
 import select
@@ -78,6 +79,7 @@ _FRAME_HEADER = struct.Struct(
     ">BxxxL"
 )  # stream (1 stdout, 2 stderr), 3 pad bytes, length
 _STDOUT, _STDERR = 1, 2
+_READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 # What the SDK and requests raise when the engine is gone or misbehaves.
 _ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
@@ -551,9 +553,18 @@ class DockerBotProcess(BotProcess):
         if io_dir is not None:
             self._in_fd = os.open(io_dir / "in", os.O_RDWR | os.O_NONBLOCK)
             self._out_fd = os.open(io_dir / "out", os.O_RDWR | os.O_NONBLOCK)
-        self._readable = (
-            [self._sock] if self._out_fd is None else [self._sock, self._out_fd]
-        )
+        # poll, not select: a tournament process may hold more than 1024 descriptors.
+        self._sock_fd = self._sock.fileno()
+        self._reading = select.poll()  # what brings output: the socket, and the pipe
+        self._writing = select.poll()  # the same, plus where stdin goes
+        for poller in (self._reading, self._writing):
+            poller.register(self._sock_fd, select.POLLIN)
+            if self._out_fd is not None:
+                poller.register(self._out_fd, select.POLLIN)
+        if self._in_fd is not None:
+            self._writing.register(self._in_fd, select.POLLOUT)
+        else:
+            self._writing.register(self._sock_fd, select.POLLIN | select.POLLOUT)
         self._header = bytearray()  # the part of a frame header read so far
         self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
         self._frame_left = (
@@ -584,10 +595,10 @@ class DockerBotProcess(BotProcess):
         """Read what is ready (waiting at most `wait_s` for something) and route it."""
         if self._eof:
             return
-        readable, _, _ = select.select(self._readable, [], [], max(0.0, wait_s))
-        if self._out_fd is not None and self._out_fd in readable:
+        ready = {fd for fd, _ in self._reading.poll(_milliseconds(wait_s))}
+        if self._out_fd is not None and self._out_fd in ready:
             self._read_pipe()
-        if self._sock in readable:
+        if self._sock_fd in ready:  # data, or the end (POLLHUP): recv tells which
             self._read_socket()
             if self._eof and self._out_fd is not None:
                 # The container has ended: what it wrote is all in the pipe now.
@@ -721,9 +732,9 @@ class DockerBotProcess(BotProcess):
 
     def _send(self, data: bytes) -> None:
         # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
-        target = self._sock if self._in_fd is None else self._in_fd
+        target_fd = self._sock_fd if self._in_fd is None else self._in_fd
         if self._in_fd is not None:
-            try:  # the common case: the pipe has room, one call, no select
+            try:  # the common case: the pipe has room, one call, no poll
                 data = data[os.write(self._in_fd, data) :]
             except BlockingIOError:
                 pass
@@ -737,13 +748,11 @@ class DockerBotProcess(BotProcess):
                 raise BotFault(
                     Reason.TIMEOUT, "did not read its input (stdin stayed full)"
                 )
-            readable, writable, _ = select.select(
-                self._readable, [target], [], remaining
-            )
-            if readable:
+            events = dict(self._writing.poll(_milliseconds(remaining)))
+            if any(mask & _READY_TO_READ for mask in events.values()):
                 # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
                 self._pump(0.0)
-            if not writable:
+            if not events.get(target_fd, 0) & select.POLLOUT:
                 continue
             try:
                 if self._in_fd is not None:
@@ -846,6 +855,11 @@ class DockerBotProcess(BotProcess):
                 self.close()
             except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
                 pass
+
+
+def _milliseconds(seconds: float) -> int:
+    """A poll timeout: `seconds` rounded up to whole milliseconds, never negative."""
+    return max(0, math.ceil(seconds * 1000))
 
 
 def _as_returncode(status: int) -> int:
