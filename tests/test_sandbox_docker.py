@@ -9,6 +9,7 @@ sandbox live elsewhere; these are the Docker specifics.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -781,3 +782,18 @@ def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():
         UnknownSandbox, match="unknown stdio mode 'pipe'; allowed: auto, fifo, attach"
     ):
         DockerSandbox(stdio="pipe")
+
+
+def test_docker_up_is_quiet_and_does_nothing_when_all_is_there(engine):
+    if not (shutil.which("dockerd") and shutil.which("debootstrap")):
+        pytest.skip("docker-up would install packages here")
+    image_id = engine.images.get(default_image()).id
+    run = subprocess.run(
+        [str(REPO / ".ci" / "docker-up")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert engine.images.get(default_image()).id == image_id  # not rebuilt
