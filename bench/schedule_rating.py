@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import GameResult, RatingLedger, Ratings, rate_results  # noqa: E402
-from arena.schedule import gauntlet, round_robin, swiss_round  # noqa: E402
+from arena.rating import GameResult, RatingLedger, Ratings, rate_results
+from arena.schedule import gauntlet, round_robin, swiss_round
 
 
 def random_result(game, rng: random.Random) -> GameResult:
@@ -31,9 +31,9 @@ def random_result(game, rng: random.Random) -> GameResult:
     return GameResult(game.key, game.table, tuple(places), deal=game.deal)
 
 
-def timed(make):
+def timed(make, *args, **kwargs):
     start = time.process_time()
-    value = make()
+    value = make(*args, **kwargs)
     return value, time.process_time() - start
 
 
@@ -68,7 +68,7 @@ def main() -> None:
     for round_no in range(1, rounds + 1):
         table, seconds = timed(ledger.table)
         rating += seconds
-        new, seconds = timed(lambda: swiss_round(table.standings, args.seats, round=round_no, seed=1, history=history))
+        new, seconds = timed(swiss_round, table.standings, args.seats, round=round_no, seed=1, history=history)
         pairing += seconds
         history += new
         start = time.process_time()

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from arena.schedule import (
     COMPLETE_LIMIT,
-    ScheduleError,
     ScheduledGame,
+    ScheduleError,
     SwissEntry,
     affine_plane,
     balance_seats,
@@ -162,8 +162,7 @@ def test_design_rounds_seat_every_bot_at_most_once_and_spread_pairs(seats, n, ro
 @FEW
 @given(seats=st.integers(2, 6), n=st.integers(2, 20), rounds=st.integers(1, 4), seed=st.integers(0, 10**6))
 def test_same_seed_gives_the_same_schedule(seats, n, rounds, seed):
-    if n < seats:
-        n = seats
+    n = max(n, seats)
     for make in (
         lambda: round_robin(names(n), seats, seed=seed),
         lambda: round_robin(names(n), seats, seed=seed, rounds=rounds, complete_limit=0, duplicate=True),
