@@ -48,9 +48,7 @@ def time_starts(bot: BotSpec, count: int) -> tuple[list[float], list[float]]:
     return starts, closes
 
 
-def time_round_trips(
-    sandbox_name: str, bot: BotSpec, count: int, **settings: str
-) -> list[float]:
+def time_round_trips(sandbox_name: str, bot: BotSpec, count: int, **settings: str) -> list[float]:
     """Seconds per send_line + receive_line of one message, `count` times in one bot."""
     if sandbox_name == "local":
         settings["warn"] = False

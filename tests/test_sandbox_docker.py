@@ -40,9 +40,7 @@ from arena.sandbox.docker import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-LIMITS = Limits(
-    startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48
-)
+LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
 
 
 def _engine_problem() -> str | None:
@@ -229,9 +227,7 @@ input()
 """
 
 
-def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(
-    sandbox, tmp_path
-):
+def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sandbox, tmp_path):
     (tmp_path / "secret").write_text("another bot's file")
     process = sandbox.start(make_bot(tmp_path / "probe", PROBE), LIMITS)
     try:
@@ -351,10 +347,7 @@ def test_endless_line_is_an_output_limit(engine, sandbox, tmp_path):
 
 def test_bot_answering_while_we_write_does_not_deadlock(sandbox, tmp_path):
     # The bot writes 2 MB before it reads anything: send_line must drain while it writes.
-    eager = (
-        "import sys\nsys.stdout.write(('y' * 1000 + '\\n') * 2000); sys.stdout.flush()\n"
-        + ECHO
-    )
+    eager = "import sys\nsys.stdout.write(('y' * 1000 + '\\n') * 2000); sys.stdout.flush()\n" + ECHO
     process = sandbox.start(
         make_bot(tmp_path / "eager", eager),
         Limits(startup_s=20, max_decision_bytes=8 << 20),
@@ -379,9 +372,7 @@ os.kill(os.getpid(), signal.SIGKILL)  # no close(), no atexit: a killed run
 """
 
 
-def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(
-    engine, sandbox, tmp_path
-):
+def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, sandbox, tmp_path):
     folder = make_bot(tmp_path / "orphan", ECHO).folder
     run = subprocess.run(
         [sys.executable, "-c", KILLED_RUN, str(folder)],
@@ -393,9 +384,7 @@ def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(
     assert run.returncode == -9, run.stderr
     orphan = run.stdout.strip()
     assert exists(engine, orphan)
-    io_dir = engine.containers.get(orphan).labels[
-        "arena.io"
-    ]  # the default stdio here: pipes
+    io_dir = engine.containers.get(orphan).labels["arena.io"]  # the default stdio here: pipes
     assert Path(io_dir).is_dir()
     live = sandbox.start(make_bot(tmp_path / "live", ECHO), LIMITS)
     try:
@@ -418,9 +407,7 @@ def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
         OWNER_LABEL: f"{socket.gethostname()}:999999999:1",
     }  # no such pid
     containers = [
-        engine.containers.create(
-            default_image(), ["true"], labels=labels, network_mode="none"
-        )
+        engine.containers.create(default_image(), ["true"], labels=labels, network_mode="none")
         for _ in range(2)
     ]
     foreign = engine.containers.create(
@@ -448,9 +435,7 @@ def test_unreachable_engine_is_a_sandbox_error(tmp_path):
         get_sandbox("docker", base_url="tcp://127.0.0.1:9").cleanup_leftovers()
 
 
-def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(
-    engine, tmp_path
-):
+def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, tmp_path):
     bot = make_bot(tmp_path / "echo", ECHO)
     with pytest.raises(SandboxError, match=r"docker-up.*python:3\.12-slim"):
         DockerSandbox(image="arena-no-such-image:0").start(bot, LIMITS)
@@ -477,9 +462,7 @@ class EngineProxy:
             upstream.connect(self.target)
             self.sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(
-                    target=self._relay, args=(source, sink), daemon=True
-                ).start()
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
 
     @staticmethod
     def _relay(source, sink):
@@ -505,9 +488,7 @@ class EngineProxy:
 
 
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])
-def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(
-    engine, tmp_path, stdio
-):
+def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path, stdio):
     proxy = EngineProxy(tmp_path / "engine.sock")
     sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio=stdio)
     process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
@@ -534,9 +515,7 @@ print(open("/app/greeting.txt").read().strip(), flush=True)
 )
 
 
-def test_bot_image_is_built_from_its_dockerfile_once_per_content(
-    engine, sandbox, tmp_path
-):
+def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
     folder = tmp_path / "built"
     make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
     (folder / "Dockerfile").write_text(
@@ -557,16 +536,12 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(
             assert process.receive_line(LIMITS.startup_s) == b"hello from my image"
             process.container.reload()
             binds = process.container.attrs["HostConfig"]["Binds"] or []
-            assert not any(
-                bind.endswith(":/bot:ro") for bind in binds
-            )  # baked in, not mounted
+            assert not any(bind.endswith(":/bot:ro") for bind in binds)  # baked in, not mounted
             assert process.container.attrs["HostConfig"]["ReadonlyRootfs"] is True
         finally:
             process.close()
         began = time.monotonic()
-        assert (
-            sandbox.image_for(bot) == tag
-        )  # cached: same content, same image, no build
+        assert sandbox.image_for(bot) == tag  # cached: same content, same image, no build
         assert time.monotonic() - began < 1.0
         assert engine.images.get(tag).id == image_id
         (folder / "greeting.txt").write_text("changed\n")
@@ -643,10 +618,7 @@ def test_docker_up_reads_the_mirror_from_deb822_sources(tmp_path):
         "deb http://ignored.example/debian bookworm main\n"
     )
     assert print_mirror(tmp_path) == "http://mirror.example/debian"
-    assert (
-        print_mirror(tmp_path, "bookworm-security")
-        == "http://security.example/debian-security"
-    )
+    assert print_mirror(tmp_path, "bookworm-security") == "http://security.example/debian-security"
     assert print_mirror(tmp_path, "trixie") == ""
 
 
@@ -661,11 +633,7 @@ def test_docker_up_reads_the_mirror_from_one_line_sources(tmp_path):
 
 def test_docker_up_writes_no_host_name():
     script = (REPO / ".ci" / "docker-up").read_text()
-    assert (
-        "debian.org" not in script
-        and "docker.io/" not in script
-        and "http://" not in script
-    )
+    assert "debian.org" not in script and "docker.io/" not in script and "http://" not in script
 
 
 def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(

@@ -61,9 +61,7 @@ from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit
 DEFAULT_IMAGE = "arena-base:bookworm"
 IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
 LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
-OWNER_LABEL = (
-    "arena.owner"  # "host:pid:process start time" of the run that made a container
-)
+OWNER_LABEL = "arena.owner"  # "host:pid:process start time" of the run that made a container
 BOT_LABEL = "arena.bot"
 BOT_MOUNT = "/bot"
 IO_MOUNT = "/arena-io"  # the bot's stdin/stdout pipes, when used
@@ -75,9 +73,7 @@ USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
 API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
 BUILD_TIMEOUT_S = 900
 
-_FRAME_HEADER = struct.Struct(
-    ">BxxxL"
-)  # stream (1 stdout, 2 stderr), 3 pad bytes, length
+_FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
 _STDOUT, _STDERR = 1, 2
 _READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
@@ -170,9 +166,7 @@ class DockerSandbox(Sandbox):
         stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
             # A user's mistake (the setting or $ARENA_DOCKER_STDIO): the CLI prints it as such.
-            raise UnknownSandbox(
-                f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}"
-            )
+            raise UnknownSandbox(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
         self.image = image or default_image()
         self.stdio = stdio
         self._facts: dict[str, dict[str, Any]] = {}
@@ -191,18 +185,12 @@ class DockerSandbox(Sandbox):
         if self._client is None:
             try:
                 if self._base_url:
-                    client = docker.DockerClient(
-                        base_url=self._base_url, timeout=API_TIMEOUT_S
-                    )
+                    client = docker.DockerClient(base_url=self._base_url, timeout=API_TIMEOUT_S)
                 else:
                     client = docker.from_env(timeout=API_TIMEOUT_S)
                 client.ping()
             except _ENGINE_ERRORS as error:
-                where = (
-                    self._base_url
-                    or os.environ.get("DOCKER_HOST")
-                    or "the default socket"
-                )
+                where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
                 raise SandboxError(
                     f"the Docker engine is not reachable at {where} ({error}); start it "
                     "(e.g. .ci/docker-up) or use the local sandbox"
@@ -267,9 +255,8 @@ class DockerSandbox(Sandbox):
                 f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
             )
         tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
-        if (
-            tag in self._failed_builds
-        ):  # a bot restarted after a fault: do not build again
+        # A bot restarted after a fault must not pay for (or retry) a failed build again.
+        if tag in self._failed_builds:
             raise self._failed_builds[tag]
         try:
             self.client.images.get(tag)
@@ -308,9 +295,7 @@ class DockerSandbox(Sandbox):
             )
             raise self._failed_builds[tag] from None
         except _ENGINE_ERRORS as error:
-            raise SandboxError(
-                f"the Docker engine failed while building {tag}: {error}"
-            ) from None
+            raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
         return tag
 
     # -- how the bot's stdin/stdout travel --------------------------------------------------
@@ -329,9 +314,8 @@ class DockerSandbox(Sandbox):
             )
             try:
                 chunks, _ = probe.get_archive("/bin/sh")
-                for (
-                    _
-                ) in chunks:  # read the (tiny) answer so the connection is free again
+                # Read the (tiny) answer so that the connection is free again.
+                for _ in chunks:
                     pass
                 has_shell = True
             except docker.errors.NotFound:
@@ -374,18 +358,15 @@ class DockerSandbox(Sandbox):
                 raise SandboxError(
                     f"the Docker engine failed to describe itself: {error}"
                 ) from None
-            self._maps_users = any(
-                "name=userns" in o or "name=rootless" in o for o in options
-            )
+            self._maps_users = any("name=userns" in o or "name=rootless" in o for o in options)
         return self._maps_users
 
     @staticmethod
     def _make_fifos() -> Path:
         """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
         folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
-        folder.chmod(
-            0o711
-        )  # the container's user must reach the pipes, nobody may list them
+        # The container's user must reach the pipes; nobody may list the folder.
+        folder.chmod(0o711)
         uid, gid = (int(part) for part in USER.split(":"))
         for name in ("in", "out"):
             os.mkfifo(folder / name, 0o600)
@@ -432,9 +413,8 @@ class DockerSandbox(Sandbox):
                 Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s),
                 Ulimit(name="core", soft=0, hard=0),
             ],
-            "log_config": {
-                "type": "none"
-            },  # a flood of output must not fill the host's disk
+            # A flood of output must not fill the host's disk.
+            "log_config": {"type": "none"},
             "environment": {"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
             "labels": labels,
             "volumes": volumes,
@@ -444,8 +424,8 @@ class DockerSandbox(Sandbox):
             settings["working_dir"] = BOT_MOUNT
         if io_dir is not None:
             # stdin/stdout are the pipes in io_dir (a read-only mount: pipes stay usable, nothing
-            # else can be written); the shell only redirects and execs, so the bot is its child
-            # of init as before. The image's own entrypoint still runs, in front of the command.
+            # else can be written). The shell only redirects and execs itself away, so the bot
+            # is init's child as without pipes; the image's own entrypoint still runs first.
             facts = self._image_facts(image)
             volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": "ro"}
             labels[IO_LABEL] = str(io_dir)
@@ -456,9 +436,7 @@ class DockerSandbox(Sandbox):
                 f'exec "$@" <{IO_MOUNT}/in >{IO_MOUNT}/out',
                 "arena-stdio",
             ]
-            settings["command"] = facts["entrypoint"] + (
-                list(bot.command) or facts["cmd"]
-            )
+            settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
         return settings
 
     def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
@@ -504,9 +482,7 @@ def _remove_io_dir(io_dir: Path | str | None) -> None:
     if not io_dir:
         return
     io_dir = Path(io_dir)
-    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(
-        tempfile.gettempdir()
-    ):
+    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(tempfile.gettempdir()):
         shutil.rmtree(io_dir, ignore_errors=True)
 
 
@@ -542,9 +518,7 @@ class DockerBotProcess(BotProcess):
         self.container = container
         self.limits = limits
         self.io_dir = io_dir
-        self._attached = (
-            attached  # keeps the HTTP response (and with it the socket) alive
-        )
+        self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
         # Both pipes are opened read-write: that never blocks, the bot's own opens never block
@@ -567,9 +541,7 @@ class DockerBotProcess(BotProcess):
             self._writing.register(self._sock_fd, select.POLLIN | select.POLLOUT)
         self._header = bytearray()  # the part of a frame header read so far
         self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
-        self._frame_left = (
-            0  # payload bytes of that frame still to come (0: a header is next)
-        )
+        self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
         self._stdout = LineBuffer.from_limits(limits)
         self._stderr = StderrLog(limits.stderr_keep_bytes)
         self._eof = False  # the container's output has ended (and was all read)
@@ -618,9 +590,7 @@ class DockerBotProcess(BotProcess):
         return True
 
     def _read_socket(self) -> None:
-        for _ in range(
-            16
-        ):  # at most 1 MiB per call, so a stderr flood cannot keep us here
+        for _ in range(16):  # at most 1 MiB per call, so a stderr flood cannot keep us here
             try:
                 chunk = self._sock.recv(1 << 16)
             except (BlockingIOError, InterruptedError):
@@ -652,9 +622,7 @@ class DockerBotProcess(BotProcess):
                 position += needed
                 if len(self._header) < _FRAME_HEADER.size:
                     return
-                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(
-                    self._header
-                )
+                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(self._header)
                 self._header.clear()
                 continue
             take = min(self._frame_left, size - position)
@@ -662,9 +630,7 @@ class DockerBotProcess(BotProcess):
             position += take
             self._frame_left -= take
             if self._frame_stream == _STDOUT and self._out_fd is None:
-                self._stdout.feed(
-                    payload
-                )  # may raise OUTPUT_LIMIT: the bot is done for anyway
+                self._stdout.feed(payload)  # may raise OUTPUT_LIMIT: the bot is done for anyway
             else:
                 # stderr (with pipes, the container's own stdout only carries init's words)
                 self._stderr.append(payload)
@@ -686,9 +652,7 @@ class DockerBotProcess(BotProcess):
                 if self._stdout.has_line() or self._eof:
                     continue
                 if time.monotonic() >= deadline:
-                    raise BotFault(
-                        Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s"
-                    )
+                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
         except BotFault as fault:
             if fault.reason is not Reason.TIMEOUT:
                 self._fault = fault
@@ -745,9 +709,7 @@ class DockerBotProcess(BotProcess):
                 raise self._end_fault()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotFault(
-                    Reason.TIMEOUT, "did not read its input (stdin stayed full)"
-                )
+                raise BotFault(Reason.TIMEOUT, "did not read its input (stdin stayed full)")
             events = dict(self._writing.poll(_milliseconds(remaining)))
             if any(mask & _READY_TO_READ for mask in events.values()):
                 # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
