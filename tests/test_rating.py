@@ -174,6 +174,18 @@ def test_duplicate_equal_totals_are_a_tie():
     assert table["b"].mu > table["c"].mu + 1
 
 
+def test_duplicate_cancels_a_deal_where_the_hand_decides_everything():
+    # Whoever holds seat 0's hand wins, seat 1's comes second, ...: pure luck of the deal.
+    games = []
+    for rotation in range(4):
+        seated = tuple("abcd"[(seat - rotation) % 4] for seat in range(4))
+        games.append(GameResult(f"00001-00001-{rotation}", seated, (1, 2, 3, 4), deal="00001-00001"))
+    table = by_bot(standings(games, duplicate=True))
+    assert {bot: round(table[bot].mu, 4) for bot in "abcd"} == dict.fromkeys("abcd", 25.0)
+    plain = by_bot(standings(games))
+    assert max(line.mu for line in plain.values()) - min(line.mu for line in plain.values()) > 1
+
+
 def test_duplicate_deals_are_rated_in_schedule_order():
     first = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}] * 3)
     second = rotations_of_a_deal(2, [{"a": 3, "b": 2, "c": 1}] * 3)
