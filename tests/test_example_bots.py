@@ -10,8 +10,10 @@ from __future__ import annotations
 import ast
 import importlib.util
 import itertools
+import json
 import random
 import shutil
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -115,7 +117,7 @@ def test_each_example_bot_plays_each_of_its_games_without_incidents(folder, game
     assert len(match.games) == games
     for result in match.games:
         assert result.incidents == []
-        assert sorted(result.places)[0] == 1 and len(result.places) == 3
+        assert min(result.places) == 1 and len(result.places) == 3
     assert [bot.starts for bot in match.bots] == [1, 1, 1]  # no restart after a fault
 
 
@@ -376,10 +378,86 @@ def test_deadwood_agrees_with_the_referee_on_random_hands(deadwood):
             suits, low = rng.sample(range(4), 2), rng.randint(1, 7)
             pool = [c for c in pool if (c % 52 // 13 in suits and low <= c % 13 + 1 <= low + 6) or c % 13 + 1 == wild_rank]
         hand = rng.sample(list(pool), min(size, len(pool)))
-        options = dict(ace_high=ace_high, wild_penalty=wild_penalty, all_wild=all_wild)
+        options = {"ace_high": ace_high, "wild_penalty": wild_penalty, "all_wild": all_wild}
         evaluator = deadwood.Hand(as_pairs(hand), wild_rank, **options)
-        reference = dict(wild_penalty=wild_penalty or None, all_wild=all_wild)
+        reference = {"wild_penalty": wild_penalty or None, "all_wild": all_wild}
         assert evaluator.least() == min_penalty(hand, wild_rank, ace_high, **reference), hand
         for position in range(len(hand)):
             rest = hand[:position] + hand[position + 1 :]
             assert evaluator.least_without(position) == min_penalty(rest, wild_rank, ace_high, **reference), (hand, position)
+
+
+# -- the Node.js bot on its own, and the bots in Docker --------------------------------------
+
+
+@pytest.mark.skipif(not HAS_NODE, reason="node is not installed")
+def test_node_bot_answers_hello_and_requests_and_ignores_unknown_messages():
+    hello = {
+        "type": "hello", "protocol": 1, "game": "three-thirteen", "players": 2, "rules": {},
+        "games": 1, "seed": 96783563785110,
+        "limits": {"startup_s": 10.0, "decision_s": 1.0, "time_bank_s": 10.0, "max_line_bytes": 1048576, "memory_mb": 512},
+    }
+    state = thirteen_position(["5H", "6H", "KC"], discard_pile=["7H"], stock=["9S", "QS"])
+    request = {
+        "type": "request", "id": 1, "observation": state.observation(0),
+        "legal_actions": state.legal_actions(), "time_s": 1.0, "bank_s": 10.0,
+    }
+    lines = [hello, {"type": "something-newer", "x": 1}, request, {"type": "match_over", "games": 1}]
+    completed = subprocess.run(
+        ["node", "bot.js"],
+        cwd=BOTS / "node-simple",
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    answers = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert completed.returncode == 0, completed.stderr
+    assert answers[0] == {"type": "ready", "name": "node-simple", "version": "1.0", "protocol": 1}
+    # The 7 of hearts next to the 5 and 6 of hearts is worth taking.
+    assert answers[1:] == [{"type": "action", "id": 1, "index": 1}]
+
+
+def docker_problem(image: str | None = None) -> str | None:
+    """Why the Docker tests cannot run here (no engine, no image), or None."""
+    try:
+        import docker
+
+        from arena.sandbox.docker import default_image
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(image or default_image())
+    except Exception as error:  # noqa: BLE001 - any failure means "cannot run here"
+        return f"no usable Docker engine / image {image or 'base'}: {error}"
+    return None
+
+
+@pytest.mark.parametrize(
+    "folder, game",
+    [(BOTS / "threeup-heuristic", "3up3down"), (BOTS / "three-thirteen-heuristic", "three-thirteen")],
+    ids=["threeup-heuristic", "three-thirteen-heuristic"],
+)
+def test_python_example_bots_play_in_docker_on_the_base_image(folder, game):
+    problem = docker_problem()
+    if problem:
+        pytest.skip(problem)
+    match = run_match(game, [folder, BOTS / "random"], games=1, seed=5, sandbox="docker")
+    assert match.sandbox == "docker"
+    assert match.games[0].incidents == []
+
+
+def test_node_bot_brings_a_dockerfile_with_node():
+    manifest = load_bot(BOTS / "node-simple")
+    assert manifest.dockerfile == "Dockerfile"
+    lines = (BOTS / "node-simple" / "Dockerfile").read_text().splitlines()
+    assert "FROM node:20-slim" in lines and any(line.startswith("COPY bot.js") for line in lines)
+
+
+def test_node_bot_plays_in_docker_from_its_own_image():
+    problem = docker_problem("node:20-slim")
+    if problem:
+        pytest.skip(f"{problem} (the node bot's image is built FROM node:20-slim)")
+    match = run_match("3up3down", [BOTS / "node-simple", BOTS / "random"], games=1, seed=5, sandbox="docker")
+    assert match.games[0].incidents == []
