@@ -43,23 +43,24 @@ def games_command(
         print(json.dumps(described, indent=2))
         return
     for game in described:
-        table = Table(
-            title=f"{game['name']} — {game['title']} ({game['min_players']}–{game['max_players']} seats)",
-            title_justify="left",
+        console.print(
+            f"[bold]{game['name']}[/bold] — {game['title']}, "
+            f"{game['min_players']}–{game['max_players']} seats",
+            highlight=False,
         )
-        table.add_column("option", style="bold")
-        table.add_column("type")
-        table.add_column("default")
-        table.add_column("meaning")
         for option in game["options"]:
             kind = option["type"]
             if "choices" in option:
-                kind += " (" + "|".join(str(c) for c in option["choices"]) + ")"
+                kind += ": " + " | ".join(str(c) for c in option["choices"])
             elif "min" in option or "max" in option:
-                kind += f" ({option.get('min', '')}..{option.get('max', '')})"
-            table.add_row(option["name"], kind, json.dumps(option["default"]), option["help"])
-        console.print(table)
-        console.print(f"  use: --rule {game['options'][0]['name']}=VALUE" if game["options"] else "")
+                kind += f": {option.get('min', '')}..{option.get('max', '')}"
+            console.print(
+                f"  [bold]{option['name']}[/bold] = {json.dumps(option['default'])}  ({kind})",
+                highlight=False,
+            )
+            console.print(f"      {option['help']}", highlight=False, markup=False)
+        console.print()
+    console.print("Set an option with --rule NAME=VALUE (repeatable); `--json` for machines.")
 
 
 @app.command("demo")
