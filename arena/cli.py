@@ -58,7 +58,7 @@ def games_command(
                 f"  [bold]{option['name']}[/bold] = {json.dumps(option['default'])}  ({kind})",
                 highlight=False,
             )
-            console.print(f"      {option['help']}", highlight=False, markup=False)
+            console.print(f"      {option['help']}", highlight=False, markup=False, soft_wrap=True)
         console.print()
     console.print("Set an option with --rule NAME=VALUE (repeatable); `--json` for machines.")
 
