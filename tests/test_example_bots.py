@@ -215,6 +215,33 @@ def test_threeup_spends_a_clear_plus_one_when_the_draw_pile_is_empty(threeup_bot
     assert decision(threeup_bot, state) == {"type": "play", "cards": [clear1]}
 
 
+def test_threeup_makes_a_next_player_on_its_3up_pick_up(threeup_bot):
+    nine = deck_id("number", 9, "red")
+    hand = [deck_id("number", 5, "red"), nine, deck_id("number", 10, "red")]
+    state = THREEUP.from_position(
+        2,
+        hands=[hand, []],
+        up=[[], [deck_id("number", 7, "red"), deck_id("number", 8, "red")]],
+        down=[[deck_id("number", 1, "red")], [deck_id("number", 1, "blue")]],
+        discard_pile=[deck_id("number", 4, "red")],
+    )
+    # Seat 1 has no hand and nothing to draw: it plays from its 3UP (7, 8), so a 9 beats it.
+    assert decision(threeup_bot, state) == {"type": "play", "cards": [nine]}
+
+
+def test_threeup_plays_low_when_the_next_player_could_answer_anything(threeup_bot):
+    five = deck_id("number", 5, "red")
+    hand = [five, deck_id("number", 9, "red")]
+    state = THREEUP.from_position(
+        2,
+        hands=[hand, []],
+        up=[[], [deck_id("number", 7, "red"), deck_id("clear", None, "red")]],
+        down=[[deck_id("number", 1, "red")], [deck_id("number", 1, "blue")]],
+        discard_pile=[deck_id("number", 4, "red")],
+    )
+    assert decision(threeup_bot, state) == {"type": "play", "cards": [five]}
+
+
 def test_threeup_refills_before_the_extra_action(threeup_bot):
     clear1 = deck_id("clear1", None, "red")
     state = threeup_position(

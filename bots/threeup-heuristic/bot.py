@@ -9,6 +9,8 @@ What it does, in order of importance:
 - keeps Clear cards for when it would otherwise pick up the pile; then spends a plain
   Clear while the draw pile lasts and a Clear +2 / +1 (more actions = more cards shed)
   once it is empty;
+- when the next player must play from its face-up 3UP, plays the lowest value that beats
+  all of those cards, so that it has to pick up;
 - refills before an extra action when that is free (it would draw those cards anyway);
 - with `colour_run_swap`, moves a stronger hand card up in place of a weaker 3UP card;
 - with `may_draw_instead`, draws rather than spend a Clear.
@@ -127,6 +129,9 @@ def choose_play(observation: dict, legal: list[dict], by_type: dict[str, list[in
         return max(indices, key=lambda index: len(legal[index]["cards"]))
 
     if numbers:
+        forcing = [value for value in numbers if value > next_player_can_beat(observation)]
+        if forcing:
+            return most_cards(numbers[min(forcing)])
         return most_cards(numbers[min(numbers)])
     if "draw" in by_type:
         return by_type["draw"][0]  # drawing one card is cheaper than spending a Clear
@@ -136,6 +141,35 @@ def choose_play(observation: dict, legal: list[dict], by_type: dict[str, list[in
         if kind in specials:
             return specials[kind][0]
     return by_type["play"][0]
+
+
+def next_player(observation: dict) -> int | None:
+    """The seat that plays after us (finished seats are skipped)."""
+    players = observation["players"]
+    finished = set(observation.get("finished") or [])
+    step = observation.get("direction") or 1
+    for offset in range(1, players):
+        seat = (observation["seat"] + step * offset) % players
+        if seat not in finished:
+            return seat
+    return None
+
+
+def next_player_can_beat(observation: dict) -> int:
+    """The highest value the next player can surely answer with (11 = anything).
+
+    Only known when that player must play from its 3UP (no hand, nothing left to draw):
+    then its cards are face up, and a higher value than all of them makes it pick up.
+    """
+    following = next_player(observation)
+    if following is None or observation.get("draw_pile_size", 0) > 0:
+        return 11
+    if observation["hand_sizes"][following] > 0:
+        return 11
+    up = (observation.get("up") or [])[following] if observation.get("up") else []
+    if not up or any(card["kind"] != "number" for card in up):
+        return 11
+    return max(card["value"] for card in up)
 
 
 if __name__ == "__main__":
