@@ -1,0 +1,484 @@
+"""The tournament store: one SQLite file (WAL mode), `arena.sqlite` in the output folder.
+
+Each finished game is committed in one transaction, exactly once: a second result for
+the same game key is refused (`DuplicateResult`), so a resume, a retried worker or a
+cluster can never count a game twice. Results are never edited; standings and ratings
+are recomputed from them in schedule order (`arena.rating`), never finishing order.
+
+Tables (every JSON column is UTF-8 JSON text):
+
+    meta       key TEXT PK, value TEXT           schema_version, settings (JSON of the
+                                                 resolved tournament settings), fingerprint,
+                                                 created (ISO time, UTC)
+    bots       bot TEXT PK                       the bot's id in this tournament (its name,
+                                                 or name#2 when two folders share a name)
+               name, version, content_hash       from bot.toml; sha256 of the folder's files
+               folder TEXT                       absolute folder ('' for an in-process bot)
+               kind TEXT                         'folder' or 'in-process'
+    games      key TEXT PK                       'ROUND-TABLE-ROTATION' (schedule.ScheduledGame.key)
+               round, table_no, rotation INT     position in the schedule
+               deal TEXT, seed INT               deal key (shared by duplicate rotations), deal seed
+               bots TEXT                         JSON list of bot ids in seat order
+               status TEXT                       'scheduled' or 'done'
+               finished_at TEXT, duration_s REAL when and how long (NULL until done)
+               game TEXT, rules TEXT             game name and JSON of its resolved rules (when done)
+    seats      game_key, seat  PK                one row per seat of a finished game
+               bot, place, score, engine_place, forfeit (0/1)
+    incidents  id PK, game_key, seat, bot, reason, detail, decision, forfeit (0/1), log_tail
+    replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
+    logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
+
+Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
+`games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`,
+`rating_results()`, `standings()` (an `arena.rating.RatingTable`) and `rating_history()`
+(per bot, its rating after each of its rated updates, in schedule order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from arena.rating import GameResult as RatedGame
+from arena.rating import RatingLedger, RatingSettings, RatingTable
+from arena.referee import GameResult, Incident, Replay
+from arena.schedule import ScheduledGame, key_order
+
+STORE_FILE = "arena.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    bot TEXT PRIMARY KEY, name TEXT NOT NULL, version TEXT NOT NULL,
+    content_hash TEXT NOT NULL, folder TEXT NOT NULL, kind TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    key TEXT PRIMARY KEY, round INTEGER NOT NULL, table_no INTEGER NOT NULL,
+    rotation INTEGER NOT NULL, deal TEXT NOT NULL, seed INTEGER NOT NULL, bots TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'done')),
+    finished_at TEXT, duration_s REAL, game TEXT, rules TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(bot), place INTEGER NOT NULL, score REAL NOT NULL,
+    engine_place INTEGER NOT NULL, forfeit INTEGER NOT NULL,
+    PRIMARY KEY (game_key, seat)
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    id INTEGER PRIMARY KEY, game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
+    bot TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, decision INTEGER NOT NULL,
+    forfeit INTEGER NOT NULL, log_tail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS replays (
+    game_key TEXT PRIMARY KEY REFERENCES games(key), encoding TEXT NOT NULL, data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS logs (
+    game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL, bot TEXT NOT NULL,
+    text TEXT NOT NULL, PRIMARY KEY (game_key, seat)
+);
+CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot);
+CREATE INDEX IF NOT EXISTS incidents_by_game ON incidents (game_key);
+"""
+
+# Kept of each bot's stderr per game: enough for its author to see why it lost.
+LOG_KEEP_CHARS = 4000
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (missing, wrong schema, schedule conflict)."""
+
+
+class DuplicateResult(StoreError):
+    """A second result for a game that is already stored: refused, never counted twice."""
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """A bot of the tournament as stored."""
+
+    bot: str
+    name: str
+    version: str
+    content_hash: str
+    folder: str
+    kind: str = "folder"
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A scheduled game and, once done, when it finished."""
+
+    key: str
+    round: int
+    table_no: int
+    rotation: int
+    deal: str
+    seed: int
+    bots: tuple[str, ...]
+    status: str
+    finished_at: str | None
+    duration_s: float | None
+
+    def scheduled(self) -> ScheduledGame:
+        """The schedule's view of this game."""
+        return ScheduledGame(self.round, self.table_no, self.rotation, self.bots, self.seed)
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """One seat of a finished game."""
+
+    game_key: str
+    seat: int
+    bot: str
+    place: int
+    score: float
+    engine_place: int
+    forfeit: bool
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating right after one update (a game, or a whole duplicate deal)."""
+
+    key: str  # the game key after which the rating was taken
+    games: int  # the bot's games so far
+    mu: float
+    sigma: float
+    conservative: float
+
+
+def content_hash(folder: str | Path) -> str:
+    """sha256 of every file's relative path, executable bit and bytes (caches skipped)."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder)
+        # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
+        if "__pycache__" in relative.parts or path.suffix == ".pyc":
+            continue
+        digest.update(str(relative).encode() + b"\0")
+        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    """One tournament's SQLite store. Writes come from one thread; reads from any number."""
+
+    def __init__(self, path: str | Path, *, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # synchronous=FULL: a committed game survives a power cut, not only a kill -9.
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        if create:
+            self._db.executescript(_SCHEMA)
+            if self._meta("schema_version") is None:
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+                self._set_meta("created", _now())
+        version = self._meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path} has store schema {version!r}; this arena reads schema {SCHEMA_VERSION}")
+
+    @classmethod
+    def open(cls, out_dir: str | Path, *, create: bool = False) -> Store:
+        """The store in a tournament's output folder (created only when `create`)."""
+        return cls(Path(out_dir) / STORE_FILE, create=create)
+
+    def close(self) -> None:
+        """Close the connection (everything is already committed)."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- meta and settings ----------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            raise StoreError(f"{self.path} is not an arena tournament store") from None
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def settings(self) -> dict[str, Any] | None:
+        """The tournament settings stored by the first run (None in a new store)."""
+        text = self._meta("settings")
+        return json.loads(text) if text is not None else None
+
+    def fingerprint(self) -> str | None:
+        """The fingerprint of the stored settings (None in a new store)."""
+        return self._meta("fingerprint")
+
+    def save_settings(self, settings: dict[str, Any], fingerprint: str) -> None:
+        """Store (or replace) the tournament settings and their fingerprint."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._set_meta("settings", json.dumps(settings, sort_keys=True))
+            self._set_meta("fingerprint", fingerprint)
+
+    # -- bots -----------------------------------------------------------------------------
+
+    def add_bots(self, bots: Iterable[BotRecord]) -> None:
+        """Insert or update the tournament's bots."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for bot in bots:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO bots (bot, name, version, content_hash, folder, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (bot.bot, bot.name, bot.version, bot.content_hash, bot.folder, bot.kind),
+                )
+
+    def bots(self) -> list[BotRecord]:
+        """Every bot, by id."""
+        rows = self._db.execute(
+            "SELECT bot, name, version, content_hash, folder, kind FROM bots ORDER BY bot"
+        ).fetchall()
+        return [BotRecord(*row) for row in rows]
+
+    # -- the schedule ---------------------------------------------------------------------
+
+    def schedule(self, games: Sequence[ScheduledGame]) -> None:
+        """Add scheduled games; a key already stored must hold the same table and seed."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for game in games:
+                bots = json.dumps(list(game.table))
+                row = self._db.execute("SELECT bots, seed FROM games WHERE key = ?", (game.key,)).fetchone()
+                if row is not None:
+                    if row != (bots, game.seed):
+                        raise StoreError(
+                            f"game {game.key} is already scheduled with bots {row[0]} and seed {row[1]}, "
+                            f"not {bots} and seed {game.seed}"
+                        )
+                    continue
+                self._db.execute(
+                    "INSERT INTO games (key, round, table_no, rotation, deal, seed, bots, status) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'scheduled')",
+                    (game.key, game.round, game.table_no, game.rotation, game.deal, game.seed, bots),
+                )
+
+    def drop_unfinished(self) -> int:
+        """Forget scheduled games that have no result (before rescheduling); returns how many."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            return self._db.execute("DELETE FROM games WHERE status = 'scheduled'").rowcount
+
+    def games(self, status: str | None = None) -> list[GameRow]:
+        """Scheduled games in schedule order (all, or only 'scheduled' / 'done')."""
+        sql = "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s FROM games"
+        rows = self._db.execute(sql + (" WHERE status = ?" if status else ""), (status,) if status else ()).fetchall()
+        out = [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
+        out.sort(key=lambda game: key_order(game.key))
+        return out
+
+    def done_keys(self) -> set[str]:
+        """Keys of every finished game."""
+        return {row[0] for row in self._db.execute("SELECT key FROM games WHERE status = 'done'")}
+
+    # -- results --------------------------------------------------------------------------
+
+    def record(
+        self,
+        key: str,
+        result: GameResult,
+        *,
+        duration_s: float = 0.0,
+        logs: Sequence[str] = (),
+    ) -> None:
+        """Commit one finished game, all of it or nothing; DuplicateResult if already stored."""
+        db = self._db
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT status, bots, seed FROM games WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                raise StoreError(f"game {key} is not in the schedule; a result needs a scheduled game")
+            if row[0] == "done":
+                raise DuplicateResult(f"game {key} already has a stored result; a game is stored once")
+            if json.loads(row[1]) != result.seats:
+                raise StoreError(f"game {key} was scheduled for {row[1]} but the result seats {result.seats}")
+            if row[2] != result.seed:
+                raise StoreError(f"game {key} was scheduled with deal seed {row[2]} but played seed {result.seed}")
+            db.execute(
+                "UPDATE games SET status = 'done', finished_at = ?, duration_s = ?, game = ?, rules = ? "
+                "WHERE key = ?",
+                (_now(), duration_s, result.game, json.dumps(result.rules, sort_keys=True), key),
+            )
+            forfeits = set(result.forfeits)
+            db.executemany(
+                "INSERT INTO seats (game_key, seat, bot, place, score, engine_place, forfeit) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (key, seat, bot, result.places[seat], result.scores[seat], result.engine_places[seat], seat in forfeits)
+                    for seat, bot in enumerate(result.seats)
+                ],
+            )
+            db.executemany(
+                "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (key, i.seat, i.bot, i.reason.value, i.detail, i.decision, i.forfeit, i.log_tail)
+                    for i in result.incidents
+                ],
+            )
+            db.execute(
+                "INSERT INTO replays (game_key, encoding, data) VALUES (?, 'json+zlib', ?)",
+                (key, zlib.compress(result.replay.model_dump_json().encode(), 6)),
+            )
+            db.executemany(
+                "INSERT INTO logs (game_key, seat, bot, text) VALUES (?, ?, ?, ?)",
+                [
+                    (key, seat, result.seats[seat], text[-LOG_KEEP_CHARS:])
+                    for seat, text in enumerate(logs)
+                    if text
+                ],
+            )
+
+    def seats(self, key: str | None = None) -> list[SeatRow]:
+        """Seats of one finished game (or of all), in schedule and seat order."""
+        sql = "SELECT game_key, seat, bot, place, score, engine_place, forfeit FROM seats"
+        rows = self._db.execute(sql + (" WHERE game_key = ?" if key else ""), (key,) if key else ()).fetchall()
+        out = [SeatRow(*row[:6], bool(row[6])) for row in rows]
+        out.sort(key=lambda seat: (key_order(seat.game_key), seat.seat))
+        return out
+
+    def incidents(self, key: str | None = None) -> list[tuple[str, Incident]]:
+        """(game key, incident) pairs of one game or of all, in schedule order."""
+        sql = "SELECT game_key, seat, bot, reason, detail, decision, forfeit, log_tail FROM incidents"
+        rows = self._db.execute(sql + (" WHERE game_key = ?" if key else "") + " ORDER BY id", (key,) if key else ())
+        out = [
+            (
+                row[0],
+                Incident(
+                    game_number=1,
+                    seat=row[1],
+                    bot=row[2],
+                    reason=row[3],
+                    detail=row[4],
+                    decision=row[5],
+                    forfeit=bool(row[6]),
+                    log_tail=row[7],
+                ),
+            )
+            for row in rows
+        ]
+        out.sort(key=lambda pair: key_order(pair[0]))
+        return out
+
+    def replay(self, key: str) -> Replay:
+        """The replay record of a finished game."""
+        row = self._db.execute("SELECT encoding, data FROM replays WHERE game_key = ?", (key,)).fetchone()
+        if row is None:
+            raise StoreError(f"no stored replay for game {key}")
+        if row[0] != "json+zlib":
+            raise StoreError(f"game {key}: unknown replay encoding {row[0]!r}")
+        return Replay.model_validate_json(zlib.decompress(row[1]))
+
+    def logs(self, key: str) -> dict[int, str]:
+        """Seat -> the end of that bot's stderr in the game (seats that wrote nothing are absent)."""
+        rows = self._db.execute("SELECT seat, text FROM logs WHERE game_key = ?", (key,))
+        return {seat: text for seat, text in rows}
+
+    def game_result(self, key: str) -> GameResult:
+        """A finished game rebuilt as the referee's record (replay included)."""
+        row = self._db.execute(
+            "SELECT status, seed, game, rules FROM games WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None or row[0] != "done":
+            raise StoreError(f"game {key} has no stored result")
+        seats = self.seats(key)
+        return GameResult(
+            game=row[2],
+            seed=row[1],
+            rules=json.loads(row[3]),
+            seats=[seat.bot for seat in seats],
+            places=[seat.place for seat in seats],
+            scores=[seat.score for seat in seats],
+            engine_places=[seat.engine_place for seat in seats],
+            forfeits=[seat.seat for seat in seats if seat.forfeit],
+            incidents=[incident for _, incident in self.incidents(key)],
+            replay=self.replay(key),
+        )
+
+    # -- ratings --------------------------------------------------------------------------
+
+    def rating_results(self) -> list[RatedGame]:
+        """Every finished game as `arena.rating` takes it, in schedule order."""
+        by_game: dict[str, list[SeatRow]] = {}
+        for seat in self.seats():
+            by_game.setdefault(seat.game_key, []).append(seat)
+        deals = dict(self._db.execute("SELECT key, deal FROM games WHERE status = 'done'").fetchall())
+        duplicate = bool((self.settings() or {}).get("duplicate", False))
+        return [
+            RatedGame(
+                key=key,
+                bots=tuple(seat.bot for seat in seats),
+                places=tuple(seat.place for seat in seats),
+                forfeits=tuple(seat.forfeit for seat in seats),
+                deal=deals[key] if duplicate else None,
+            )
+            for key, seats in sorted(by_game.items(), key=lambda item: key_order(item[0]))
+        ]
+
+    def rating_settings(self) -> RatingSettings:
+        """The rating settings stored with the tournament (defaults when none)."""
+        return RatingSettings(**((self.settings() or {}).get("rating") or {}))
+
+    def _ledger(self) -> RatingLedger:
+        settings = self.settings() or {}
+        return RatingLedger(
+            self.rating_settings(),
+            duplicate=bool(settings.get("duplicate", False)),
+            bots=[bot.bot for bot in self.bots()],
+        )
+
+    def standings(self) -> RatingTable:
+        """Ratings and standings over every stored result, in schedule order."""
+        ledger = self._ledger()
+        for result in self.rating_results():
+            ledger.add(result)
+        return ledger.table()
+
+    def rating_history(self) -> dict[str, list[RatingPoint]]:
+        """Per bot, its rating after each game it played, in schedule order (for charts).
+
+        In duplicate mode a deal is rated as one update; the point after each rotation
+        shows the deal rated as far as it was played (what the standings said then).
+        """
+        ledger = self._ledger()
+        history: dict[str, list[RatingPoint]] = {bot.bot: [] for bot in self.bots()}
+        for result in self.rating_results():
+            ledger.add(result)
+            table = {line.bot: line for line in ledger.table().standings}
+            for bot in result.bots:
+                line = table[bot]
+                history.setdefault(bot, []).append(
+                    RatingPoint(result.key, line.games, line.mu, line.sigma, line.conservative)
+                )
+        return history
