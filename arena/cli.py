@@ -242,17 +242,231 @@ def match_command(
         console.print(f"Results and replays written to {replay}")
 
 
+# ------------------------------------------------------------------ tournaments (issue 5)
+
+
+def _standings_table(table, title: str) -> Table:
+    """The standings as a rich table (best conservative rating first)."""
+    shown = Table(title=title, title_justify="left")
+    for column in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "wins", "avg place", "forfeits", "score"):
+        shown.add_column(column, justify="left" if column == "bot" else "right")
+    for rank, line in enumerate(table.standings, start=1):
+        shown.add_row(
+            str(rank),
+            line.bot,
+            f"{line.mu:.2f}",
+            f"{line.sigma:.2f}",
+            f"{line.conservative:.2f}",
+            str(line.games),
+            str(line.wins),
+            f"{line.average_place:.2f}" if line.games else "-",
+            str(line.forfeits),
+            f"{line.score:.1f}",
+        )
+    return shown
+
+
+@app.command("run")
+def run_command(
+    tournament_file: Annotated[
+        Optional[Path], typer.Argument(help="Tournament file (TOML); without it, the flags describe the tournament.")
+    ] = None,
+    game: Annotated[Optional[str], typer.Option(help="Game name (see `arena games`).")] = None,
+    bots: Annotated[
+        Optional[list[str]], typer.Option("--bots", "--bot", help="Bot folder or glob; repeatable.")
+    ] = None,
+    seats: Annotated[Optional[int], typer.Option(help="Seats per table (2-6).")] = None,
+    tournament_format: Annotated[
+        Optional[str], typer.Option("--format", help="round-robin, swiss or gauntlet.")
+    ] = None,
+    rounds: Annotated[Optional[int], typer.Option(help="Rounds (Swiss: required; round-robin: design rounds).")] = None,
+    cycles: Annotated[Optional[int], typer.Option(help="Round-robin: how many complete cycles.")] = None,
+    challengers: Annotated[
+        Optional[list[str]], typer.Option("--challenger", help="Gauntlet challenger folder or glob; repeatable.")
+    ] = None,
+    duplicate: Annotated[
+        Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seat rotation.")
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Tournament seed (schedule and deals).")] = None,
+    rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
+    sandbox: Annotated[Optional[str], typer.Option(help="local (trusted code only) or docker.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once.")] = None,
+    out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output folder (store, site).")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Tournament name.")] = None,
+    decision_s: Annotated[Optional[float], typer.Option(help="Seconds per decision.")] = None,
+    time_bank_s: Annotated[Optional[float], typer.Option(help="Time bank per bot per game, seconds.")] = None,
+    startup_s: Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help="Memory per bot, MB.")] = None,
+    cpu_s: Annotated[Optional[int], typer.Option(help="CPU seconds per bot per game.")] = None,
+    allow_changes: Annotated[
+        bool, typer.Option("--allow-changes", help="Resume even though the settings changed (finished games are kept).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from arena.tournament import TournamentInterrupted, load_tournament, run_tournament
+
+    overrides = {
+        key: value
+        for key, value in {
+            "game": game, "bots": bots, "seats": seats, "format": tournament_format, "rounds": rounds,
+            "cycles": cycles, "challengers": challengers, "duplicate": duplicate, "seed": seed,
+            "sandbox": sandbox, "jobs": jobs, "output": out, "name": name,
+        }.items()
+        if value is not None
+    }
+    if out is not None:
+        overrides["output"] = str(Path(out).absolute())
+    limits = {
+        key: value
+        for key, value in {
+            "decision_s": decision_s, "time_bank_s": time_bank_s, "startup_s": startup_s,
+            "memory_mb": memory_mb, "cpu_s": cpu_s,
+        }.items()
+        if value is not None
+    }
+    if limits:
+        overrides["limits"] = limits
+    for key in ("bots", "challengers"):  # a flag's path is relative to where it is typed
+        if key in overrides:
+            overrides[key] = [str(Path(bot).expanduser().absolute()) for bot in overrides[key]]
+    config = load_tournament(tournament_file, overrides, rule or [])
+    again = "arena run " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "arena run"
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("leader: {task.fields[leader]}"),
+        console=console,
+        disable=quiet,
+    )
+    task = bar.add_task(config.name, total=None, rate="", leader="-")
+
+    def show(update) -> None:
+        if not bar.live.is_started:
+            bar.start()  # only once games run: a mistake found before is printed alone
+        rate = update.played / update.elapsed_s if update.elapsed_s > 0 else 0.0
+        bar.update(
+            task, completed=update.done, total=update.total, rate=f"{rate:.1f} games/s", leader=update.leader or "-"
+        )
+
+    try:
+        outcome = run_tournament(config, progress=show, allow_changes=allow_changes)
+    except TournamentInterrupted as stopped:
+        bar.stop()
+        errors.print(
+            f"arena: stopped: {stopped.done} of {stopped.total} games are stored in {stopped.output}; "
+            f"run the same command to resume: {again}",
+            highlight=False, markup=False, soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    finally:
+        bar.stop()
+    console.print(_standings_table(outcome.standings, f"{config.name}: {outcome.done} of {outcome.total} games"))
+    share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0
+    console.print(
+        f"{outcome.played} games played now, {outcome.resumed} were stored before; {outcome.wall_s:.1f} s; "
+        f"starting bot processes took {share:.0%} of game time. Store: {outcome.output / 'arena.sqlite'}",
+        highlight=False, markup=False, soft_wrap=True,
+    )
+    for note in outcome.notes:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("standings")
+def standings_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Print the standings of a tournament (finished or not) from its store."""
+    import dataclasses
+
+    from arena.store import Store
+
+    with Store.open(out_dir) as store:
+        table = store.standings()
+        settings = store.settings() or {}
+        done, total = len(store.done_keys()), len(store.games())
+    if as_json:
+        print(json.dumps([dataclasses.asdict(line) for line in table.standings], indent=2))
+        return
+    title = f"{settings.get('name', 'tournament')}: {done} of {total} scheduled games stored"
+    console.print(_standings_table(table, title))
+
+
+@app.command("submit")
+def submit_command(
+    bot_dir: Annotated[Path, typer.Argument(help="The bot's folder (with its bot.toml).")],
+    registry: Annotated[
+        Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
+    ] = None,
+    sandbox: Annotated[str, typer.Option(help="local or docker (builds the bot's image if it has a Dockerfile).")] = "local",
+    decision_s: Annotated[float, typer.Option(help="Seconds per decision in the smoke match.")] = 1.0,
+    time_bank_s: Annotated[float, typer.Option(help="Time bank in the smoke match, seconds.")] = 10.0,
+    startup_s: Annotated[float, typer.Option(help="Seconds from start to `ready`.")] = 10.0,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit, MB.")] = 512,
+) -> None:
+    """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
+    from arena.sandbox import Limits
+    from arena.submit import submit_bot
+
+    if decision_s <= 0 or startup_s <= 0 or time_bank_s < 0 or memory_mb < 16:
+        raise UsageError("limits: --decision-s and --startup-s must be > 0, --time-bank-s >= 0, --memory-mb >= 16")
+    limits = Limits(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
+    done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits)
+    smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
+    verb = "already in the registry" if done.already_there else "accepted"
+    console.print(
+        f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})",
+        highlight=False, markup=False, soft_wrap=True,
+    )
+
+
+@app.command("bots")
+def bots_command(
+    registry: Annotated[
+        Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
+    ] = None,
+) -> None:
+    """List the bots of a registry: name, version, games, content hash, date."""
+    from arena.submit import default_registry, list_registry
+
+    where = registry or default_registry()
+    if not where.is_dir():
+        raise UsageError(f"registry {where} is not a folder")
+    table = Table(title=f"bots in {where}", title_justify="left")
+    for column in ("name", "version", "games", "hash", "date"):
+        table.add_column(column)
+    for entry in list_registry(where):
+        table.add_row(entry.name, entry.version, ", ".join(entry.games), entry.content_hash[:12], entry.date[:16].replace("T", " "))
+    console.print(table)
+
+
 def main() -> None:
     """Entry point of the `arena` command."""
     from arena.botfolder import BotFolderError
     from arena.match import MatchError
     from arena.sandbox import SandboxError, UnknownSandbox
+    from arena.store import StoreError
+    from arena.submit import SubmitRefused
+    from arena.tournament import TournamentError
 
     try:
         app()
-    except (GameError, UsageError, BotFolderError, MatchError, UnknownSandbox) as mistake:
+    except (
+        GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused
+    ) as mistake:
         errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)
+    except KeyboardInterrupt:
+        errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)
+        sys.exit(130)
     except SandboxError as failure:
         # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
         errors.print(f"arena: internal error: {failure}", highlight=False, markup=False, soft_wrap=True)

@@ -240,13 +240,21 @@ def load_tournament(
             data[key] = {**data[key], **value}
         else:
             data[key] = value
+    rule_mistakes = []
     if rule_args:
         try:
             parsed = get_game(str(data.get("game"))).parse_options(rule_args)
         except GameError as error:
-            raise TournamentError([f"--rule: {error}"], source) from None
-        data["rules"] = {**(data.get("rules") or {}), **parsed}
-    return validate_config(data, source)
+            rule_mistakes.append(f"--rule: {error}")
+        else:
+            data["rules"] = {**(data.get("rules") or {}), **parsed}
+    try:
+        config = validate_config(data, source)
+    except TournamentError as invalid:
+        raise TournamentError(rule_mistakes + invalid.mistakes, source) from None
+    if rule_mistakes:
+        raise TournamentError(rule_mistakes, source)
+    return config
 
 
 # -------------------------------------------------------------------------- bots
@@ -290,12 +298,17 @@ def _expand(entries: Sequence[str], base: Path, key: str, game: str, mistakes: l
                 mistakes.append(f"{key}: bot folder {entry!r} does not exist ({pattern})")
                 continue
             folders = [pattern]
+        globbed = bool(_GLOB & set(entry))
+        mistakes_before = len(mistakes)
+        playing = 0
         for folder in folders:
             try:
                 manifest = load_bot(folder)
             except BotFolderError as error:
                 mistakes.append(f"{key}: {folder}: " + "; ".join(error.mistakes))
                 continue
+            if globbed and not manifest.plays(game):
+                continue  # a glob takes the bots that play this game
             if not manifest.plays(game):
                 mistakes.append(
                     f"{key}: bot {manifest.name!r} ({folder}) does not play {game!r}; "
@@ -303,6 +316,9 @@ def _expand(entries: Sequence[str], base: Path, key: str, game: str, mistakes: l
                 )
                 continue
             manifests.append(manifest)
+            playing += 1
+        if globbed and not playing and len(mistakes) == mistakes_before:
+            mistakes.append(f"{key}: {entry!r} matches no bot folder whose bot.toml lists {game!r}")
     return manifests
 
 
@@ -726,5 +742,8 @@ def render_report(out_dir: Path) -> list[str]:
         from arena.report import render_site  # type: ignore[attr-defined]
     except ImportError:
         return []
-    render_site(out_dir)
+    try:
+        render_site(out_dir)
+    except Exception as error:  # the results are stored; a failed site must not lose the run
+        return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
     return [f"site written to {out_dir}"]

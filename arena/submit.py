@@ -1,0 +1,200 @@
+"""Submitting a bot to a registry (`arena submit`) and listing one (`arena bots`).
+
+A registry is a folder of bot folders. A submitted bot is copied to
+`REGISTRY/NAME/VERSION/` with a `submission.json` beside its files (name, version,
+content hash, date, the smoke games it played); the example bots shipped with arena sit
+directly in `REGISTRY/NAME/`. Both layouts are listed.
+
+Before copying, the bot must pass: its bot.toml is valid and names only known games; the
+sandbox is prepared (the Docker image is built when the bot has a Dockerfile and the
+sandbox is docker); and a smoke match against the example random bot under the given
+limits ends without a single incident of the submitted bot, in every game it declares.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from arena.botfolder import BotFolderError, load_bot
+from arena.match import MatchError, run_match
+from arena.resources import bots_dir
+from arena.sandbox import Limits, SandboxError, get_sandbox
+from arena.store import content_hash
+from engine.api import GameError
+from engine.registry import get_game
+
+RECORD = "submission.json"
+# Smoke games per declared game: seats rotate, so the bot plays first and second.
+SMOKE_GAMES = 2
+
+
+class SubmitRefused(ValueError):
+    """The bot was not accepted; `reasons` has one line per reason."""
+
+    def __init__(self, folder: Path, reasons: list[str]):
+        self.reasons = reasons
+        listed = "\n".join(f"  - {reason}" for reason in reasons)
+        super().__init__(f"refused {folder}: {len(reasons)} reason(s):\n{listed}")
+
+
+@dataclass
+class Submission:
+    """An accepted bot: where it went and what was checked."""
+
+    name: str
+    version: str
+    content_hash: str
+    folder: Path
+    smoke_games: dict[str, int] = field(default_factory=dict)
+    already_there: bool = False
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One bot of a registry, as `arena bots` lists it."""
+
+    name: str
+    version: str
+    games: tuple[str, ...]
+    content_hash: str
+    date: str
+    folder: Path
+
+
+def default_registry() -> Path:
+    """`./bots` in the working folder when it exists, else the example bots shipped with arena."""
+    local = Path("bots")
+    return local.resolve() if local.is_dir() else bots_dir()
+
+
+def _copy_ignore(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "__pycache__" or name.endswith(".pyc") or name == RECORD]
+
+
+def submit_bot(
+    bot_dir: str | Path,
+    registry: str | Path | None = None,
+    *,
+    sandbox: str = "local",
+    limits: Limits | None = None,
+    opponent: str | Path | None = None,
+) -> Submission:
+    """Check a bot and copy it into the registry; SubmitRefused lists every reason."""
+    folder = Path(bot_dir).resolve()
+    registry = Path(registry).resolve() if registry is not None else default_registry()
+    try:
+        manifest = load_bot(folder)
+    except BotFolderError as error:
+        raise SubmitRefused(folder, error.mistakes) from None
+    reasons: list[str] = []
+    games = []
+    for game in manifest.games:
+        try:
+            games.append(get_game(game).name)
+        except GameError as error:
+            reasons.append(f"bot.toml games: {error}")
+    if reasons:
+        raise SubmitRefused(folder, reasons)
+
+    box = get_sandbox(sandbox)
+    if sandbox == "docker" and manifest.dockerfile:
+        try:
+            box.image_for(manifest.spec())  # builds the bot's image now, not in its first game
+        except SandboxError as error:
+            raise SubmitRefused(folder, [f"building its Docker image failed: {error}"]) from None
+    random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
+    smoke: dict[str, int] = {}
+    for game in games:
+        try:
+            match = run_match(
+                game, [folder, random_bot], games=SMOKE_GAMES, seed=1, sandbox=box, limits=limits or Limits()
+            )
+        except (MatchError, GameError) as error:
+            reasons.append(f"smoke match of {game}: {error}")
+            continue
+        mine = match.bots[0].name
+        for result in match.games:
+            for incident in result.incidents:
+                if incident.bot == mine:
+                    reasons.append(
+                        f"smoke match of {game}, game {incident.game_number}: {incident.reason.value} "
+                        f"at decision {incident.decision}: {incident.detail}"
+                    )
+        smoke[game] = len(match.games)
+    if reasons:
+        raise SubmitRefused(folder, reasons)
+
+    digest = content_hash(folder)
+    target = registry / manifest.name / manifest.version
+    record_path = target / RECORD
+    if target.exists():
+        stored = json.loads(record_path.read_text()) if record_path.is_file() else {}
+        if stored.get("content_hash") == digest:
+            return Submission(manifest.name, manifest.version, digest, target, smoke, already_there=True)
+        raise SubmitRefused(
+            folder,
+            [
+                f"{manifest.name} version {manifest.version} is already in {registry} with other content; "
+                "raise the version in bot.toml"
+            ],
+        )
+    if not os.access(registry if registry.exists() else registry.parent, os.W_OK):
+        raise SubmitRefused(folder, [f"the registry {registry} is not writable; choose one with --registry DIR"])
+    staging = target.with_name(f".{manifest.version}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(folder, staging, ignore=_copy_ignore, symlinks=False)
+    (staging / RECORD).write_text(
+        json.dumps(
+            {
+                "name": manifest.name,
+                "version": manifest.version,
+                "content_hash": digest,
+                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "games": list(manifest.games),
+                "smoke_games": smoke,
+                "sandbox": sandbox,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    staging.rename(target)  # a half-copied bot is never seen under its real name
+    return Submission(manifest.name, manifest.version, digest, target, smoke)
+
+
+def list_registry(registry: str | Path | None = None) -> list[RegistryEntry]:
+    """Every bot in the registry (submitted NAME/VERSION folders and plain NAME folders)."""
+    registry = Path(registry) if registry is not None else default_registry()
+    if not registry.is_dir():
+        raise FileNotFoundError(f"registry {registry} is not a folder")
+    entries = []
+    for candidate in sorted(registry.glob("*/bot.toml")) + sorted(registry.glob("*/*/bot.toml")):
+        folder = candidate.parent
+        if folder.name.startswith("."):
+            continue
+        try:
+            manifest = load_bot(folder)
+        except BotFolderError:
+            continue  # not a bot folder (e.g. a test fixture); nothing to list
+        record_path = folder / RECORD
+        record = json.loads(record_path.read_text()) if record_path.is_file() else {}
+        date = record.get("date") or datetime.fromtimestamp(
+            candidate.stat().st_mtime, timezone.utc
+        ).isoformat(timespec="seconds")
+        entries.append(
+            RegistryEntry(
+                name=manifest.name,
+                version=manifest.version,
+                games=manifest.games,
+                content_hash=record.get("content_hash") or content_hash(folder),
+                date=date,
+                folder=folder,
+            )
+        )
+    entries.sort(key=lambda entry: (entry.name, entry.version))
+    return entries
