@@ -173,7 +173,7 @@ class TournamentConfig(_Strict):
         if self.rounds is not None and self.cycles != 1:
             mistakes.append("give either rounds (design rounds) or cycles (whole round-robins), not both")
         if mistakes:
-            raise ValueError("; ".join(mistakes))
+            raise ValueError("\n".join(mistakes))
         return self
 
     def output_dir(self) -> Path:
@@ -208,7 +208,7 @@ def validate_config(data: Mapping[str, Any], source: str = "tournament") -> Tour
         lines = []
         for error in invalid.errors():
             line = _describe_error(error)
-            lines.extend(line.split("; ") if not error["loc"] else [line])
+            lines.extend(line.split("\n") if not error["loc"] else [line])
         raise TournamentError(lines, source) from None
 
 
