@@ -1,0 +1,463 @@
+"""The static HTML site of a tournament: `render_site(DIR)` writes `DIR/site/` from the store.
+
+Pages (jinja2 templates in `templates/`, autoescaped: a bot controls its name, version and
+log, and none of it can run in a spectator's browser):
+- `index.html`: standings (sortable), settings, format and progress;
+- `bots/<slug>.html`: rating over time (inline SVG), results by seat, head-to-head,
+  incidents with reasons, stderr excerpts, version and content hash;
+- `h2h.html`: how often each bot finished ahead of each other bot (the top of the table);
+- `games/page-N.html`: the game list; `games/<key>.html`: a game with its replay viewer.
+Replay data (`arena.report_replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
+game loaded by its page (a file:// page may not fetch JSON). A stored result never
+changes, so a replay file that exists is kept: re-rendering only adds the new games.
+Nothing is loaded from the network: the CSS and the two small scripts are in `assets/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from arena.rating import BotStanding, RatingLedger, RatingSettings
+from arena.rating import GameResult as RatedGame
+from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
+from arena.resources import templates_dir
+
+SITE_DIR = "site"
+GAMES_PER_PAGE = 100
+MATRIX_BOTS = 40  # the matrix page shows the top of the standings; each bot page has its full row
+RECENT_GAMES = 50  # games listed on a bot's page
+LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
+LOG_CHARS = 1500  # characters kept of each excerpt
+CHART_POINTS = 300  # a rating chart is thinned to at most this many points
+
+
+class ReportError(Exception):
+    """The site cannot be rendered (no store in the folder, unknown replay option)."""
+
+
+@dataclass
+class SiteBot:
+    """A bot as the site shows it."""
+
+    bot: str
+    name: str
+    version: str
+    content_hash: str
+    kind: str = "folder"
+
+
+@dataclass
+class SiteGame:
+    """A finished game: who sat where and how it ended."""
+
+    key: str
+    round: int
+    table_no: int
+    rotation: int
+    seed: int
+    seats: list[str]
+    places: list[int]
+    scores: list[float]
+    forfeits: list[bool]
+    finished_at: str | None = None
+    duration_s: float | None = None
+    incidents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class SiteData:
+    """Everything the pages need; `load_site_data` fills it from a tournament's store."""
+
+    name: str
+    game: str
+    settings: dict[str, Any]
+    bots: list[SiteBot]
+    standings: list[BotStanding]
+    history: dict[str, list[tuple[int, float, float, float]]]  # bot -> (games, mu, sigma, conservative)
+    games: list[SiteGame]  # finished games in schedule order
+    total_games: int  # scheduled, finished or not
+    logs: Callable[[str], dict[int, str]] = lambda key: {}
+    tournament_dir: Path | None = None  # where replays are read from (None: no replays)
+
+
+# --- from the store ----------------------------------------------------------------------
+
+
+def rate(games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any]) -> tuple[list[BotStanding], dict]:
+    """Standings and each bot's rating after each of its rated updates, in one pass."""
+    duplicate = bool(settings.get("duplicate", False))
+    ledger = RatingLedger(RatingSettings(**(settings.get("rating") or {})), duplicate=duplicate, bots=bots)
+    history: dict[str, list[tuple[int, float, float, float]]] = {bot: [] for bot in bots}
+    played: dict[str, int] = defaultdict(int)
+    pending: list[str] = []  # bots of the duplicate deal being played
+    deal_of: str | None = None
+
+    def points(for_bots: Sequence[str]) -> None:
+        for bot in for_bots:
+            rating = ledger.ratings.rating(bot)
+            history.setdefault(bot, []).append((played[bot], rating.mu, rating.sigma, rating.mu - 3 * rating.sigma))
+
+    for game in games:
+        deal = _deal(game.key) if duplicate else game.key
+        ledger.add(
+            RatedGame(key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits), deal=deal)
+        )
+        if duplicate and deal_of is not None and deal != deal_of:
+            points(pending)  # the ledger rated the finished deal when this one began
+            pending = []
+        deal_of = deal
+        for bot in game.seats:
+            played[bot] += 1
+        if duplicate:
+            pending = list(dict.fromkeys(pending + game.seats))
+        else:
+            points(game.seats)
+    table = ledger.table()
+    if duplicate and pending:
+        for bot in pending:
+            line = next(line for line in table.standings if line.bot == bot)
+            history.setdefault(bot, []).append((played[bot], line.mu, line.sigma, line.conservative))
+    return table.standings, history
+
+
+def _deal(key: str) -> str:
+    return key.rsplit("-", 1)[0]
+
+
+def load_site_data(tournament_dir: str | Path) -> SiteData:
+    """Read a tournament's store into the page model (ratings recomputed in schedule order)."""
+    from arena.store import STORE_FILE, Store, StoreError
+
+    tournament_dir = Path(tournament_dir)
+    if not (tournament_dir / STORE_FILE).is_file():
+        raise ReportError(f"no tournament store ({STORE_FILE}) in {tournament_dir}; run `arena run` into it first")
+    try:
+        store = Store.open(tournament_dir)
+    except StoreError as error:
+        raise ReportError(str(error)) from None
+    settings = store.settings() or {}
+    bots = [SiteBot(b.bot, b.name, b.version, b.content_hash, b.kind) for b in store.bots()]
+    rows = store.games()
+    seats_by_game: dict[str, list[Any]] = defaultdict(list)
+    for seat in store.seats():
+        seats_by_game[seat.game_key].append(seat)
+    incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for key, incident in store.incidents():
+        incidents_by_game[key].append(incident.model_dump(mode="json"))
+    games = []
+    for row in rows:
+        seats = seats_by_game.get(row.key)
+        if row.status != "done" or not seats:
+            continue
+        games.append(
+            SiteGame(
+                key=row.key,
+                round=row.round,
+                table_no=row.table_no,
+                rotation=row.rotation,
+                seed=row.seed,
+                seats=[s.bot for s in seats],
+                places=[s.place for s in seats],
+                scores=[s.score for s in seats],
+                forfeits=[s.forfeit for s in seats],
+                finished_at=row.finished_at,
+                duration_s=row.duration_s,
+                incidents=incidents_by_game.get(row.key, []),
+            )
+        )
+    standings, history = rate(games, [bot.bot for bot in bots], settings)
+    return SiteData(
+        name=str(settings.get("name") or tournament_dir.resolve().name),
+        game=str(settings.get("game") or ""),
+        settings=settings,
+        bots=bots,
+        standings=standings,
+        history=history,
+        games=games,
+        total_games=len(rows),
+        logs=store.logs,
+        tournament_dir=tournament_dir,
+    )
+
+
+# --- helpers for the pages ---------------------------------------------------------------
+
+
+def slug(bot: str) -> str:
+    """A file name for a bot's page: safe characters of its id plus a short hash (ids may be anything)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot).strip("-.")[:40] or "bot"
+    return f"{safe}-{hashlib.sha256(bot.encode()).hexdigest()[:8]}"
+
+
+def rating_chart(
+    points: Sequence[tuple[int, float, float, float]],
+    prior: tuple[float, float] = (25.0, 25.0 / 3),
+    width: int = 640,
+    height: int = 220,
+) -> dict[str, Any]:
+    """The numbers of the inline SVG chart: mu line, mu ± 3 sigma band, conservative line,
+    starting from the prior (mu, sigma) at game 0."""
+    if not points:
+        return {}
+    points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
+    if len(points) > CHART_POINTS:
+        step = len(points) / CHART_POINTS
+        points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
+    pad_left, pad_right, pad_top, pad_bottom = 44, 10, 10, 26
+    low = min(p[1] - 3 * p[2] for p in points)
+    high = max(p[1] + 3 * p[2] for p in points)
+    if high - low < 1:
+        high, low = high + 0.5, low - 0.5
+    first, last = 0, max(p[0] for p in points) or 1
+    span_x = max(last - first, 1)
+
+    def x(games: int) -> float:
+        return round(pad_left + (games - first) / span_x * (width - pad_left - pad_right), 1)
+
+    def y(value: float) -> float:
+        return round(pad_top + (high - value) / (high - low) * (height - pad_top - pad_bottom), 1)
+
+    series = list(points)
+    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in series)
+    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in series)
+    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in series) + " " + " ".join(
+        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(series)
+    )
+    ticks = []
+    for i in range(5):
+        value = low + (high - low) * i / 4
+        ticks.append({"y": y(value), "label": f"{value:.0f}"})
+    return {
+        "width": width,
+        "height": height,
+        "mu": mu,
+        "conservative": conservative,
+        "band": band,
+        "ticks": ticks,
+        "x0": pad_left,
+        "x1": width - pad_right,
+        "bottom": height - pad_bottom,
+        "games": last,
+        "final": series[-1],
+    }
+
+
+def _fmt_score(value: float) -> str:
+    return f"{value:g}"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=True,  # every template is HTML; a bot's name or log must never become markup
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["score"] = _fmt_score
+    env.filters["slug"] = slug
+    # JSON for an HTML attribute or a <script> block: < > & cannot close or open a tag.
+    env.filters["tojson_safe"] = lambda value: jinja2.utils.markupsafe.Markup(
+        json.dumps(value, separators=(",", ":"))
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+    return env
+
+
+# --- the site ----------------------------------------------------------------------------
+
+
+def _aggregate(data: SiteData) -> dict[str, Any]:
+    """Per-bot results by seat, head-to-head counts, recent games and incidents: one pass."""
+    by_seat: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))  # games, wins, place sum
+    ahead: dict[tuple[str, str], int] = defaultdict(int)
+    together: dict[tuple[str, str], int] = defaultdict(int)
+    recent: dict[str, list[SiteGame]] = defaultdict(list)
+    incidents: dict[str, list[tuple[SiteGame, dict[str, Any]]]] = defaultdict(list)
+    all_games: dict[str, list[str]] = defaultdict(list)
+    for game in data.games:
+        size = len(game.seats)
+        for seat, bot in enumerate(game.seats):
+            cell = by_seat[bot][seat]
+            cell[0] += 1
+            cell[1] += game.places[seat] == 1
+            cell[2] += game.places[seat]
+            all_games[bot].append(game.key)
+            for other in range(size):
+                if other != seat:
+                    together[(bot, game.seats[other])] += 1
+                    if game.places[seat] < game.places[other]:
+                        ahead[(bot, game.seats[other])] += 1
+        for incident in game.incidents:
+            incidents[incident["bot"]].append((game, incident))
+    for bot, keys in all_games.items():
+        recent[bot] = keys[-RECENT_GAMES:][::-1]
+    return {"by_seat": by_seat, "ahead": ahead, "together": together, "recent": recent, "incidents": incidents}
+
+
+def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None) -> dict[str, Any]:
+    """Write every page of the site into `site`; returns counts (pages, replays written, failed)."""
+    if replays not in ("all", "none"):
+        raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
+    env = _environment()
+    site.mkdir(parents=True, exist_ok=True)
+    for sub in ("bots", "games", "replays", "assets"):
+        (site / sub).mkdir(exist_ok=True)
+    for asset in (templates_dir() / "assets").iterdir():
+        shutil.copyfile(asset, site / "assets" / asset.name)
+
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    bots = {bot.bot: bot for bot in data.bots}
+    for line in data.standings:  # a bot only seen in results still gets a page
+        bots.setdefault(line.bot, SiteBot(line.bot, line.bot, "", "", "unknown"))
+    rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
+    rating_settings = RatingSettings(**(data.settings.get("rating") or {}))
+    prior = (rating_settings.mu, rating_settings.sigma)
+    agg = _aggregate(data)
+    games_by_key = {game.key: game for game in data.games}
+    pages = 0
+    common = {"tournament": data.name, "game_name": data.game, "generated": generated, "bots": bots}
+
+    def write(path: Path, template: str, root: str, **values: Any) -> None:
+        nonlocal pages
+        html = env.get_template(template).render(root=root, **common, **values)
+        path.write_text(html, encoding="utf-8")
+        pages += 1
+
+    game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
+    settings_rows = [
+        (key, json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value))
+        for key, value in sorted(data.settings.items())
+        if key not in ("bots", "challengers") or value
+    ]
+    write(
+        site / "index.html",
+        "index.html",
+        "",
+        standings=data.standings,
+        settings_rows=settings_rows,
+        settings=data.settings,
+        done=len(data.games),
+        total=data.total_games,
+        game_pages=game_pages,
+    )
+
+    top = [line.bot for line in data.standings[:MATRIX_BOTS]]
+    write(site / "h2h.html", "h2h.html", "", matrix_bots=top, ahead=agg["ahead"], together=agg["together"], total_bots=len(data.standings))
+
+    for line in data.standings:
+        bot = line.bot
+        opponents = []
+        for (a, b), count in agg["together"].items():
+            if a == bot:
+                opponents.append({"bot": b, "games": count, "ahead": agg["ahead"][(a, b)], "behind": agg["ahead"][(b, a)]})
+        opponents.sort(key=lambda o: (-(o["ahead"] - o["behind"]), o["bot"]))
+        seats = [
+            {"seat": seat, "games": cell[0], "wins": cell[1], "average": cell[2] / cell[0]}
+            for seat, cell in sorted(agg["by_seat"][bot].items())
+        ]
+        excerpts = []
+        for key in agg["recent"].get(bot, []):
+            if len(excerpts) >= LOG_EXCERPTS:
+                break
+            game = games_by_key[key]
+            for seat, text in data.logs(key).items():
+                if seat < len(game.seats) and game.seats[seat] == bot and text.strip():
+                    excerpts.append({"key": key, "text": text[-LOG_CHARS:]})
+        recent = [games_by_key[key] for key in agg["recent"].get(bot, [])]
+        write(
+            site / "bots" / f"{slug(bot)}.html",
+            "bot.html",
+            "../",
+            line=line,
+            rank=rank[bot],
+            info=bots[bot],
+            chart=rating_chart(data.history.get(bot, []), prior),
+            seats=seats,
+            opponents=opponents,
+            incidents=agg["incidents"].get(bot, []),
+            excerpts=excerpts,
+            recent=recent,
+        )
+
+    for page in range(1, game_pages + 1):
+        chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
+        write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
+
+    for index, game in enumerate(data.games):
+        write(
+            site / "games" / f"{game.key}.html",
+            "game.html",
+            "../",
+            g=game,
+            rules=data.settings.get("rules") or {},
+            replay_file=f"{game.key}.r{FORMAT}.js",
+            previous=data.games[index - 1].key if index else None,
+            next=data.games[index + 1].key if index + 1 < len(data.games) else None,
+            list_page=index // GAMES_PER_PAGE + 1,
+        )
+
+    written = failed = 0
+    if replays == "all" and data.tournament_dir is not None:
+        missing = [g.key for g in data.games if not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()]
+        written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
+    return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
+
+
+def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:
+    """Re-simulate one stored game into its replay script; False when it cannot be replayed."""
+    from arena.store import Store
+
+    with Store.open(tournament_dir) as store:
+        result = store.game_result(key)
+    try:
+        data: dict[str, Any] = replay_frames(result)
+        ok = True
+    except ReplayUnavailable as reason:
+        data, ok = {"format": FORMAT, "error": str(reason)}, False
+    target = out / f"{key}.r{FORMAT}.js"
+    partial = target.with_suffix(".part")
+    partial.write_text(script_text(data, key), encoding="utf-8")
+    os.replace(partial, target)  # a stopped render never leaves half a replay behind
+    return ok
+
+
+def _render_replay_job(args: tuple[str, str, str]) -> bool:
+    return render_replay(Path(args[0]), args[1], Path(args[2]))
+
+
+def _write_replays(tournament_dir: Path, out: Path, keys: list[str], jobs: int | None) -> tuple[int, int]:
+    if not keys:
+        return 0, 0
+    jobs = jobs or min(4, os.cpu_count() or 1)
+    work = [(str(tournament_dir), key, str(out)) for key in keys]
+    if jobs <= 1 or len(keys) < 4:
+        results = [_render_replay_job(item) for item in work]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_render_replay_job, work, chunksize=4))
+    return sum(results), len(results) - sum(results)
+
+
+def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int | None = None) -> Path:
+    """Render `DIR/site/` from the tournament store in DIR; returns the site folder."""
+    tournament_dir = Path(tournament_dir)
+    data = load_site_data(tournament_dir)
+    site = tournament_dir / SITE_DIR
+    write_site(data, site, replays=replays, jobs=jobs)
+    return site
