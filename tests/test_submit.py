@@ -1,0 +1,117 @@
+"""`arena submit` and `arena bots`: a bot is checked, smoke-played against random, then copied."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import Limits
+from arena.store import content_hash
+from arena.submit import SubmitRefused, list_registry, submit_bot
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = ROOT / "bots" / "random"
+QUICK = Limits(startup_s=10.0, decision_s=1.0, time_bank_s=2.0)
+
+
+def random_copy(where: Path, name: str = "lucky", version: str = "2.0", games: str = '["3up3down"]') -> Path:
+    folder = where / name
+    shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = {games}\n'
+    )
+    return folder
+
+
+def test_a_good_bot_is_copied_under_name_and_version_with_its_hash(tmp_path):
+    bot = random_copy(tmp_path)
+    registry = tmp_path / "registry"
+    done = submit_bot(bot, registry, limits=QUICK)
+    target = registry / "lucky" / "2.0"
+    assert done.folder == target and not done.already_there
+    assert done.smoke_games == {"3up3down": 2}
+    assert sorted(p.name for p in target.iterdir()) == ["arena_bot.py", "bot.py", "bot.toml", "submission.json"]
+    record = json.loads((target / "submission.json").read_text())
+    assert record["content_hash"] == content_hash(bot) == done.content_hash
+    assert (record["name"], record["version"], record["games"]) == ("lucky", "2.0", ["3up3down"])
+    [entry] = list_registry(registry)
+    assert (entry.name, entry.version, entry.games, entry.content_hash, entry.date) == (
+        "lucky", "2.0", ("3up3down",), done.content_hash, record["date"]
+    )
+
+
+def test_the_same_bot_again_is_already_there_and_a_changed_one_needs_a_new_version(tmp_path):
+    bot = random_copy(tmp_path)
+    registry = tmp_path / "registry"
+    submit_bot(bot, registry, limits=QUICK)
+    assert submit_bot(bot, registry, limits=QUICK).already_there
+    (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# changed\n")
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bot, registry, limits=QUICK)
+    assert refused.value.reasons == [
+        f"lucky version 2.0 is already in {registry} with other content; raise the version in bot.toml"
+    ]
+
+
+def test_a_bad_bot_toml_is_refused_with_every_mistake(tmp_path):
+    bot = tmp_path / "bad"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "bad bot"\ngames = ["3up3down", "chess"]\ncolour = 1\n')
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bot, tmp_path / "registry", limits=QUICK)
+    reasons = refused.value.reasons
+    assert len(reasons) == 4 and any("unknown key 'colour'" in r for r in reasons)
+    assert any("'version' is missing" in r for r in reasons) and any("'command' is missing" in r for r in reasons)
+    assert not (tmp_path / "registry").exists()
+    unknown = random_copy(tmp_path, name="chessy", games='["3up3down", "chess"]')
+    with pytest.raises(SubmitRefused, match="bot.toml games: unknown game 'chess'"):
+        submit_bot(unknown, tmp_path / "registry", limits=QUICK)
+
+
+def test_a_bot_that_faults_in_the_smoke_match_is_refused_with_the_incident(tmp_path):
+    bot = tmp_path / "crasher"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "crasher"\nversion = "1"\ngames = ["3up3down"]\n'
+        'command = ["python3", "-c", "import sys; sys.exit(5)"]\n'
+    )
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bot, tmp_path / "registry", limits=QUICK)
+    assert refused.value.reasons == [
+        "smoke match of 3up3down, game 1: CRASH at decision 0: exited with code 5",
+        "smoke match of 3up3down, game 2: CRASH at decision 0: exited with code 5",
+    ]
+    assert not (tmp_path / "registry").exists()
+
+
+def test_the_commands_submit_then_list(tmp_path):
+    bot = random_copy(tmp_path, name="cli-bot", version="0.3")
+    registry = tmp_path / "registry"
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "submit", str(bot), "--registry", str(registry), "--time-bank-s", "2"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"cli-bot 0.3 accepted: {registry / 'cli-bot' / '0.3'}" in run.stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "arena", "bots", "--registry", str(registry)], capture_output=True, text=True,
+        timeout=60, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "cli-bot" in listed.stdout and "0.3" in listed.stdout and content_hash(bot)[:12] in listed.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "arena", "submit", str(tmp_path / "nowhere"), "--registry", str(registry)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "is not a folder" in refused.stderr
+
+
+def test_the_shipped_bots_are_listed_in_their_plain_layout():
+    names = {entry.name for entry in list_registry(ROOT / "bots")}
+    assert {"random", "threeup-heuristic", "three-thirteen-heuristic", "node-simple"} <= names
