@@ -448,10 +448,54 @@ def bots_command(
     console.print(table)
 
 
+@app.command("report")
+def report_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder (with arena.sqlite).")],
+    replays: Annotated[
+        str, typer.Option(help="all: re-simulate every game not yet rendered into its replay; none: skip replays.")
+    ] = "all",
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Processes that render replays (default: up to 4).")] = None,
+) -> None:
+    """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
+    from arena.report import SITE_DIR, load_site_data, write_site
+
+    data = load_site_data(out_dir)
+    counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
+    failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
+    console.print(
+        f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages, "
+        f"{counts['replays_written']} new replays{failed}",
+        highlight=False, markup=False, soft_wrap=True,
+    )
+
+
+@app.command("serve")
+def serve_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder (its site/ is served).")],
+    port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
+    host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")] = "127.0.0.1",
+) -> None:
+    """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops."""
+    from arena.report import SITE_DIR, make_server, render_site
+
+    site = out_dir / SITE_DIR
+    if not (site / "index.html").is_file():
+        render_site(out_dir)
+    server = make_server(site, port, host)
+    console.print(f"serving {site} at http://{host}:{server.server_address[1]}/ (Ctrl-C stops)", highlight=False, markup=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 def main() -> None:
     """Entry point of the `arena` command."""
     from arena.botfolder import BotFolderError
     from arena.match import MatchError
+    from arena.report import ReportError
     from arena.sandbox import SandboxError, UnknownSandbox
     from arena.store import StoreError
     from arena.submit import SubmitRefused
@@ -460,7 +504,8 @@ def main() -> None:
     try:
         app()
     except (
-        GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused
+        GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused,
+        ReportError,
     ) as mistake:
         errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)

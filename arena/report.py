@@ -15,6 +15,7 @@ Nothing is loaded from the network: the CSS and the two small scripts are in `as
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -461,3 +463,29 @@ def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int |
     site = tournament_dir / SITE_DIR
     write_site(data, site, replays=replays, jobs=jobs)
     return site
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the site's files; logs one line per request to stderr only on errors."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript; charset=utf-8"}
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+        if args and str(args[1] if len(args) > 1 else "").startswith(("4", "5")):
+            super().log_message(format, *args)
+
+
+def make_server(site: str | Path, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """An HTTP server of the rendered site (call serve_forever()); port 0 picks a free port."""
+    site = Path(site)
+    if not (site / "index.html").is_file():
+        raise ReportError(f"no rendered site in {site} (run `arena report` on the tournament folder first)")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ReportError(f"port {port!r} is not allowed; use 1 to 65535, or 0 for any free port")
+    handler = functools.partial(_SiteHandler, directory=str(site))
+    try:
+        return ThreadingHTTPServer((host, port), handler)
+    except OSError as error:
+        raise ReportError(
+            f"cannot listen on {host}:{port} ({error.strerror or error}); choose another --port, or 0 for any free port"
+        ) from None
