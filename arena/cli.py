@@ -4,6 +4,7 @@ printed as one line (no traceback) and exit with code 2."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -333,7 +334,7 @@ def run_command(
         if key in overrides:
             overrides[key] = [str(Path(bot).expanduser().absolute()) for bot in overrides[key]]
     config = load_tournament(tournament_file, overrides, rule or [])
-    again = "arena run " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "arena run"
+    again = "arena " + shlex.join(sys.argv[1:])
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

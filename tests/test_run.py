@@ -266,3 +266,20 @@ def test_kill_9_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path, 
         [sys.executable, "-m", "arena", "standings", str(tmp_path / "killed")], capture_output=True, text=True
     )
     assert standings.returncode == 0 and "20 of 20 scheduled games stored" in standings.stdout
+
+
+def test_ctrl_c_stops_after_storing_what_finished_and_says_how_to_resume(tmp_path, bot_dirs):
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "arena", "run", "--game", "3up3down", "--seats", "3", "--rule", "max_turns=60",
+               "--bots", str(bot_dirs[0].parent / "*"), "--out", str(out), "--jobs", "2", "--quiet"]
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while _done(out) < 3 and time.monotonic() < deadline and running.poll() is None:
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    _, err = running.communicate(timeout=60)
+    assert running.returncode == 130, err
+    stored = _done(out)
+    assert 3 <= stored < 20
+    assert f"arena: stopped: {stored} of 20 games are stored in {out}; run the same command to resume: arena run" in err
+    assert "'" + str(bot_dirs[0].parent / "*") + "'" in err  # the glob is quoted, ready to paste
