@@ -448,7 +448,7 @@ def _write_replays(tournament_dir: Path, out: Path, keys: list[str], jobs: int |
         return 0, 0
     jobs = jobs or min(4, os.cpu_count() or 1)
     work = [(str(tournament_dir), key, str(out)) for key in keys]
-    if jobs <= 1 or len(keys) < 4:
+    if jobs <= 1 or len(keys) < 16:  # a pool costs more than it saves on a few games
         results = [_render_replay_job(item) for item in work]
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:

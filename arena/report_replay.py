@@ -322,9 +322,13 @@ def rebuild(data: dict[str, Any], index: int, seat: int | None) -> Table:
     return out
 
 
+def _script_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 def script_text(data: dict[str, Any], key: str) -> str:
     """The replay as a script that registers it (file:// pages cannot fetch JSON)."""
     # Escaped for a <script> context: nothing in the data can close the tag or open a comment.
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
-    name = json.dumps(key).replace("<", "\\u003c")
+    payload = _script_json(data)
+    name = _script_json(key)
     return f"window.ARENA_REPLAYS=window.ARENA_REPLAYS||{{}};window.ARENA_REPLAYS[{name}]={payload};\n"

@@ -1,0 +1,62 @@
+"""A small real tournament for the report tests: the real runner, the real store, a folder
+bot that writes to stderr and has a hostile version text, and in-process bots, one of them
+named like a script tag."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+from arena.seats import InProcessBot
+from arena.tournament import run_tournament, validate_config
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = "<script>alert(1)</script>"
+HOSTILE_VERSION = '1.0 <img src=x onerror="alert(2)">'
+HOSTILE_LOG = "thinking <script>alert(3)</script> &amp; done"
+
+
+def chatty_bot(base: Path) -> Path:
+    """bots/random, renamed `chatty`, that logs a line with markup to stderr every decision."""
+    folder = base / "chatty"
+    shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = (folder / "bot.toml").read_text()
+    toml = toml.replace('name = "random"', 'name = "chatty"').replace('version = "1.0"', f"version = '{HOSTILE_VERSION}'")
+    (folder / "bot.toml").write_text(toml)
+    code = (folder / "bot.py").read_text()
+    code = code.replace(
+        "    return ctx.rng.randrange(len(legal_actions))",
+        f"    import sys\n    print({HOSTILE_LOG!r}, file=sys.stderr, flush=True)\n    return ctx.rng.randrange(len(legal_actions))",
+    )
+    (folder / "bot.py").write_text(code)
+    return folder
+
+
+def _random_seat(name: str, seed: int):
+    def make() -> InProcessBot:
+        rng = random.Random(seed)
+        return InProcessBot(lambda observation, legal: rng.randrange(len(legal)), name=name)
+
+    return make
+
+
+def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, **settings) -> Path:
+    """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
+    renders the site at its end through the report hook."""
+    bots = out.parent / f"{out.name}-bots"
+    bots.mkdir(parents=True, exist_ok=True)
+    folder = chatty_bot(bots)
+    in_process = {HOSTILE: _random_seat(HOSTILE, 1), "steady": _random_seat("steady", 2), "greedy": _random_seat("greedy", 3)}
+    data = {
+        "name": "Spring <b>cup</b>",
+        "game": game,
+        "seats": seats,
+        "bots": [str(folder)],
+        "seed": 3,
+        "output": str(out),
+        "limits": {"decision_s": 5.0},
+    }
+    data.update(settings)
+    run_tournament(validate_config(data), in_process=in_process)
+    return out

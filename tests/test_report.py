@@ -1,0 +1,241 @@
+"""The report: replay frames equal the engine at every step (full view and each seat's own
+observation), hidden cards stay hidden in a seat's view, everything a bot controls is
+escaped, pages are local and small, ratings over time end at the standings, `arena report`
+and `arena serve` work. The browser tests are in test_report_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.referee import GameResult, Replay, ReplayAction
+from arena.report import ReportError, load_site_data, make_server, rating_chart, render_site, slug, write_site
+from arena.report_replay import FORMAT, _TABLES, ReplayUnavailable, diff, mask, patch, rebuild, replay_frames, script_text
+from arena.store import Store
+from engine.players import play_random_game
+from engine.registry import get_game
+from tests.report_helpers import HOSTILE, HOSTILE_LOG, HOSTILE_VERSION, build_tournament
+
+
+def result_of(game: str, players: int, seed: int, rules: dict | None = None) -> GameResult:
+    """A random game as the referee would record it."""
+    state = play_random_game(game, players, rules or {}, seed)
+    return GameResult(
+        game=game,
+        seed=seed,
+        rules=state.options,
+        seats=[f"bot{seat}" for seat in range(players)],
+        places=state.places(),
+        scores=[float(s) for s in state.scores()],
+        engine_places=state.places(),
+        forfeits=[],
+        incidents=[],
+        replay=Replay(
+            actions=[ReplayAction(seat=seat, action=action, by="bot") for seat, action in state.history],
+            events=state.events(None),
+        ),
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_tournament(tmp_path_factory.mktemp("report") / "cup")
+
+
+# --- replay frames ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "game, players, seed, rules",
+    [
+        ("3up3down", 3, 4, {"max_turns": 40}),
+        ("3up3down", 4, 9, {"choose_for_others": True, "swap_stacks": True, "max_turns": 30}),
+        ("three-thirteen", 2, 5, {"max_turns_per_round": 6}),
+    ],
+)
+def test_every_frame_equals_the_engine_in_full_and_in_each_seats_own_view(game, players, seed, rules):
+    result = result_of(game, players, seed, rules)
+    data = replay_frames(result)
+    assert len(data["frames"]) == len(result.replay.actions) + 1
+    full_table, seat_table = _TABLES[game]
+    state = get_game(game).new_game(players, result.rules, seed)
+    for index in range(len(data["frames"])):
+        if index:
+            state.apply(result.replay.actions[index - 1].action)
+        views = [state.observation(seat) for seat in range(players)]
+        assert rebuild(data, index, None) == full_table(state, views), f"full view at step {index}"
+        for seat in range(players):
+            assert rebuild(data, index, seat) == seat_table(views[seat], seat), f"seat {seat} at step {index}"
+
+
+def test_a_seat_view_names_no_card_that_seat_may_not_see():
+    result = result_of("3up3down", 3, 11, {"max_turns": 50})
+    data = replay_frames(result)
+    state = get_game("3up3down").new_game(3, result.rules, 11)
+    for index in range(len(data["frames"])):
+        if index:
+            state.apply(result.replay.actions[index - 1].action)
+        for seat in range(3):
+            shown = json.dumps(rebuild(data, index, seat))
+            allowed = json.dumps(state.observation(seat))
+            visible = {int(i) for i in re.findall(r'"id": (\d+)', allowed)}
+            table = rebuild(data, index, seat)
+            for zone, value in table.items():
+                if zone.startswith("h") and zone[1:].isdigit() and int(zone[1:]) != seat:
+                    assert isinstance(value, int), f"seat {seat} sees hand {zone} at step {index}"
+            assert all(card in (-1, None) for slots in table["down"] for card in slots)
+            ids = set()
+            for zone in ("discard", "removed", f"h{seat}", "setup", "own_up"):
+                if isinstance(table.get(zone), list):
+                    ids.update(table[zone])
+            for cards in table["up"] or []:
+                ids.update(cards)
+            assert ids <= visible, f"seat {seat} at step {index}: {sorted(ids - visible)} shown, view {shown[:200]}"
+
+
+def test_a_list_that_grew_at_its_end_is_stored_as_its_tail():
+    old = {"discard": [4, 8, 15], "cur": 0}
+    new = {"discard": [4, 8, 15, 16], "cur": 1}
+    change = diff(old, new)
+    assert change == {"discard": {"k": 3, "t": [16]}, "cur": 1}
+    assert patch(old, change) == new
+    assert patch(new, diff(new, {"cur": 1})) == {"cur": 1}  # a zone that disappears
+
+
+def test_the_mask_turns_other_hands_into_counts_and_3down_cards_into_backs():
+    full = {"h0": [1, 2], "h1": [3, 4, 5], "down": [[7, None, 9], [10, 11, 12]], "setup": [[1], [2, 3]]}
+    assert mask(full, 1) == {"h0": 2, "h1": [3, 4, 5], "down": [[-1, None, -1], [-1, -1, -1]], "setup": [2, 3]}
+
+
+def test_a_stored_game_that_does_not_replay_is_reported_not_drawn():
+    result = result_of("3up3down", 2, 3, {"max_turns": 20})
+    broken = result.model_copy(update={"replay": Replay(actions=result.replay.actions[:5], events=[])})
+    with pytest.raises(ReplayUnavailable, match="end before the game is over"):
+        replay_frames(broken)
+    wrong = result.model_copy(
+        update={"replay": Replay(actions=[ReplayAction(seat=0, action={"type": "pickup"}, by="bot")], events=[])}
+    )
+    with pytest.raises(ReplayUnavailable, match="action 1 of the stored game does not replay"):
+        replay_frames(wrong)
+
+
+def test_replay_script_cannot_close_its_script_tag():
+    text = script_text({"seats": ["</script><script>alert(1)</script>"], "x": "<!--"}, "k</script>")
+    assert "<" not in text and ">" not in text
+    payload = text.split("=", 2)[2].rstrip(";\n")
+    assert json.loads(payload)["seats"] == ["</script><script>alert(1)</script>"]
+
+
+# --- the site ----------------------------------------------------------------------------
+
+
+def test_the_runner_renders_every_page_and_replay(site):
+    pages = site / "site"
+    with Store.open(site) as store:
+        keys = [game.key for game in store.games("done")]
+        bots = [bot.bot for bot in store.bots()]
+    assert len(keys) == 4
+    assert (pages / "index.html").is_file() and (pages / "h2h.html").is_file()
+    assert (pages / "games" / "page-1.html").is_file()
+    for key in keys:
+        assert (pages / "games" / f"{key}.html").is_file()
+        replay = (pages / "replays" / f"{key}.r{FORMAT}.js").read_text()
+        assert '"frames"' in replay and '"error"' not in replay
+    assert sorted(path.name for path in (pages / "bots").iterdir()) == sorted(f"{slug(bot)}.html" for bot in bots)
+
+
+def test_everything_a_bot_controls_is_escaped(site):
+    html = {path: path.read_text() for path in (site / "site").rglob("*.html")}
+    everything = "\n".join(html.values())
+    assert HOSTILE not in everything
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in everything
+    assert "<img" not in everything and "alert(3)</script>" not in everything
+    bot_page = (site / "site" / "bots" / f"{slug('chatty')}.html").read_text()
+    assert "1.0 &lt;img src=x onerror=&#34;alert(2)&#34;&gt;" in bot_page  # the version, as text
+    assert "thinking &lt;script&gt;alert(3)&lt;/script&gt; &amp;amp; done" in bot_page  # the stderr excerpt
+    for path in (site / "site" / "replays").iterdir():
+        assert "<" not in path.read_text()
+    assert "Spring &lt;b&gt;cup&lt;/b&gt;" in html[site / "site" / "index.html"]
+
+
+def test_pages_load_nothing_from_the_network_and_are_small(site):
+    for path in (site / "site").rglob("*"):
+        if path.is_file():
+            assert path.stat().st_size <= 1_000_000, path
+        if path.suffix in (".html", ".css", ".js") and path.parent.name != "replays":
+            text = path.read_text()
+            assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text), path
+            assert "@import" not in text and "url(http" not in text, path
+
+
+def test_the_standings_page_lists_every_bot_in_rating_order(site):
+    with Store.open(site) as store:
+        standings = store.standings().standings
+    index = (site / "site" / "index.html").read_text()
+    rows = re.findall(r'<td data-value="([^"]*)"><a href="bots/', index)
+    assert rows == [
+        line.bot.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for line in standings
+    ]
+    assert "4 of 4 games played" in index
+
+
+def test_rating_over_time_ends_at_the_standings(site):
+    data = load_site_data(site)
+    with Store.open(site) as store:
+        standings = {line.bot: line for line in store.standings().standings}
+        history = store.rating_history()
+    for bot, line in standings.items():
+        games, mu, sigma, conservative = data.history[bot][-1]
+        assert (games, mu, sigma) == (line.games, pytest.approx(line.mu), pytest.approx(line.sigma))
+        assert [(p.games, pytest.approx(p.mu)) for p in history[bot]] == [(g, m) for g, m, _, _ in data.history[bot]]
+
+
+def test_rating_chart_starts_at_the_prior_and_ends_at_the_last_point():
+    chart = rating_chart([(1, 27.0, 7.0, 6.0), (2, 29.0, 6.0, 11.0)], prior=(25.0, 25 / 3))
+    # y spans mu ± 3 sigma: 0 (the prior's 25 - 25) to 50, over 184 px from y = 10;
+    # x spans games 0..2 over 586 px from x = 44.
+    assert chart["mu"] == "44.0,102.0 337.0,94.6 630.0,87.3"
+    assert chart["conservative"] == "44.0,194.0 337.0,171.9 630.0,153.5"
+    assert chart["final"] == (2, 29.0, 6.0, 11.0) and chart["games"] == 2
+
+
+def test_rendering_again_keeps_the_replays_already_written(site):
+    data = load_site_data(site)
+    again = write_site(data, site / "site")
+    assert again["replays_written"] == 0 and again["games"] == 4
+    assert again["pages"] == 1 + 1 + 4 + 1 + 4  # index, matrix, bots, game list, games
+
+
+def test_report_and_serve_commands(site, tmp_path):
+    runner = CliRunner()
+    done = runner.invoke(app, ["report", str(site), "--replays", "none"])
+    assert done.exit_code == 0, done.output
+    assert "site written to" in done.output and "11 pages" in done.output
+    missing = runner.invoke(app, ["report", str(tmp_path)])
+    assert isinstance(missing.exception, ReportError) and "no tournament store" in str(missing.exception)
+    with pytest.raises(ReportError, match="port 70000 is not allowed"):
+        make_server(site / "site", 70000)
+    server = make_server(site / "site", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        index = urllib.request.urlopen(f"{base}/index.html", timeout=10).read().decode()
+        assert "Standings" in index and "&lt;script&gt;alert(1)&lt;/script&gt;" in index
+        script = urllib.request.urlopen(f"{base}/assets/replay.js", timeout=10)
+        assert script.headers["Content-Type"].startswith("text/javascript")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_render_site_without_a_store_says_what_is_missing(tmp_path):
+    with pytest.raises(ReportError, match="no tournament store"):
+        render_site(tmp_path)
