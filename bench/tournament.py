@@ -31,13 +31,15 @@ import itertools
 import json
 import math
 import random
-import sqlite3
+import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -297,191 +299,189 @@ def accuracy_targets(means: dict[str, Any], sizes: Sequence[int]) -> list[dict[s
 # ------------------------------------------------------------------ overhead
 
 
-class Stopwatch:
-    """Wall-clock seconds summed per part (wall, not CPU: the store's fsync is waiting, not computing)."""
+class PartTimer:
+    """Wall-clock seconds per part of the runner, summed over threads (outermost call only).
+
+    Wall, not CPU: the store's fsync is waiting, not computing. A call made inside another
+    timed call (the store's reads inside `standings`) counts for the outer part only.
+    """
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self._inside = threading.local()
+        self._lock = threading.Lock()
 
-    def time(self, part: str, work: Callable[[], Any]) -> Any:
-        """Run `work`, add its wall time to `part`, return what it returned."""
-        start = time.perf_counter()
-        value = work()
-        self.seconds[part] = self.seconds.get(part, 0.0) + time.perf_counter() - start
-        return value
+    def wrap(self, part: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        """`function`, timed into `part`."""
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if getattr(self._inside, "busy", False):
+                return function(*args, **kwargs)
+            self._inside.busy = True
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                self._inside.busy = False
+                with self._lock:
+                    self.seconds[part] = self.seconds.get(part, 0.0) + elapsed
+
+        return timed
 
     def ms_per(self, part: str, count: int) -> float:
         """Milliseconds of `part` per one of `count` (games)."""
         return 1000 * self.seconds.get(part, 0.0) / count
 
 
-def graded_decide(player: GradedPlayer) -> Callable[[Observation, list[Action]], Action]:
-    """An InProcessBot decide function for a graded player (its own seeded randomness)."""
-    rng = random.Random(f"bench-overhead/{player.name}")
-
-    def decide(observation: Observation, legal: list[Action]) -> Action:
-        if rng.random() < player.p:
-            return legal[rng.randrange(len(legal))]
-        return heuristic_action(observation, legal)
-
-    return decide
+STORE_METHODS = (
+    "__init__", "record", "schedule", "add_bots", "save_settings", "settings", "fingerprint",
+    "games", "done_keys", "drop_unfinished", "close",
+)
 
 
-def rated(game: ScheduledGame, result: Any) -> GameResult:
-    """The rating's view of a referee result."""
-    forfeits = tuple(seat in result.forfeits for seat in range(len(result.seats)))
-    return GameResult(game.key, tuple(result.seats), tuple(result.places), forfeits, deal=game.deal)
+@contextmanager
+def instrumented_runner(timer: PartTimer, played: list[Any]):
+    """Time the real runner's parts by wrapping what it calls; keep each played game's record.
 
-
-def run_tournament_standin(
-    schedule: list[ScheduledGame], seats_of: dict[str, Any], store: Any, watch: Stopwatch, replay_engine: bool
-) -> RatingTable:
-    """Play `schedule` as the runner does: referee each game, store it, rate it, in schedule order.
-
-    `replay_engine` also re-simulates each game with the engine alone (its bare cost), timed
-    apart and outside the tournament's parts.
+    Scheduling: the schedule functions; rating: `Store.standings` (the runner re-rates from
+    the store: once per Swiss round, once a second for the progress display's leader, once
+    at the end); storage: every other store method; play: `play_scheduled_game` (referee,
+    bots, engine). The HTML site the runner builds at the end is switched off: it is the
+    report, not the tournament, and has its own benchmark.
     """
-    from arena.referee import play_game
+    import arena.tournament as runner
+    from arena.store import Store
 
-    engine = get_game(GAME)
-    ledger = RatingLedger(bots=list(seats_of))
-    for number, game in enumerate(schedule, 1):
-        seats = [seats_of[bot] for bot in game.table]
-        started = time.perf_counter()
-        result = watch.time("play", lambda: play_game(engine, seats, None, seed=game.seed, game_number=number))
-        duration = time.perf_counter() - started
-        if replay_engine:
-            actions = [step.action for step in result.replay.actions]
-            watch.time("engine", lambda: engine.replay(len(seats), result.rules, result.seed, actions))
-        watch.time("store", lambda: store.record(game.key, result, duration_s=duration))
-        watch.time("rating", lambda: ledger.add(rated(game, result)))
-    return watch.time("rating", ledger.table)
+    def keep(spec: Any, *args: Any, **kwargs: Any) -> Any:
+        game = play(spec, *args, **kwargs)
+        played.append(game.result)
+        return game
+
+    play = runner.play_scheduled_game
+    patches: list[tuple[Any, str, Any]] = [
+        (runner, "play_scheduled_game", timer.wrap("play", keep)),
+        (runner, "render_report", lambda out_dir: []),
+    ]
+    patches += [(runner, name, timer.wrap("schedule", getattr(runner, name))) for name in ("round_robin", "swiss_round", "gauntlet")]
+    patches.append((Store, "standings", timer.wrap("rating", Store.standings)))
+    patches += [(Store, name, timer.wrap("storage", getattr(Store, name))) for name in STORE_METHODS]
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
+    try:
+        for owner, name, replacement in patches:
+            setattr(owner, name, replacement)
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
-def overhead_in_process(bot_count: int, game_count: int, seed: int = 1) -> dict[str, float]:
-    """64 in-process graded bots (by default), about `game_count` four-seat games: ms per game by part."""
+def graded_seat_factory(player: GradedPlayer) -> Callable[[], Any]:
+    """A factory of InProcessBot seats playing as `player` (the runner makes one per game)."""
     from arena.seats import InProcessBot
-    from arena.store import BotRecord, Store
 
-    players = graded_players(bot_count)
-    seats_of = {player.name: InProcessBot(graded_decide(player), player.name) for player in players}
-    names = list(seats_of)
-    rounds = math.ceil(game_count / (bot_count // SEATS))
-    watch = Stopwatch()
-    schedule = watch.time("schedule", lambda: round_robin(names, SEATS, seed=seed, rounds=rounds))
+    games = itertools.count()
+
+    def make() -> Any:
+        rng = random.Random(f"bench-overhead/{player.name}/{next(games)}")
+
+        def decide(observation: Observation, legal: list[Action]) -> Action:
+            if rng.random() < player.p:
+                return legal[rng.randrange(len(legal))]
+            return heuristic_action(observation, legal)
+
+        return InProcessBot(decide, player.name)
+
+    return make
+
+
+def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, progress: bool) -> dict[str, Any]:
+    """Run one tournament through `arena.tournament.run_tournament`, its time split by part."""
+    from arena.tournament import run_tournament, validate_config
+
+    timer, played = PartTimer(), []
     with tempfile.TemporaryDirectory() as out:
-        store = Store.open(out, create=True)
-        try:
-            records = [BotRecord(name, name, "1.0", "", "", kind="in-process") for name in names]
-            watch.time("store", lambda: store.add_bots(records))
-            watch.time("store", lambda: store.schedule(schedule))
-            table = run_tournament_standin(schedule, seats_of, store, watch, replay_engine=True)
-        finally:
-            store.close()
-    games = len(schedule)
-    figures = {part: watch.ms_per(part, games) for part in ("schedule", "rating", "store", "play", "engine")}
-    strongest = [line.bot for line in table.standings[:TOP]]
+        config = validate_config({**config_data, "output": str(Path(out) / "run")})
+        with instrumented_runner(timer, played):
+            began = time.perf_counter()
+            outcome = run_tournament(config, in_process=in_process, progress=(lambda _: None) if progress else None)
+            wall = time.perf_counter() - began
+    games = outcome.played
+    if games != outcome.total:
+        raise RuntimeError(f"the runner stored {games} of {outcome.total} games")
+    engine = get_game(GAME)
+    start = time.perf_counter()
+    for result in played:
+        engine.replay(result.players, result.rules, result.seed, [step.action for step in result.replay.actions])
+    engine_s = time.perf_counter() - start
+    figures = {part: timer.ms_per(part, games) for part in ("schedule", "rating", "storage", "play")}
+    overhead = 1000 * wall / games - figures["play"]
     return {
-        "bots": bot_count,
-        "games": games,
-        "schedule_ms_per_game": figures["schedule"],
-        "rating_ms_per_game": figures["rating"],
-        "storage_ms_per_game": figures["store"],
-        "overhead_ms_per_game": figures["schedule"] + figures["rating"] + figures["store"],
-        "engine_ms_per_game": figures["engine"],
-        "referee_and_bots_ms_per_game": figures["play"],
-        "top3_by_rating": strongest,
-    }
-
-
-def overhead_subprocess(folders: Sequence[Path], rounds: int, seed: int = 1) -> dict[str, float]:
-    """Local subprocess bots (one process per bot for the whole tournament): overhead share of wall time."""
-    from arena.botfolder import load_bot
-    from arena.match import bot_seed, limits_info, unique_names
-    from arena.protocol import Hello, MatchOver
-    from arena.sandbox import get_sandbox
-    from arena.sandbox.base import Limits
-    from arena.seats import RemoteBot
-    from arena.store import BotRecord, Store, content_hash
-
-    began = time.perf_counter()
-    watch = Stopwatch()
-    manifests = [load_bot(folder) for folder in folders]
-    names = unique_names(manifests)
-    schedule = watch.time("schedule", lambda: round_robin(names, SEATS, seed=seed, rounds=rounds))
-    played = {name: sum(name in game.table for game in schedule) for name in names}
-    rules = get_game(GAME).resolve_options(None)
-    limits = Limits()
-    box = get_sandbox("local")
-    seats_of = {
-        name: RemoteBot(
-            manifest.spec(name),
-            box,
-            limits,
-            Hello(
-                game=GAME,
-                players=SEATS,
-                rules=rules,
-                games=played[name],
-                seed=bot_seed(seed, index),
-                limits=limits_info(limits),
-            ),
-        )
-        for index, (manifest, name) in enumerate(zip(manifests, names))
-    }
-    with tempfile.TemporaryDirectory() as out:
-        store = Store.open(out, create=True)
-        try:
-            records = [
-                BotRecord(name, manifest.name, manifest.version, content_hash(manifest.folder), str(manifest.folder))
-                for manifest, name in zip(manifests, names)
-            ]
-            watch.time("store", lambda: store.add_bots(records))
-            watch.time("store", lambda: store.schedule(schedule))
-            run_tournament_standin(schedule, seats_of, store, watch, replay_engine=False)
-        finally:
-            for name, bot in seats_of.items():
-                bot.finish(MatchOver(games=played[name]))
-            store.close()
-    wall = time.perf_counter() - began
-    overhead = sum(watch.seconds.get(part, 0.0) for part in ("schedule", "rating", "store"))
-    games = len(schedule)
-    return {
-        "bots": len(names),
+        "bots": len(outcome.standings.standings),
         "games": games,
         "wall_s": wall,
-        "overhead_ms_per_game": 1000 * overhead / games,
-        "play_ms_per_game": watch.ms_per("play", games),
-        "overhead_share": overhead / wall,
+        "progress_display": progress,
+        "schedule_ms_per_game": figures["schedule"],
+        "rating_ms_per_game": figures["rating"],
+        "storage_ms_per_game": figures["storage"],
+        # The runner's own bookkeeping: thread pool hand-offs, game specs, progress.
+        "other_ms_per_game": overhead - figures["schedule"] - figures["rating"] - figures["storage"],
+        "overhead_ms_per_game": overhead,
+        "play_ms_per_game": figures["play"],
+        "engine_ms_per_game": 1000 * engine_s / games,
+        "overhead_share": overhead * games / 1000 / wall,
+        "top3_by_rating": [line.bot for line in outcome.standings.standings[:TOP]],
     }
+
+
+def overhead_in_process(bot_count: int, game_count: int, progress: bool, seed: int = 1) -> dict[str, Any]:
+    """In-process graded bots (p spread over [0, 1]), about `game_count` four-seat round-robin games."""
+    players = graded_players(bot_count)
+    rounds = math.ceil(game_count / (bot_count // SEATS))
+    config = {"game": GAME, "seats": SEATS, "rounds": rounds, "seed": seed}
+    return timed_run(config, {player.name: graded_seat_factory(player) for player in players}, progress)
+
+
+def overhead_subprocess(folders: Sequence[Path], copies: int, rounds: int, progress: bool, seed: int = 1) -> dict[str, Any]:
+    """`copies` copies of each bot folder in the local sandbox (the runner starts a fresh process per bot per game)."""
+    with tempfile.TemporaryDirectory() as bots_dir:
+        copied = []
+        for folder in folders:
+            for copy in range(copies):  # a tournament lists each folder once
+                copied.append(shutil.copytree(folder, Path(bots_dir) / f"{folder.name}-{copy}"))
+        config = {"game": GAME, "seats": SEATS, "rounds": rounds, "seed": seed, "bots": [str(f) for f in copied]}
+        return timed_run(config, None, progress)
 
 
 # ---------------------------------------------------------------------- main
 
 BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
-SUBPROCESS_FOLDERS = [BOTS_DIR / "threeup-heuristic"] * 4 + [BOTS_DIR / "random"] * 4
+SUBPROCESS_FOLDERS = (BOTS_DIR / "threeup-heuristic", BOTS_DIR / "random")
+SUBPROCESS_COPIES = 4
 
 
 def print_report(report: dict[str, Any]) -> None:
     """The tables and the PASS/MISS lines, for people."""
     inproc, sub = report.get("overhead"), report.get("subprocess")
-    if inproc:
-        print(f"Overhead: {inproc['bots']} in-process bots, {inproc['games']} four-seat games (wall ms per game)")
-        for label, key in (
+    for label, figures in (("in-process bots", inproc), ("local subprocess bots", sub)):
+        if not figures:
+            continue
+        print(
+            f"Overhead, {label}: {figures['bots']} bots, {figures['games']} four-seat games, "
+            f"{figures['wall_s']:.1f} s wall, progress display {'on' if figures['progress_display'] else 'off'} "
+            "(wall ms per game)"
+        )
+        for name, key in (
             ("scheduling", "schedule_ms_per_game"),
             ("rating", "rating_ms_per_game"),
             ("storage", "storage_ms_per_game"),
+            ("runner's own (threads, specs, progress)", "other_ms_per_game"),
             ("overhead in all", "overhead_ms_per_game"),
+            ("playing (referee, bots, engine)", "play_ms_per_game"),
             ("bare engine (same games re-simulated)", "engine_ms_per_game"),
-            ("playing: referee + in-process bots", "referee_and_bots_ms_per_game"),
         ):
-            print(f"  {label:40} {inproc[key]:8.3f}")
-    if sub:
-        print(
-            f"Local subprocess bots: {sub['bots']} bots, {sub['games']} games, {sub['wall_s']:.1f} s wall; "
-            f"overhead {sub['overhead_ms_per_game']:.2f} ms per game beside {sub['play_ms_per_game']:.1f} ms "
-            f"of play = {100 * sub['overhead_share']:.2f}% of the wall time"
-        )
+            print(f"  {name:42} {figures[key]:9.3f}")
+        print(f"  {'overhead share of the wall time':42} {100 * figures['overhead_share']:8.2f}%")
     if "tau" in report:
         sizes = report["sizes"]
         print()
@@ -520,6 +520,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--overhead-bots", type=int, default=64)
     parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 200 with --quick")
     parser.add_argument("--subprocess-rounds", type=int, default=None, help="rounds of 8 local bots (default 25; 1 with --quick)")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="run without a progress callback (arena run --quiet); default: with, as arena run"
+    )
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -534,8 +537,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     report: dict[str, Any] = {"load_average": list(os_load())}
     targets: list[dict[str, Any]] = []
     if not args.skip_overhead:
-        inproc = overhead_in_process(args.overhead_bots, overhead_games)
-        sub = overhead_subprocess(SUBPROCESS_FOLDERS, subprocess_rounds)
+        progress = not args.no_progress
+        inproc = overhead_in_process(args.overhead_bots, overhead_games, progress)
+        sub = overhead_subprocess(SUBPROCESS_FOLDERS, SUBPROCESS_COPIES, subprocess_rounds, progress)
         report.update(overhead_ms_per_game=inproc["overhead_ms_per_game"], overhead=inproc, subprocess=sub)
         targets.append(
             {
