@@ -412,14 +412,21 @@ def submit_command(
     time_bank_s: Annotated[float, typer.Option(help="Time bank in the smoke match, seconds.")] = 10.0,
     startup_s: Annotated[float, typer.Option(help="Seconds from start to `ready`.")] = 10.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit, MB.")] = 512,
+    tournament: Annotated[
+        Optional[Path], typer.Option(help="Take the limits and sandbox from this tournament file instead.")
+    ] = None,
 ) -> None:
     """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
     from arena.sandbox import Limits
     from arena.submit import submit_bot
+    from arena.tournament import load_tournament
 
     if decision_s <= 0 or startup_s <= 0 or time_bank_s < 0 or memory_mb < 16:
         raise UsageError("limits: --decision-s and --startup-s must be > 0, --time-bank-s >= 0, --memory-mb >= 16")
     limits = Limits(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
+    if tournament is not None:
+        config = load_tournament(tournament)
+        limits, sandbox = config.limits.limits(), config.sandbox
     done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"

@@ -703,6 +703,9 @@ def run_tournament(
         store.save_settings(settings, fingerprint)
         store.add_bots(bot.record() for bot in [*field_bots, *challengers])
         resumed = len(store.done_keys())
+        if any(bot.kind == "folder" for bot in [*field_bots, *challengers]):
+            # Processes or containers a killed earlier run left behind go before new ones start.
+            (sandbox or _sandbox(config.sandbox)).cleanup_leftovers()
         runner = _Runner(config, store, field_bots, challengers, in_process, progress, stop, sandbox)
         try:
             if config.format == "swiss":
