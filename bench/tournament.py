@@ -46,10 +46,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import GameResult, RatingLedger, RatingTable  # noqa: E402
-from arena.schedule import ScheduledGame, round_robin, swiss_round  # noqa: E402
-from engine.api import Action, Observation, State  # noqa: E402
-from engine.registry import get_game  # noqa: E402
+from arena.rating import GameResult, RatingLedger, RatingTable
+from arena.schedule import ScheduledGame, round_robin, swiss_round
+from engine.api import Action, Observation, State
+from engine.registry import get_game
 
 GAME = "3up3down"
 SEATS = 4
@@ -518,7 +518,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=None, help="tournaments per accuracy cell (default 24; 2 with --quick)")
     parser.add_argument("--jobs", type=int, default=1, help="processes for the accuracy study (default 1)")
     parser.add_argument("--overhead-bots", type=int, default=64)
-    parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 200 with --quick")
+    parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 96 with --quick")
     parser.add_argument("--subprocess-rounds", type=int, default=None, help="rounds of 8 local bots (default 25; 1 with --quick)")
     parser.add_argument(
         "--no-progress", action="store_true", help="run without a progress callback (arena run --quiet); default: with, as arena run"
@@ -529,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     seeds = args.seeds if args.seeds is not None else (2 if args.quick else 24)
     sizes = GAMES_PER_BOT[:2] if args.quick else GAMES_PER_BOT
-    overhead_games = args.overhead_games if args.overhead_games is not None else (200 if args.quick else 5000)
+    overhead_games = args.overhead_games if args.overhead_games is not None else (96 if args.quick else 5000)
     subprocess_rounds = args.subprocess_rounds if args.subprocess_rounds is not None else (1 if args.quick else 25)
     if seeds < 1 or args.jobs < 1 or overhead_games < 1 or subprocess_rounds < 1:
         parser.error("--seeds, --jobs, --overhead-games and --subprocess-rounds must be at least 1")
