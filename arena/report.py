@@ -342,11 +342,17 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         pages += 1
 
     game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
-    settings_rows = [
-        (key, json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value))
-        for key, value in sorted(data.settings.items())
-        if key not in ("bots", "challengers") or value
-    ]
+    settings_rows = []
+    for key, value in sorted(data.settings.items()):
+        if key == "bots" or (key == "challengers" and not value):
+            continue  # the bots are the standings; an empty challenger list says nothing
+        if isinstance(value, dict):
+            shown: Any = [(name, json.dumps(item)) for name, item in sorted(value.items())]
+        elif isinstance(value, list):
+            shown = ", ".join(str(item.get("id", item)) if isinstance(item, dict) else str(item) for item in value)
+        else:
+            shown = "—" if value is None else json.dumps(value) if isinstance(value, bool) else str(value)
+        settings_rows.append((key, shown))
     write(
         site / "index.html",
         "index.html",

@@ -145,6 +145,7 @@
   }
   function zone(parent, name, content) {
     var box = el("div", "zone");
+    box.setAttribute("data-zone", name);
     box.appendChild(el("div", "zname", name));
     box.appendChild(content);
     parent.appendChild(box);

@@ -1,0 +1,240 @@
+"""The site in a real headless Chromium (Debian's `chromium`, driven by playwright): sort
+the standings, open a bot's page, open a game, step its replay with buttons and arrow
+keys, switch to a seat's view, on a desktop and a phone viewport, from file:// and from
+`arena serve`. A bot named like a script tag must run nothing: any dialog fails the test.
+Screenshots go to each test's tmp_path.
+
+Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.report import make_server, slug
+from arena.report_replay import rebuild, replay_frames
+from arena.store import Store
+from engine.registry import get_game
+from tests.report_helpers import HOSTILE, build_tournament
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def _need_browser():
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: F401
+    except ImportError:
+        missing = "the playwright package is not installed (pip install -e '.[test]')"
+    if missing is None and not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium, or .ci/chromium-up)"
+    if missing:
+        if os.environ.get("ARENA_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"ARENA_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory) -> Path:
+    return build_tournament(tmp_path_factory.mktemp("browser") / "cup")
+
+
+class Watched:
+    """A page whose dialogs (an alert would mean injected script ran) and script errors are kept."""
+
+    def __init__(self, browser, viewport):
+        self.page = browser.new_page(viewport=viewport)
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("dialog", self._dialog)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def check(self) -> None:
+        assert self.dialogs == [], f"a page opened a dialog: {self.dialogs}"
+        assert self.errors == [], f"script errors: {self.errors}"
+        self.page.close()
+
+
+def standings_names(page) -> list[str]:
+    return page.locator("#standings tbody tr td:nth-child(2) a").all_inner_texts()
+
+
+def step_of(page) -> int:
+    return int(page.locator("#replay-table").get_attribute("data-step"))
+
+
+def hand_cards(page, seat: int) -> list[int]:
+    cards = page.locator(f'#replay-table [data-seat="{seat}"] [data-zone="hand"] .pcard[data-card]')
+    return [int(card.get_attribute("data-card")) for card in cards.all()]
+
+
+def state_after(cup: Path, key: str, steps: int):
+    with Store.open(cup) as store:
+        result = store.game_result(key)
+    actions = [step.action for step in result.replay.actions[:steps]]
+    return result, get_game(result.game).replay(result.players, result.rules, result.seed, actions)
+
+
+def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((cup / "site" / "index.html").as_uri())
+    with Store.open(cup) as store:
+        expected = [line.bot for line in store.standings().standings]
+    assert standings_names(page) == expected  # best conservative rating first
+    page.screenshot(path=str(tmp_path / "index-desktop.png"), full_page=True)
+
+    page.click("#standings th:has-text('bot')")
+    assert standings_names(page) == sorted(expected, key=str.lower)
+    page.click("#standings th:has-text('bot')")
+    assert standings_names(page) == sorted(expected, key=str.lower, reverse=True)
+    page.click("#standings th:has-text('rating')")  # ascending: the worst first
+    assert standings_names(page) == expected[::-1]
+    assert page.locator("#standings th:has-text('rating')").get_attribute("aria-sort") == "ascending"
+
+    page.click(f"#standings a:text-is('{HOSTILE}')")
+    page.wait_for_selector("svg.chart")
+    assert page.url.endswith(f"bots/{slug(HOSTILE)}.html")
+    assert page.locator("h1").inner_text() == HOSTILE  # shown as text, not run
+    assert page.locator("svg.chart polyline.mu").count() == 1
+    page.screenshot(path=str(tmp_path / "bot-desktop.png"), full_page=True)
+
+    first_game = page.locator("text=Recent games >> xpath=.. >> table a").first
+    key = first_game.inner_text()
+    first_game.click()
+    page.wait_for_selector("#replay-table")
+    assert page.url.endswith(f"games/{key}.html")
+    what = page.locator("#replay-what")
+    assert step_of(page) == 0 and what.inner_text().startswith("The deal")
+
+    page.click("#replay-forward")
+    result, state = state_after(cup, key, 1)
+    assert step_of(page) == 1
+    assert what.inner_text().startswith(f"seat 0 · {result.seats[0]} chooses 3UP")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert step_of(page) == 5
+    assert page.locator(".stepno").inner_text() == f"step 5 of {len(result.replay.actions)}"
+    result, state = state_after(cup, key, 5)
+    full = state.spectator_view()
+    for seat in range(result.players):
+        assert hand_cards(page, seat) == [card["id"] for card in full["hands"][seat]]
+    page.screenshot(path=str(tmp_path / "game-step5-full.png"), full_page=True)
+
+    page.select_option("#replay-view", "1")  # as seat 1 saw it
+    seen = state.observation(1)
+    assert hand_cards(page, 1) == [card["id"] for card in seen["hand"]]
+    assert hand_cards(page, 0) == []  # seat 0's hand is only backs and a count
+    hidden = page.locator('#replay-table [data-seat="0"] [data-zone="hand"] .count').inner_text()
+    assert hidden == f"{seen['hand_sizes'][0]} cards"
+    assert page.locator('#replay-table [data-zone="3DOWN"] .pcard[data-card]').count() == 0
+    page.screenshot(path=str(tmp_path / "game-step5-seat1.png"), full_page=True)
+
+    last = len(result.replay.actions)
+    page.fill("#replay-jump", str(last))
+    page.press("#replay-jump", "Enter")
+    assert step_of(page) == last
+    places = page.locator("#replay-table .seatbox .who .place").all_inner_texts()
+    assert [int(p) for p in places] == result.engine_places
+    page.click("#replay-back")
+    assert step_of(page) == last - 1
+    watched.check()
+
+
+def test_the_site_reads_well_on_a_phone(browser, cup, tmp_path):
+    watched = Watched(browser, PHONE)
+    page = watched.page
+    for name, path in (("index", "index.html"), ("matrix", "h2h.html"), ("games", "games/page-1.html")):
+        page.goto((cup / "site" / path).as_uri())
+        # Nothing but the inner scrolling tables may be wider than the screen.
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+        page.screenshot(path=str(tmp_path / f"{name}-phone.png"), full_page=True)
+    page.locator("table.games a").first.click()
+    page.wait_for_selector("#replay-table")  # the viewer has drawn the deal
+    page.keyboard.press("ArrowRight")
+    assert step_of(page) == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=str(tmp_path / "game-phone.png"), full_page=True)
+    watched.check()
+
+
+def test_served_over_http(browser, cup, tmp_path):
+    server = make_server(cup / "site", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        page.click("text=Games")
+        page.locator("table.games a").first.click()
+        page.wait_for_selector("#replay-table")
+        page.click("#replay-forward")
+        page.click("#replay-forward")
+        assert step_of(page) == 2
+        page.screenshot(path=str(tmp_path / "served.png"))
+        watched.check()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_three_thirteen_wilds_and_suits_at_a_glance(browser, tmp_path):
+    cup = build_tournament(tmp_path / "rummy", game="three-thirteen", seats=2, rules={"max_turns_per_round": 12})
+    with Store.open(cup) as store:
+        key = store.games("done")[0].key
+        result = store.game_result(key)
+    data = replay_frames(result)
+    # The first step at which seat 0 holds a wild card (its rank is the round's wild rank).
+    wild_step = next(
+        index
+        for index in range(len(data["frames"]))
+        if any(data["cards"][str(card)][0] == rebuild(data, index, None)["wild"] for card in rebuild(data, index, None)["h0"])
+    )
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((cup / "site" / "games" / f"{key}.html").as_uri())
+    page.wait_for_selector("#replay-table")
+    page.fill("#replay-jump", str(wild_step))
+    page.press("#replay-jump", "Enter")
+    assert step_of(page) == wild_step
+    wilds = page.locator('#replay-table [data-seat="0"] [data-zone="hand"] .pcard.wild')
+    assert wilds.count() >= 1
+    suits = "".join(page.locator('#replay-table [data-seat="0"] [data-zone="hand"] .pcard small').all_inner_texts())
+    assert set(suits) <= set("♠♥♦♣") and suits
+    red = page.locator('#replay-table .pcard.red').count()
+    black = page.locator('#replay-table .pcard.black').count()
+    assert red + black == page.locator("#replay-table .pcard[data-card]").count()
+    page.screenshot(path=str(tmp_path / "three-thirteen.png"), full_page=True)
+    watched.check()
