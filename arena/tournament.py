@@ -37,10 +37,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.botfolder import BotFolderError, load_bot
 from arena.match import limits_info, unique_names
 from arena.protocol import Hello, MatchOver
-from arena.rating import RatingSettings, RatingSettingsError, RatingTable
+from arena.rating import GameResult as RatedGame
+from arena.rating import RatingLedger, RatingSettings, RatingSettingsError, RatingTable
 from arena.referee import GameResult, play_game
 from arena.sandbox import Limits, Sandbox, get_sandbox
-from arena.schedule import ScheduledGame, ScheduleError, gauntlet, round_robin, swiss_round
+from arena.schedule import ScheduledGame, ScheduleError, gauntlet, key_order, round_robin, swiss_round
 from arena.seats import RemoteBot, Seat
 from arena.store import BotRecord, Store, content_hash
 from engine.api import GameError
@@ -528,6 +529,48 @@ def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[
     return lines
 
 
+class _OrderedLedger:
+    """Ratings fed in schedule order while games finish in any order: a finished game waits
+    until every game scheduled before it is in, so each game is rated once, in order."""
+
+    def __init__(self, store: Store, duplicate: bool):
+        self.duplicate = duplicate
+        self.ledger = RatingLedger(store.rating_settings(), duplicate=duplicate, bots=[b.bot for b in store.bots()])
+        self.order: list[str] = []
+        self.next = 0
+        self.waiting: dict[str, RatedGame] = {}
+
+    def schedule(self, keys: Sequence[str]) -> None:
+        """The keys of every scheduled game so far (later rounds only add later keys)."""
+        self.order = sorted(keys, key=key_order)
+        self._advance()
+
+    def add(self, rated: RatedGame) -> None:
+        """A finished game, in any order."""
+        self.waiting[rated.key] = rated
+        self._advance()
+
+    def _advance(self) -> None:
+        while self.next < len(self.order) and self.order[self.next] in self.waiting:
+            self.ledger.add(self.waiting.pop(self.order[self.next]))
+            self.next += 1
+
+    @property
+    def complete(self) -> bool:
+        """True when every scheduled game has been rated."""
+        return self.next == len(self.order)
+
+    def rated(self, key: str, deal: str, result: GameResult) -> RatedGame:
+        """The rating's view of a finished game."""
+        return RatedGame(
+            key=key,
+            bots=tuple(result.seats),
+            places=tuple(result.places),
+            forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
+            deal=deal if self.duplicate else None,
+        )
+
+
 class _Runner:
     """One run of a tournament: schedule, pool, store."""
 
@@ -547,6 +590,17 @@ class _Runner:
         self.startup_s = 0.0
         self._leader: str | None = None
         self._leader_at = 0.0
+        self.ratings = _OrderedLedger(store, config.duplicate)
+        for rated in store.rating_results():
+            self.ratings.add(rated)
+        self.deals: dict[str, str] = {}
+
+    def scheduled(self, games: Sequence[ScheduledGame]) -> None:
+        """Store newly scheduled games and tell the ratings the schedule's order."""
+        self.store.schedule(games)
+        stored = self.store.games()
+        self.deals = {game.key: game.deal for game in stored}
+        self.ratings.schedule([game.key for game in stored])
 
     def total(self) -> int:
         """How many games the whole tournament has (Swiss: rounds times one round's games)."""
@@ -570,7 +624,8 @@ class _Runner:
         stored = [game for game in self.store.games() if game.round == round_no]
         if stored:
             return [game.scheduled() for game in stored]
-        standings = self.store.standings().standings
+        # Every earlier round is stored and rated by now: the ledger holds the standings.
+        standings = self.ratings.ledger.table().standings
         history = [game.scheduled() for game in self.store.games()]
         return swiss_round(
             standings, self.config.seats, round=round_no, seed=self.config.seed, history=history,
@@ -594,7 +649,7 @@ class _Runner:
         """The current leader, recomputed at most once a second (display only)."""
         now = time.monotonic()
         if self._leader is None or now - self._leader_at >= 1.0:
-            table = self.store.standings().standings
+            table = self.ratings.ledger.table().standings
             self._leader = table[0].bot if table and table[0].games else None
             self._leader_at = now
         return self._leader
@@ -625,6 +680,7 @@ class _Runner:
                         failure = failure or error
                         continue
                     self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+                    self.ratings.add(self.ratings.rated(played.key, self.deals[played.key], played.result))
                     self.played += 1
                     self.done += 1
                     self.game_s += played.duration_s
@@ -673,11 +729,13 @@ def run_tournament(
     allow_changes: bool = False,
     stop: threading.Event | None = None,
     sandbox: Sandbox | None = None,
+    report: bool = True,
 ) -> TournamentOutcome:
     """Run (or resume) a tournament into its output folder; returns the standings.
 
     Raises TournamentError (bad bots, changed settings), TournamentInterrupted (Ctrl-C or
-    `stop` set: every finished game is stored), or arena's own SandboxError.
+    `stop` set: every finished game is stored), or arena's own SandboxError. `report=False`
+    skips the HTML site (benchmarks).
     """
     field_bots, challengers = resolve_bots(config, in_process)
     try:
@@ -712,12 +770,12 @@ def run_tournament(
                 total = runner.total()
                 for round_no in range(1, config.rounds + 1):
                     games = runner.swiss_schedule(round_no)
-                    store.schedule(games)
+                    runner.scheduled(games)
                     runner.play(games, total)
             else:
                 games = runner.full_schedule()
                 done = store.done_keys()
-                store.schedule([game for game in games if game.key not in done] if allow_changes else games)
+                runner.scheduled([game for game in games if game.key not in done] if allow_changes else games)
                 total = len(store.games())
                 runner.play(games, total)
         except ScheduleError as error:
@@ -728,14 +786,16 @@ def run_tournament(
             done=len(store.done_keys()),
             played=runner.played,
             resumed=resumed,
-            standings=store.standings(),
+            # Rated once, in schedule order, as the games came in; equal to store.standings().
+            standings=runner.ratings.ledger.table() if runner.ratings.complete else store.standings(),
             wall_s=time.monotonic() - runner.began,
             game_s=runner.game_s,
             startup_s=runner.startup_s,
         )
     finally:
         store.close()
-    outcome.notes.extend(render_report(config.output_dir()))
+    if report:
+        outcome.notes.extend(render_report(config.output_dir()))
     return outcome
 
 
