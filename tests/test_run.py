@@ -161,6 +161,8 @@ def test_swiss_rounds_are_scheduled_one_after_another_with_a_bye(tmp_path, bot_d
         assert len(set(pairs)) == len(pairs)  # no pair met twice: avoidable with 5 bots in 3 rounds
         played = {bot: sum(bot in game.bots for game in games) for bot in ("ann", "bob", "cat", "dan", "eve")}
         assert sorted(played.values()) == [2, 2, 2, 3, 3]
+    with Store.open(tmp_path / "out") as store:
+        assert outcome.standings == store.standings()  # rated as they came == rated from the store
     # A resume of a finished Swiss plays nothing and reschedules nothing.
     again = run_tournament(config(tmp_path / "out", bot_dirs[:5], seats=2, format="swiss", rounds=3))
     assert (again.played, again.done) == (0, 6)
@@ -173,6 +175,8 @@ def test_duplicate_deals_share_a_seed_over_every_rotation(tmp_path, bot_dirs):
     assert len({seed for _, _, _, seed in stored.values()}) == 1
     assert {seats for seats, _, _, _ in stored.values()} == {("ann", "bob", "cat"), ("cat", "ann", "bob"), ("bob", "cat", "ann")}
     assert [line.games for line in outcome.standings.standings] == [3, 3, 3]
+    with Store.open(tmp_path / "out") as store:
+        assert outcome.standings == store.standings()
 
 
 def test_a_gauntlet_seats_the_challenger_at_every_table(tmp_path, bot_dirs):
