@@ -467,7 +467,7 @@ def report_command(
     """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
     from arena.report import SITE_DIR, load_site_data, write_site
 
-    data = load_site_data(out_dir)
+    data = load_site_data(out_dir, background=True)
     counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
     failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
     console.print(

@@ -44,6 +44,7 @@ RECENT_GAMES = 50  # games listed on a bot's page
 LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
 LOG_CHARS = 1500  # characters kept of each excerpt
 CHART_POINTS = 300  # a rating chart is thinned to at most this many points
+BACKGROUND_RATING_GAMES = 2000  # from this many games the rating pass runs in another process
 
 
 class ReportError(Exception):
@@ -93,6 +94,13 @@ class SiteData:
     total_games: int  # scheduled, finished or not
     logs: Callable[[str], dict[int, str]] = lambda key: {}
     tournament_dir: Path | None = None  # where replays are read from (None: no replays)
+    pending_ratings: Any = None  # a _BackgroundRating while the rating pass runs in another process
+
+    def ratings_ready(self) -> None:
+        """Wait for the background rating pass, if any, and take its standings and history."""
+        if self.pending_ratings is not None:
+            self.standings, self.history = self.pending_ratings.result()
+            self.pending_ratings = None
 
 
 # --- from the store ----------------------------------------------------------------------
@@ -139,8 +147,28 @@ def _deal(key: str) -> str:
     return key.rsplit("-", 1)[0]
 
 
-def load_site_data(tournament_dir: str | Path) -> SiteData:
-    """Read a tournament's store into the page model (ratings recomputed in schedule order)."""
+class _BackgroundRating:
+    """`rate()` in a child process; `result()` waits for it."""
+
+    def __init__(self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any]):
+        import multiprocessing
+
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        self._future = self._pool.submit(rate, list(games), list(bots), settings)
+
+    def result(self) -> tuple[list[BotStanding], dict]:
+        try:
+            return self._future.result()
+        finally:
+            self._pool.shutdown()
+
+
+def load_site_data(tournament_dir: str | Path, *, background: bool = False) -> SiteData:
+    """Read a tournament's store into the page model (ratings recomputed in schedule order).
+
+    With `background`, a big store's rating pass runs in another process until
+    `SiteData.ratings_ready()` (write_site calls it once the game pages are written).
+    """
     from arena.store import STORE_FILE, Store, StoreError
 
     tournament_dir = Path(tournament_dir)
@@ -180,7 +208,15 @@ def load_site_data(tournament_dir: str | Path) -> SiteData:
                 incidents=incidents_by_game.get(row.key, []),
             )
         )
-    standings, history = rate(games, [bot.bot for bot in bots], settings)
+    # TrueSkill costs about a millisecond per game: on a big store the pass runs in another
+    # process while this one writes the game pages, which do not need ratings.
+    pending = None
+    standings: list[BotStanding] = []
+    history: dict[str, list[tuple[int, float, float, float]]] = {}
+    if background and len(games) >= BACKGROUND_RATING_GAMES and (os.cpu_count() or 1) > 1:
+        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings)
+    else:
+        standings, history = rate(games, [bot.bot for bot in bots], settings)
     return SiteData(
         name=str(settings.get("name") or tournament_dir.resolve().name),
         game=str(settings.get("game") or ""),
@@ -192,6 +228,7 @@ def load_site_data(tournament_dir: str | Path) -> SiteData:
         total_games=len(rows),
         logs=store.logs,
         tournament_dir=tournament_dir,
+        pending_ratings=pending,
     )
 
 
@@ -287,8 +324,8 @@ def _environment() -> jinja2.Environment:
 def _aggregate(data: SiteData) -> dict[str, Any]:
     """Per-bot results by seat, head-to-head counts, recent games and incidents: one pass."""
     by_seat: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))  # games, wins, place sum
-    ahead: dict[tuple[str, str], int] = defaultdict(int)
-    together: dict[tuple[str, str], int] = defaultdict(int)
+    ahead: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # bot -> other -> times ahead
+    together: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # bot -> other -> games
     recent: dict[str, list[SiteGame]] = defaultdict(list)
     incidents: dict[str, list[tuple[SiteGame, dict[str, Any]]]] = defaultdict(list)
     all_games: dict[str, list[str]] = defaultdict(list)
@@ -300,11 +337,12 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
             cell[1] += game.places[seat] == 1
             cell[2] += game.places[seat]
             all_games[bot].append(game.key)
+            mates, behind = together[bot], ahead[bot]
             for other in range(size):
                 if other != seat:
-                    together[(bot, game.seats[other])] += 1
+                    mates[game.seats[other]] += 1
                     if game.places[seat] < game.places[other]:
-                        ahead[(bot, game.seats[other])] += 1
+                        behind[game.seats[other]] += 1
         for incident in game.incidents:
             incidents[incident["bot"]].append((game, incident))
     for bot, keys in all_games.items():
@@ -325,9 +363,6 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     bots = {bot.bot: bot for bot in data.bots}
-    for line in data.standings:  # a bot only seen in results still gets a page
-        bots.setdefault(line.bot, SiteBot(line.bot, line.bot, "", "", "unknown"))
-    rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
     rating_settings = RatingSettings(**(data.settings.get("rating") or {}))
     prior = (rating_settings.mu, rating_settings.sigma)
     agg = _aggregate(data)
@@ -353,6 +388,27 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         else:
             shown = "—" if value is None else json.dumps(value) if isinstance(value, bool) else str(value)
         settings_rows.append((key, shown))
+    for page in range(1, game_pages + 1):
+        chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
+        write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
+
+    for index, game in enumerate(data.games):
+        write(
+            site / "games" / f"{game.key}.html",
+            "game.html",
+            "../",
+            g=game,
+            rules=data.settings.get("rules") or {},
+            replay_file=f"{game.key}.r{FORMAT}.js",
+            previous=data.games[index - 1].key if index else None,
+            next=data.games[index + 1].key if index + 1 < len(data.games) else None,
+            list_page=index // GAMES_PER_PAGE + 1,
+        )
+
+    data.ratings_ready()  # the pages below need the standings
+    for line in data.standings:  # a bot only seen in results still gets a page
+        bots.setdefault(line.bot, SiteBot(line.bot, line.bot, "", "", "unknown"))
+    rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
     write(
         site / "index.html",
         "index.html",
@@ -370,10 +426,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     for line in data.standings:
         bot = line.bot
-        opponents = []
-        for (a, b), count in agg["together"].items():
-            if a == bot:
-                opponents.append({"bot": b, "games": count, "ahead": agg["ahead"][(a, b)], "behind": agg["ahead"][(b, a)]})
+        opponents = [
+            {"bot": other, "games": count, "ahead": agg["ahead"][bot].get(other, 0), "behind": agg["ahead"][other].get(bot, 0)}
+            for other, count in agg["together"][bot].items()
+        ]
         opponents.sort(key=lambda o: (-(o["ahead"] - o["behind"]), o["bot"]))
         seats = [
             {"seat": seat, "games": cell[0], "wins": cell[1], "average": cell[2] / cell[0]}
@@ -401,23 +457,6 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             incidents=agg["incidents"].get(bot, []),
             excerpts=excerpts,
             recent=recent,
-        )
-
-    for page in range(1, game_pages + 1):
-        chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
-        write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
-
-    for index, game in enumerate(data.games):
-        write(
-            site / "games" / f"{game.key}.html",
-            "game.html",
-            "../",
-            g=game,
-            rules=data.settings.get("rules") or {},
-            replay_file=f"{game.key}.r{FORMAT}.js",
-            previous=data.games[index - 1].key if index else None,
-            next=data.games[index + 1].key if index + 1 < len(data.games) else None,
-            list_page=index // GAMES_PER_PAGE + 1,
         )
 
     written = failed = 0
@@ -465,7 +504,7 @@ def _write_replays(tournament_dir: Path, out: Path, keys: list[str], jobs: int |
 def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int | None = None) -> Path:
     """Render `DIR/site/` from the tournament store in DIR; returns the site folder."""
     tournament_dir = Path(tournament_dir)
-    data = load_site_data(tournament_dir)
+    data = load_site_data(tournament_dir, background=True)
     site = tournament_dir / SITE_DIR
     write_site(data, site, replays=replays, jobs=jobs)
     return site
