@@ -292,6 +292,10 @@ def run_command(
     rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
     sandbox: Annotated[Optional[str], typer.Option(help="local (trusted code only) or docker.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once.")] = None,
+    cluster: Annotated[
+        Optional[str],
+        typer.Option(help="Dask scheduler tcp://HOST:PORT: play the games on its workers (docs/cluster.md)."),
+    ] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output folder (store, site).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name.")] = None,
     decision_s: Annotated[Optional[float], typer.Option(help="Seconds per decision.")] = None,
@@ -314,7 +318,7 @@ def run_command(
         for key, value in {
             "game": game, "bots": bots, "seats": seats, "format": tournament_format, "rounds": rounds,
             "cycles": cycles, "challengers": challengers, "duplicate": duplicate, "seed": seed,
-            "sandbox": sandbox, "jobs": jobs, "output": out, "name": name,
+            "sandbox": sandbox, "jobs": jobs, "cluster": cluster, "output": out, "name": name,
         }.items()
         if value is not None
     }
@@ -373,7 +377,7 @@ def run_command(
     share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0
     console.print(
         f"{outcome.played} games played now, {outcome.resumed} were stored before; {outcome.wall_s:.1f} s; "
-        f"starting bot processes took {share:.0%} of game time. Store: {outcome.output / 'arena.sqlite'}",
+        f"waiting for bot processes to start took {share:.0%} of game time. Store: {outcome.output / 'arena.sqlite'}",
         highlight=False, markup=False, soft_wrap=True,
     )
     for note in outcome.notes:

@@ -43,14 +43,14 @@ from arena.referee import GameResult, play_game
 from arena.sandbox import Limits, Sandbox, get_sandbox
 from arena.schedule import ScheduledGame, ScheduleError, gauntlet, key_order, round_robin, swiss_round
 from arena.seats import RemoteBot, Seat
-from arena.store import BotRecord, Store, content_hash
+from arena.store import BotRecord, DuplicateResult, Store, content_hash
 from engine.api import GameError
 from engine.registry import get_game
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
 SANDBOXES = ("local", "docker")
 # Settings that do not change what is played: free to differ between runs of one tournament.
-UNFINGERPRINTED = ("name", "jobs", "output")
+UNFINGERPRINTED = ("name", "jobs", "output", "cluster")
 
 
 class TournamentError(ValueError):
@@ -138,8 +138,18 @@ class TournamentConfig(_Strict):
     rating: RatingConfig = Field(default_factory=RatingConfig)
     sandbox: Literal["local", "docker"] = "local"
     jobs: int = Field(1, ge=1, le=256)
+    cluster: str | None = Field(None, description="Dask scheduler tcp://HOST:PORT; none: the local pool.")
     output: str = "arena-results"
     base_dir: str = Field(".", exclude=True, description="Folder that relative paths start from.")
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_address(cls, cluster: str | None) -> str | None:
+        if cluster is None or not cluster.strip():
+            return None  # cluster = "" (or --cluster '') means the local pool
+        from arena.cluster import check_address
+
+        return check_address(cluster)
 
     @field_validator("game")
     @classmethod
@@ -584,6 +594,7 @@ class _Runner:
         self.progress = progress
         self.stop = stop or threading.Event()
         self.sandbox = sandbox
+        self.cluster = None  # arena.cluster.ClusterPool: connected on first use, once per run
         self.began = time.monotonic()
         self.played = 0
         self.game_s = 0.0
@@ -654,6 +665,25 @@ class _Runner:
             self._leader_at = now
         return self._leader
 
+    def _pool(self):
+        """A local thread pool for this batch, or the run's cluster when `cluster` is set."""
+        if not self.config.cluster:
+            return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
+        if self.cluster is None:
+            from arena.cluster import ClusterPool
+
+            self.cluster = ClusterPool(self.config.cluster, list(self.bots.values()), self.config.sandbox)
+        return self.cluster
+
+    def in_flight(self) -> int:
+        """Games to keep running: `jobs` locally; on a cluster, enough for its worker threads."""
+        return self.config.jobs if self.cluster is None else self.cluster.capacity()
+
+    def close(self) -> None:
+        """Disconnect from the cluster, if any."""
+        if self.cluster is not None:
+            self.cluster.close()
+
     def play(self, games: Sequence[ScheduledGame], total: int) -> None:
         """Play `games` with `jobs` at once, storing each as it finishes."""
         done = self.store.done_keys()
@@ -662,10 +692,10 @@ class _Runner:
         queue = list(reversed(pending))
         running: dict[Future, str] = {}
         failure: BaseException | None = None
-        pool = ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
+        pool = self._pool()
         try:
             while queue or running:
-                while queue and len(running) < self.config.jobs and not self.stop.is_set() and failure is None:
+                while queue and len(running) < self.in_flight() and not self.stop.is_set() and failure is None:
                     game = queue.pop()
                     future = pool.submit(play_scheduled_game, self.spec(game), self.in_process, self.sandbox)
                     running[future] = game.key
@@ -679,7 +709,10 @@ class _Runner:
                     except Exception as error:  # arena's own failure: stop after the games in flight
                         failure = failure or error
                         continue
-                    self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+                    try:
+                        self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+                    except DuplicateResult:
+                        continue  # already stored (a game that ran twice on a cluster): keep the first
                     self.ratings.add(self.ratings.rated(played.key, self.deals[played.key], played.result))
                     self.played += 1
                     self.done += 1
@@ -704,7 +737,10 @@ class _Runner:
                     played = future.result()
                 except BaseException:
                     continue
-                self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+                try:
+                    self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+                except DuplicateResult:
+                    continue  # already stored: keep the first
                 self.played += 1
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -780,6 +816,8 @@ def run_tournament(
                 runner.play(games, total)
         except ScheduleError as error:
             raise TournamentError([f"schedule: {error}"]) from None
+        finally:
+            runner.close()
         outcome = TournamentOutcome(
             output=config.output_dir(),
             total=total,

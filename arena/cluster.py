@@ -1,0 +1,283 @@
+"""Running a tournament's games on a Dask distributed cluster (`cluster = "tcp://HOST:PORT"`).
+
+The machine that runs `arena run` still schedules, stores and rates; only the unit of work
+moves: each game is one Dask task whose input is the game's `GameSpec` (game, rules, seats
+with their bots by content hash, deal seed, limits, sandbox) and whose output is the
+`PlayedGame` record. Workers never touch the store.
+
+Bots travel by content hash: `ClusterPool` packs each bot folder into a tarball and
+registers a worker plugin (`BotShipment`) holding them; every worker, including one that
+joins or is restarted later, unpacks them into `<its local directory>/arena-bots/<hash>/`
+and re-hashes what it unpacked before using it. A task names bots by hash only, so a
+worker plays exactly the bytes the organiser's machine hashed. Sandboxes run on each
+worker's own machine (its processes, or its own Docker engine).
+
+A game is a pure function of its spec, so running it twice is harmless: Dask runs the
+games of a lost worker again elsewhere, exceptions are retried, and the store refuses a
+second result for a game key (the runner takes that refusal as "already stored").
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import gzip
+import hashlib
+import io
+import re
+import shutil
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from distributed import Client
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from arena.store import content_hash
+from arena.tournament import BotRef, GameSpec, PlayedGame, TournamentError, _sandbox, play_scheduled_game
+
+# `tcp://HOST:PORT` (or tls://); HOST a name, IPv4 or [IPv6] address.
+_ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+CONNECT_TIMEOUT_S = 15.0
+# How long a run waits for the first worker before it gives up with a message.
+WORKERS_TIMEOUT_S = 60.0
+# Exceptions inside a game task (arena's own failures, e.g. a worker's Docker engine) are
+# retried this often, possibly elsewhere; a lost worker's games are re-run regardless.
+RETRIES = 2
+# Games handed to the scheduler per worker thread: enough that no thread waits for the
+# next game, few enough that Ctrl-C (which waits for submitted games) stays short.
+GAMES_PER_THREAD = 2
+
+# On a worker: content hash -> the unpacked, verified bot folder (filled by BotShipment).
+_shipped: dict[str, Path] = {}
+_shipped_lock = threading.Lock()
+
+
+class BotShipmentError(RuntimeError):
+    """A shipped bot could not be unpacked or does not hash to what was shipped."""
+
+
+def check_address(address: str) -> str:
+    """The scheduler address if it reads `tcp://HOST:PORT`; ValueError saying what is allowed."""
+    match = _ADDRESS.match(address.strip())
+    if not match or not 1 <= int(match.group(3)) <= 65535:
+        raise ValueError(
+            "a cluster is the Dask scheduler's address, tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786; "
+            "tls:// when the cluster uses TLS)"
+        )
+    return address.strip()
+
+
+# ------------------------------------------------------------------ bots by content hash
+
+
+def _files(folder: Path) -> list[Path]:
+    # The same selection as arena.store.content_hash: Python caches are not the bot's content.
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file()
+        and "__pycache__" not in path.relative_to(folder).parts
+        and path.suffix != ".pyc"
+    )
+
+
+def pack_bot(folder: str | Path) -> bytes:
+    """A gzipped tarball of a bot folder's files: same bytes for the same content."""
+    folder = Path(folder)
+    buffer = io.BytesIO()
+    # mtime=0 in every entry and in the gzip header: the tarball depends on content only.
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path in _files(folder):
+            data = path.read_bytes()  # follows links, as content_hash does
+            entry = tarfile.TarInfo(str(path.relative_to(folder)))
+            entry.size = len(data)
+            entry.mode = 0o755 if path.stat().st_mode & 0o111 else 0o644
+            entry.mtime = 0
+            tar.addfile(entry, io.BytesIO(data))
+    return gzip.compress(buffer.getvalue(), compresslevel=6, mtime=0)
+
+
+def unpack_bot(expected_hash: str, tarball: bytes, cache: str | Path) -> Path:
+    """Unpack a shipped bot into `cache/<hash>` (once; safe when workers race) and verify it."""
+    cache = Path(cache)
+    final = cache / expected_hash
+    if final.is_dir() and content_hash(final) == expected_hash:
+        return final
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz") as tar:
+            # The "data" filter refuses absolute paths, links out of the folder and devices.
+            tar.extractall(staging, filter="data")
+        got = content_hash(staging)
+        if got != expected_hash:
+            raise BotShipmentError(f"a shipped bot hashes to {got[:12]}, not {expected_hash[:12]}: refused")
+        # Readable by everyone: the docker sandbox runs bots as another user.
+        for path in [staging, *staging.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o755)
+        try:
+            staging.rename(final)
+        except OSError:
+            if not (final.is_dir() and content_hash(final) == expected_hash):
+                raise
+            # Another worker on this machine unpacked the same bot first: use that one.
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+class BotShipment(WorkerPlugin):
+    """Worker plugin: unpack the tournament's bots by content hash on every worker, even late ones."""
+
+    def __init__(self, tarballs: Mapping[str, bytes], sandbox: str):
+        self.tarballs = dict(tarballs)
+        self.sandbox = sandbox
+        self.name = "arena-bots-" + hashlib.sha256("\n".join(sorted(self.tarballs)).encode()).hexdigest()[:16]
+
+    def setup(self, worker) -> None:
+        """Unpack every bot; remove what a killed predecessor on this machine left behind."""
+        cache = Path(worker.local_directory) / "arena-bots"
+        with _shipped_lock:
+            for expected_hash, tarball in self.tarballs.items():
+                _shipped[expected_hash] = unpack_bot(expected_hash, tarball, cache)
+        # Bot processes (or containers) of a worker that was killed mid-game are orphans now.
+        _sandbox(self.sandbox).cleanup_leftovers()
+
+
+def play_on_worker(spec: GameSpec) -> PlayedGame:
+    """The cluster's task: play one game with the bots this worker unpacked by content hash."""
+    bots = []
+    for bot in spec.bots:
+        if bot.kind != "folder":
+            raise TournamentError([f"in-process bot {bot.id!r} cannot play on a cluster worker"])
+        folder = _shipped.get(bot.content_hash)
+        if folder is None:
+            raise BotShipmentError(
+                f"bot {bot.id!r} ({bot.content_hash[:12]}) was not shipped to this worker; "
+                "is arena's worker plugin registered (see docs/cluster.md)?"
+            )
+        bots.append(bot.model_copy(update={"folder": str(folder)}))
+    return play_scheduled_game(spec.model_copy(update={"bots": bots}))
+
+
+# ----------------------------------------------------------------- the organiser's side
+
+
+def task_key(spec: GameSpec) -> str:
+    """The Dask key of a game: its schedule key and a digest of everything that decides it."""
+    decided = spec.model_dump(mode="json")
+    for bot in decided["bots"]:
+        bot.pop("folder")  # where the organiser keeps it does not change the game
+    digest = hashlib.sha256(repr(sorted(decided.items())).encode()).hexdigest()[:16]
+    return f"arena-game-{spec.key}-{digest}"
+
+
+class ClusterPool:
+    """Plays games on a Dask cluster; `submit` and `shutdown` like a concurrent.futures pool."""
+
+    def __init__(
+        self,
+        address: str,
+        bots: Sequence[BotRef],
+        sandbox: str,
+        *,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        workers_timeout_s: float = WORKERS_TIMEOUT_S,
+        retries: int = RETRIES,
+    ):
+        in_process = [bot.id for bot in bots if bot.kind != "folder"]
+        if in_process:
+            raise TournamentError(
+                [f"in-process bots ({', '.join(in_process)}) play only in the local pool; "
+                 "a cluster plays bot folders"]
+            )
+        self.address = check_address(address)
+        self.retries = retries
+        try:
+            self.client = Client(self.address, timeout=connect_timeout_s, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise TournamentError(
+                [f"cluster = {address!r}: no Dask scheduler answers there ({error}); "
+                 "start one with `dask scheduler` (see docs/cluster.md) or leave out --cluster"]
+            ) from None
+        self._futures: dict[str, object] = {}
+        self._capacity = (0, 0.0)
+        try:
+            try:
+                self.client.wait_for_workers(1, timeout=workers_timeout_s)
+            except TimeoutError:
+                raise TournamentError(
+                    [f"cluster = {address!r}: no worker joined the scheduler within {workers_timeout_s:.0f} s; "
+                     f"start workers with `dask worker {self.address}`"]
+                ) from None
+            tarballs = {bot.content_hash: pack_bot(bot.folder) for bot in bots}
+            self._register(BotShipment(tarballs, sandbox))
+        except BaseException:
+            self.client.close()
+            raise
+
+    def _register(self, plugin: BotShipment) -> None:
+        # Registered plugins are also set up on workers that join (or restart) later.
+        answers = self.client.register_plugin(plugin, name=plugin.name)
+        failed = [
+            f"worker {worker}: {answer.get('exception') or answer}"
+            for worker, answer in (answers or {}).items()
+            if isinstance(answer, dict) and answer.get("status") == "error"
+        ]
+        if failed:
+            raise TournamentError(["a cluster worker could not take the bots: " + line for line in failed])
+
+    def capacity(self) -> int:
+        """Games to keep submitted: GAMES_PER_THREAD per worker thread (rechecked every 2 s)."""
+        value, at = self._capacity
+        if time.monotonic() - at > 2.0:
+            threads = sum(self.client.nthreads().values())
+            value = max(1, GAMES_PER_THREAD * threads)
+            self._capacity = (value, time.monotonic())
+        return value
+
+    def submit(self, fn, spec: GameSpec, in_process=None, sandbox=None) -> cf.Future:
+        """Submit one game (`fn` must be play_scheduled_game: workers run play_on_worker)."""
+        if fn is not play_scheduled_game or in_process or sandbox is not None:
+            raise TypeError("a cluster plays play_scheduled_game(spec) with the worker's own sandbox only")
+        outcome: cf.Future = cf.Future()
+        outcome.set_running_or_notify_cancel()
+        key = task_key(spec)
+        future = self.client.submit(play_on_worker, spec, key=key, pure=False, retries=self.retries)
+        self._futures[key] = future
+
+        def settle(done) -> None:
+            # Runs on a client thread once the task is finished, failed or cancelled.
+            self._futures.pop(key, None)
+            try:
+                if done.status == "finished":
+                    outcome.set_result(done.result())
+                elif done.status == "cancelled":
+                    outcome.set_exception(cf.CancelledError(f"game {spec.key} was cancelled"))
+                else:
+                    outcome.set_exception(done.exception())
+            except BaseException as error:  # e.g. the scheduler went away while fetching
+                if not outcome.done():
+                    outcome.set_exception(error)
+
+        future.add_done_callback(settle)
+        return outcome
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """End of a batch: cancel the games still submitted if asked; the client stays connected."""
+        if cancel_futures and self._futures:
+            self.client.cancel(list(self._futures.values()))
+        self._futures.clear()
+
+    def close(self) -> None:
+        """Disconnect from the scheduler (the cluster keeps running)."""
+        self.shutdown(cancel_futures=True)
+        self.client.close()
+
+    def workers(self) -> dict[str, int]:
+        """Worker address -> threads (for messages and tests)."""
+        return dict(self.client.nthreads())
