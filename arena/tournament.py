@@ -40,7 +40,7 @@ from arena.protocol import Hello, MatchOver
 from arena.rating import GameResult as RatedGame
 from arena.rating import RatingLedger, RatingSettings, RatingSettingsError, RatingTable
 from arena.referee import GameResult, play_game
-from arena.sandbox import Limits, Sandbox, get_sandbox
+from arena.sandbox import BotFault, Limits, Sandbox, get_sandbox
 from arena.schedule import ScheduledGame, ScheduleError, gauntlet, key_order, round_robin, swiss_round
 from arena.seats import RemoteBot, Seat
 from arena.store import BotRecord, DuplicateResult, Store, content_hash
@@ -393,7 +393,7 @@ class PlayedGame(BaseModel):
     result: GameResult
     logs: list[str] = Field(description="The end of each seat's stderr in this game ('' if none).")
     duration_s: float
-    startup_s: float = Field(description="Seconds spent starting bot processes (all seats).")
+    startup_s: float = Field(description="Seconds the game waited for its bot processes to start.")
 
 
 def hello_seed(deal_seed: int, bot_id: str) -> int:
@@ -447,15 +447,79 @@ def play_scheduled_game(
             )
         seats.append(seat)
     try:
+        seats = _start_together(seats)
         result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
     finally:
         for seat in seats:
             seat.finish(MatchOver(games=1))
-    logs = [(seat.logs() or [""])[-1] if isinstance(seat, RemoteBot) else "" for seat in seats]
-    startup = sum(sum(seat.startup_s) for seat in seats if isinstance(seat, RemoteBot))
+    remote = [seat.bot if isinstance(seat, _FaultAtStart) else seat for seat in seats]
+    logs = [(seat.logs() or [""])[-1] if isinstance(seat, RemoteBot) else "" for seat in remote]
+    # The bots start side by side: the game waits for the slowest one.
+    startup = max((sum(seat.startup_s) for seat in remote if isinstance(seat, RemoteBot)), default=0.0)
     return PlayedGame(
         key=spec.key, result=result, logs=logs, duration_s=time.monotonic() - began, startup_s=startup
     )
+
+
+class _FaultAtStart(Seat):
+    """A bot whose start (done early, beside the others) faulted: the fault is raised when
+    the referee starts the game, so it is charged exactly as a sequential start would be."""
+
+    def __init__(self, bot: RemoteBot, fault: BotFault):
+        self.bot, self.fault, self.name = bot, fault, bot.name
+
+    def start_game(self, start) -> None:
+        """Raise the start-up fault."""
+        raise self.fault
+
+    def send_events(self, events) -> None:
+        """Never reached: the seat forfeited at the start."""
+
+    def decide(self, observation, legal_actions):
+        """Never reached: the seat forfeited at the start."""
+        raise self.fault
+
+    def game_over(self, message) -> None:
+        """Never reached: the seat forfeited at the start."""
+
+    def abandon(self):
+        """Stop the bot's process."""
+        return self.bot.abandon()
+
+    def finish(self, message) -> None:
+        """Free everything."""
+        self.bot.finish(message)
+
+    def log_tail(self, limit: int = 2000) -> str:
+        """The end of the bot's log."""
+        return self.bot.log_tail(limit)
+
+
+def _start_together(seats: list[Seat]) -> list[Seat]:
+    """Start every bot process (handshake included) at once rather than one after another.
+
+    A bot's start-up (an interpreter starting) is most of a short game's time; started side
+    by side, a game waits for the slowest bot instead of the sum of them.
+    """
+    remote = [seat for seat in seats if isinstance(seat, RemoteBot)]
+    if len(remote) < 2:
+        return seats
+    faults: dict[int, BotFault] = {}
+
+    def start(seat: RemoteBot) -> None:
+        try:
+            seat._ensure_started()
+        except BotFault as fault:
+            faults[id(seat)] = fault
+        except Exception:
+            pass  # arena's own failure: the referee's start of this seat meets it again and raises it
+
+    threads = [threading.Thread(target=start, args=(seat,), daemon=True) for seat in remote]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [_FaultAtStart(seat, faults[id(seat)]) if id(seat) in faults else seat for seat in seats]
 
 
 def load_spec(bot: BotRef):
