@@ -287,3 +287,20 @@ def test_ctrl_c_stops_after_storing_what_finished_and_says_how_to_resume(tmp_pat
     assert 3 <= stored < 20
     assert f"arena: stopped: {stored} of 20 games are stored in {out}; run the same command to resume: arena run" in err
     assert "'" + str(bot_dirs[0].parent / "*") + "'" in err  # the glob is quoted, ready to paste
+
+
+def test_bots_start_side_by_side_and_a_silent_one_times_out_at_the_start(tmp_path, bot_dirs):
+    sleeper = tmp_path / "sleeper"
+    sleeper.mkdir()
+    (sleeper / "bot.toml").write_text(
+        'name = "sleeper"\nversion = "1"\ngames = ["3up3down"]\ncommand = ["python3", "-c", "import time; time.sleep(30)"]\n'
+    )
+    outcome = run_tournament(config(tmp_path / "out", [sleeper, *bot_dirs[:2]], limits={"startup_s": 1.0}))
+    with Store.open(tmp_path / "out") as store:
+        [(key, incident)] = store.incidents()
+        assert (incident.bot, incident.reason.value, incident.decision) == ("sleeper", "TIMEOUT", 0)
+        assert "start-up limit of 1 s" in incident.detail
+        [game] = store.games()
+        assert game.duration_s < 3.0  # the random bots started while the sleeper was waited for
+    [line] = [line for line in outcome.standings.standings if line.bot == "sleeper"]
+    assert (line.forfeits, line.average_place) == (1, 3.0)
