@@ -23,7 +23,7 @@ from pathlib import Path
 from arena.botfolder import BotFolderError, load_bot
 from arena.match import MatchError, run_match
 from arena.resources import bots_dir
-from arena.sandbox import Limits, SandboxError, get_sandbox
+from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
 from arena.store import content_hash
 from engine.api import GameError
 from engine.registry import get_game
@@ -105,7 +105,7 @@ def submit_bot(
     if sandbox == "docker" and manifest.dockerfile:
         try:
             box.image_for(manifest.spec())  # builds the bot's image now, not in its first game
-        except SandboxError as error:
+        except (SandboxError, BotFault) as error:
             raise SubmitRefused(folder, [f"building its Docker image failed: {error}"]) from None
     random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
     smoke: dict[str, int] = {}

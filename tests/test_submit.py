@@ -115,3 +115,39 @@ def test_the_commands_submit_then_list(tmp_path):
 def test_the_shipped_bots_are_listed_in_their_plain_layout():
     names = {entry.name for entry in list_registry(ROOT / "bots")}
     assert {"random", "threeup-heuristic", "three-thirteen-heuristic", "node-simple"} <= names
+
+
+def _docker_base_image() -> str:
+    """The base image of the Docker sandbox; skip when no engine or image is here."""
+    try:
+        import docker
+
+        from arena.sandbox.docker import default_image
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(default_image())
+    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
+        pytest.skip(f"no usable Docker engine / base image: {error}")
+    return default_image()
+
+
+def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it(tmp_path):
+    base = _docker_base_image()
+    good = random_copy(tmp_path, name="boxed", version="1.0")
+    (good / "Dockerfile").write_text(f"FROM {base}\nWORKDIR /bot\nCOPY . /bot/\n")
+    with (good / "bot.toml").open("a") as toml:
+        toml.write('dockerfile = "Dockerfile"\n')
+    done = submit_bot(good, tmp_path / "registry", sandbox="docker", limits=QUICK)
+    assert done.smoke_games == {"3up3down": 2}
+    assert (tmp_path / "registry" / "boxed" / "1.0" / "Dockerfile").is_file()
+
+    bad = random_copy(tmp_path, name="unbuildable", version="1.0")
+    (bad / "Dockerfile").write_text(f"FROM {base}\nRUN exit 3\n")
+    with (bad / "bot.toml").open("a") as toml:
+        toml.write('dockerfile = "Dockerfile"\n')
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bad, tmp_path / "registry", sandbox="docker", limits=QUICK)
+    [reason] = refused.value.reasons
+    assert reason.startswith("building its Docker image failed: CRASH: its Dockerfile did not build:")
+    assert not (tmp_path / "registry" / "unbuildable").exists()
