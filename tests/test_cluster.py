@@ -1,0 +1,275 @@
+"""Games on a Dask cluster: a LocalCluster of two worker processes on loopback plays a
+tournament, one worker is SIGKILLed mid-run, and the stored results equal a local run's;
+bots travel by content hash; mistakes (address, unreachable scheduler) are one line."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+from distributed import Client, LocalCluster  # noqa: E402
+
+from arena.cluster import BotShipmentError, ClusterPool, pack_bot, task_key, unpack_bot  # noqa: E402
+from arena.store import Store, content_hash  # noqa: E402
+from arena.tournament import TournamentError, load_tournament, run_tournament, validate_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "bots"
+SHORT = {"max_turns": 60}  # short games: the tests are about where games run, not the game
+# Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.
+LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
+WAIT_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def bot_dirs(tmp_path_factory) -> list[Path]:
+    """The example bots random and threeup-heuristic, plus two renamed copies of random."""
+    base = tmp_path_factory.mktemp("bots")
+    folders = []
+    for name, source in (("random", "random"), ("heuristic", "threeup-heuristic"), ("ann", "random"), ("bob", "random")):
+        folder = base / name
+        shutil.copytree(BOTS / source, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        toml = (folder / "bot.toml").read_text()
+        toml = toml.replace(f'name = "{source}"', f'name = "{name}"')
+        (folder / "bot.toml").write_text(toml)
+        folders.append(folder)
+    return folders
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes (one thread each) on loopback, each behind a nanny that restarts it."""
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as local:
+        yield local
+
+
+def config(out: Path, bots, **settings):
+    data = {
+        "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 7, "rules": SHORT,
+        "limits": LIMITS, "output": str(out),
+    }
+    data.update(settings)
+    return validate_config(data)
+
+
+def stored(out: Path) -> dict:
+    """Every stored game: key -> its whole result record (seats, places, scores, incidents, replay)."""
+    with Store.open(out) as store:
+        return {game.key: store.game_result(game.key).model_dump() for game in store.games("done")}
+
+
+def rows_per_game(out: Path) -> dict[str, int]:
+    """Seat rows per game key, straight from SQLite (a game stored twice would show 2 x seats)."""
+    with sqlite3.connect(out / "arena.sqlite") as db:
+        return dict(db.execute("SELECT game_key, COUNT(*) FROM seats GROUP BY game_key").fetchall())
+
+
+def wait_until(condition, what: str, timeout_s: float = WAIT_S):
+    """Poll `condition` until it returns something true; fail naming `what` after the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def test_a_killed_worker_loses_nothing_and_the_results_equal_a_local_run(tmp_path, bot_dirs, cluster):
+    local = run_tournament(config(tmp_path / "local", bot_dirs, cycles=4, jobs=2), report=False)
+    assert local.total == 16  # C(4,3) tables x 4 cycles
+
+    client = Client(cluster, set_as_default=False)
+    wait_until(lambda: len(client.nthreads()) == 2, "two workers")
+    pids = client.run(os.getpid)
+    killed: dict[str, object] = {}
+
+    def kill_a_busy_worker(update) -> None:
+        # After some results are stored, SIGKILL a worker while the scheduler has a game on it.
+        if killed or update.done < 4:
+            return
+        for address, keys in client.processing().items():
+            if keys and address in pids:
+                killed.update(address=address, keys=list(keys), stored_before=update.done)
+                os.kill(pids[address], signal.SIGKILL)
+                return
+
+    outcome = run_tournament(
+        config(tmp_path / "cluster", bot_dirs, cycles=4, cluster=cluster.scheduler_address),
+        progress=kill_a_busy_worker,
+        report=False,
+    )
+    assert killed, "no worker was busy after four stored games: the kill never happened"
+    assert 4 <= killed["stored_before"] < 16
+    assert (outcome.total, outcome.done, outcome.played, outcome.resumed) == (16, 16, 16, 0)
+
+    # Nothing lost, nothing stored twice, every record equal to the local run's.
+    assert rows_per_game(tmp_path / "cluster") == {key: 3 for key in stored(tmp_path / "local")}
+    assert stored(tmp_path / "cluster") == stored(tmp_path / "local")
+    assert outcome.standings == local.standings
+    with Store.open(tmp_path / "cluster") as store:
+        assert outcome.standings == store.standings()
+
+    # The game the killed worker was playing ran again: the scheduler put it back to processing.
+    reruns = [
+        key for key in killed["keys"]
+        if [t[2] for t in cluster.scheduler.story(key) if len(t) > 2].count("processing") >= 2
+    ]
+    assert reruns, f"none of {killed['keys']} was run again after its worker was killed"
+    # The nanny restarts the worker, and the restarted worker gets the bots again.
+    wait_until(lambda: len(client.nthreads()) == 2, "the killed worker to come back")
+    assert set(client.run(os.getpid).values()) != set(pids.values())
+    client.close()
+
+
+def test_a_swiss_tournament_on_the_cluster_plays_round_by_round_like_a_local_one(tmp_path, bot_dirs, cluster):
+    swiss = {"format": "swiss", "rounds": 3, "seats": 2}
+    local = run_tournament(config(tmp_path / "local", bot_dirs, **swiss), report=False)
+    remote = run_tournament(config(tmp_path / "remote", bot_dirs, cluster=cluster.scheduler_address, **swiss), report=False)
+    assert remote.total == local.total == 6  # 2 tables a round, 3 rounds
+    assert stored(tmp_path / "remote") == stored(tmp_path / "local")
+    with Store.open(tmp_path / "remote") as store:
+        assert sorted({game.round for game in store.games()}) == [1, 2, 3]
+
+
+def test_arena_run_cluster_flag_plays_there_and_a_resume_without_it_finds_everything_stored(tmp_path, bot_dirs, cluster):
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "arena", "run", "--game", "3up3down", "--seats", "3", "--quiet",
+        "--rule", "max_turns=60", "--startup-s", "60", "--decision-s", "20", "--out", str(out),
+        *[arg for bot in bot_dirs[:3] for arg in ("--bots", str(bot))],
+    ]
+    ran = subprocess.run([*command, "--cluster", cluster.scheduler_address], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "1 of 1 games" in ran.stdout
+    # Where games ran is not part of the tournament: the same command without --cluster resumes it.
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "0 games played now, 1 were stored before" in again.stdout
+
+
+def test_two_runners_on_one_store_store_each_game_once(tmp_path, bot_dirs):
+    # The store refuses a second result; the runner takes the refusal as "already stored".
+    settings = config(tmp_path / "out", bot_dirs, jobs=2, cycles=2)
+    outcomes, failures = [], []
+
+    def run() -> None:
+        try:
+            outcomes.append(run_tournament(settings, report=False))
+        except Exception as error:  # reported below with the test's own message
+            failures.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failures, failures
+    assert len(outcomes) == 2 and all(outcome.done == 8 for outcome in outcomes)
+    assert sum(outcome.played for outcome in outcomes) == 8
+    assert rows_per_game(tmp_path / "out") == {key: 3 for key in stored(tmp_path / "out")}
+    assert len(stored(tmp_path / "out")) == 8
+
+
+# ---------------------------------------------------------------- bots by content hash
+
+
+def test_a_bot_unpacks_to_its_content_hash_and_the_tarball_depends_on_content_only(tmp_path, bot_dirs):
+    bot = bot_dirs[1]
+    copy = tmp_path / "copy"
+    shutil.copytree(bot, copy)
+    os.utime(copy / "bot.toml", (1, 1))  # another mtime: the same content
+    assert pack_bot(bot) == pack_bot(copy)
+    folder = unpack_bot(content_hash(bot), pack_bot(bot), tmp_path / "cache")
+    assert folder == tmp_path / "cache" / content_hash(bot)
+    assert content_hash(folder) == content_hash(bot)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in bot.iterdir() if p.name != "__pycache__")
+    assert (folder.stat().st_mode & 0o005) == 0o005  # readable by the docker sandbox's user
+    # A second unpack (another worker on this machine) uses the folder that is there.
+    assert unpack_bot(content_hash(bot), pack_bot(bot), tmp_path / "cache") == folder
+
+
+def test_a_shipped_bot_that_does_not_hash_to_its_name_is_refused(tmp_path, bot_dirs):
+    with pytest.raises(BotShipmentError, match="hashes to .*, not 000000000000: refused"):
+        unpack_bot("0" * 64, pack_bot(bot_dirs[0]), tmp_path / "cache")
+    assert [p for p in (tmp_path / "cache").iterdir()] == []  # nothing half-unpacked is left
+
+
+def test_a_tarball_with_a_path_out_of_the_folder_is_refused(tmp_path):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        entry = tarfile.TarInfo("../escaped.txt")
+        entry.size = 2
+        tar.addfile(entry, io.BytesIO(b"hi"))
+    with pytest.raises(tarfile.TarError):
+        unpack_bot("0" * 64, buffer.getvalue(), tmp_path / "cache")
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_a_task_key_names_the_game_and_ignores_where_the_organiser_keeps_the_bots(tmp_path, bot_dirs):
+    from arena.tournament import GameSpec, resolve_bots
+
+    field, _ = resolve_bots(config(tmp_path, bot_dirs[:3]))
+    spec = GameSpec(key="1-1-0", deal="1-1", seed=5, game="3up3down", rules={}, bots=field,
+                    limits=config(tmp_path, bot_dirs[:3]).limits)
+    moved = spec.model_copy(update={"bots": [b.model_copy(update={"folder": "/elsewhere"}) for b in field]})
+    reseeded = spec.model_copy(update={"seed": 6})
+    assert task_key(spec).startswith("arena-game-1-1-0-")
+    assert task_key(moved) == task_key(spec)
+    assert task_key(reseeded) != task_key(spec)
+
+
+# ------------------------------------------------------------------------- mistakes
+
+
+@pytest.mark.parametrize("address", ["localhost:8786", "http://host:8786", "tcp://host", "tcp://host:99999"])
+def test_a_cluster_that_is_not_a_scheduler_address_is_one_line(address):
+    with pytest.raises(TournamentError) as refused:
+        load_tournament(None, {"game": "3up3down", "seats": 3, "cluster": address})
+    assert refused.value.mistakes == [
+        f'cluster = "{address}": a cluster is the Dask scheduler\'s address, tcp://HOST:PORT '
+        "(e.g. tcp://10.0.0.5:8786; tls:// when the cluster uses TLS)"
+    ]
+
+
+def test_an_empty_cluster_means_the_local_pool(tmp_path):
+    assert load_tournament(None, {"game": "3up3down", "seats": 3, "cluster": ""}).cluster is None
+
+
+def test_a_scheduler_nobody_answers_is_a_readable_error(bot_dirs):
+    import socket
+
+    with socket.socket() as probe:  # a loopback port that was free a moment ago: nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    field, _ = resolve(bot_dirs)
+    with pytest.raises(TournamentError, match=rf"cluster = 'tcp://127.0.0.1:{port}': no Dask scheduler answers there"):
+        ClusterPool(f"tcp://127.0.0.1:{port}", field, "local", connect_timeout_s=1.0)
+
+
+def test_in_process_bots_are_refused_on_a_cluster(bot_dirs):
+    field, _ = resolve(bot_dirs, in_process=True)
+    with pytest.raises(TournamentError, match=r"in-process bots \(inproc\) play only in the local pool"):
+        ClusterPool("tcp://127.0.0.1:1", field, "local", connect_timeout_s=1.0)
+
+
+def resolve(bot_dirs, in_process: bool = False):
+    from arena.seats import InProcessBot
+    from arena.tournament import resolve_bots
+
+    extra = {"inproc": lambda: InProcessBot(lambda observation, legal: legal[0])} if in_process else None
+    return resolve_bots(config(Path("unused"), bot_dirs[:3]), extra)
