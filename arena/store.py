@@ -42,9 +42,9 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from arena.rating import GameResult as RatedGame
 from arena.rating import RatingLedger, RatingSettings, RatingTable
@@ -173,7 +173,7 @@ def content_hash(folder: str | Path) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Store:
@@ -210,7 +210,7 @@ class Store:
         """Close the connection (everything is already committed)."""
         self._db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

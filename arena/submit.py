@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.botfolder import BotFolderError, load_bot
@@ -139,8 +139,8 @@ def submit_bot(
         raise SubmitRefused(
             folder,
             [
-                f"{manifest.name} version {manifest.version} is already in {registry} with other content; "
-                "raise the version in bot.toml"
+                (f"{manifest.name} version {manifest.version} is already in {registry} with other content; "
+                "raise the version in bot.toml")
             ],
         )
     if not os.access(registry if registry.exists() else registry.parent, os.W_OK):
@@ -154,7 +154,7 @@ def submit_bot(
                 "name": manifest.name,
                 "version": manifest.version,
                 "content_hash": digest,
-                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "date": datetime.now(UTC).isoformat(timespec="seconds"),
                 "games": list(manifest.games),
                 "smoke_games": smoke,
                 "sandbox": sandbox,
@@ -184,7 +184,7 @@ def list_registry(registry: str | Path | None = None) -> list[RegistryEntry]:
         record_path = folder / RECORD
         record = json.loads(record_path.read_text()) if record_path.is_file() else {}
         date = record.get("date") or datetime.fromtimestamp(
-            candidate.stat().st_mtime, timezone.utc
+            candidate.stat().st_mtime, UTC
         ).isoformat(timespec="seconds")
         entries.append(
             RegistryEntry(

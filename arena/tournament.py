@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from arena.botfolder import BotFolderError, load_bot
 from arena.match import limits_info, unique_names
@@ -41,7 +48,14 @@ from arena.rating import GameResult as RatedGame
 from arena.rating import RatingLedger, RatingSettings, RatingSettingsError, RatingTable
 from arena.referee import GameResult, play_game
 from arena.sandbox import BotFault, Limits, Sandbox, get_sandbox
-from arena.schedule import ScheduledGame, ScheduleError, gauntlet, key_order, round_robin, swiss_round
+from arena.schedule import (
+    ScheduledGame,
+    ScheduleError,
+    gauntlet,
+    key_order,
+    round_robin,
+    swiss_round,
+)
 from arena.seats import RemoteBot, Seat
 from arena.store import BotRecord, DuplicateResult, Store, content_hash
 from engine.api import GameError
@@ -511,8 +525,8 @@ def _start_together(seats: list[Seat]) -> list[Seat]:
             seat._ensure_started()
         except BotFault as fault:
             faults[id(seat)] = fault
-        except Exception:
-            pass  # arena's own failure: the referee's start of this seat meets it again and raises it
+        except Exception:  # noqa: BLE001, S110 - arena's own failure:
+            pass  # the referee's own start of this seat meets it again and raises it
 
     threads = [threading.Thread(target=start, args=(seat,), daemon=True) for seat in remote]
     for thread in threads:
@@ -770,7 +784,7 @@ class _Runner:
                     running.pop(future)
                     try:
                         played = future.result()
-                    except Exception as error:  # arena's own failure: stop after the games in flight
+                    except Exception as error:  # noqa: BLE001 - arena's own failure: stop after the games in flight
                         failure = failure or error
                         continue
                     try:
@@ -799,7 +813,7 @@ class _Runner:
             for future in list(running):
                 try:
                     played = future.result()
-                except BaseException:
+                except BaseException:  # noqa: BLE001, S112 - a game cut short by Ctrl-C is not stored
                     continue
                 try:
                     self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
@@ -861,9 +875,20 @@ def run_tournament(
         store.save_settings(settings, fingerprint)
         store.add_bots(bot.record() for bot in [*field_bots, *challengers])
         resumed = len(store.done_keys())
-        if any(bot.kind == "folder" for bot in [*field_bots, *challengers]):
+        folder_bots = [bot for bot in [*field_bots, *challengers] if bot.kind == "folder"]
+        if folder_bots and not config.cluster:  # a cluster's workers run the bots, not this machine
+            box = sandbox or _sandbox(config.sandbox)
             # Processes or containers a killed earlier run left behind go before new ones start.
-            (sandbox or _sandbox(config.sandbox)).cleanup_leftovers()
+            box.cleanup_leftovers()
+            if config.sandbox == "docker":
+                # Build each bot's image once, here, not in several games at once; a failed
+                # build is remembered by the sandbox and forfeits that bot's games.
+                for bot in folder_bots:
+                    if bot.dockerfile:
+                        try:
+                            box.image_for(load_spec(bot))
+                        except BotFault:
+                            pass
         runner = _Runner(config, store, field_bots, challengers, in_process, progress, stop, sandbox)
         try:
             if config.format == "swiss":
@@ -909,6 +934,6 @@ def render_report(out_dir: Path) -> list[str]:
         return []
     try:
         render_site(out_dir)
-    except Exception as error:  # the results are stored; a failed site must not lose the run
+    except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run
         return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
     return [f"site written to {out_dir}"]

@@ -21,7 +21,6 @@ from arena.store import Store
 from arena.tournament import (
     SettingsChanged,
     TournamentInterrupted,
-    load_tournament,
     run_tournament,
     validate_config,
 )
@@ -258,16 +257,16 @@ def test_kill_9_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path, 
     at_kill = _done(tmp_path / "killed")
     assert 6 <= at_kill < 20  # C(6,3) = 20 games
 
-    resume = subprocess.run([*command, "--out", str(tmp_path / "killed")], capture_output=True, text=True, timeout=120)
+    resume = subprocess.run([*command, "--out", str(tmp_path / "killed")], check=False, capture_output=True, text=True, timeout=120)
     assert resume.returncode == 0, resume.stderr
     assert f"{20 - at_kill} games played now, {at_kill} were stored before" in resume.stdout
-    whole = subprocess.run([*command, "--out", str(tmp_path / "whole")], capture_output=True, text=True, timeout=120)
+    whole = subprocess.run([*command, "--out", str(tmp_path / "whole")], check=False, capture_output=True, text=True, timeout=120)
     assert whole.returncode == 0, whole.stderr
     assert results_of(tmp_path / "killed") == results_of(tmp_path / "whole")
     with Store.open(tmp_path / "killed") as killed_store, Store.open(tmp_path / "whole") as whole_store:
         assert killed_store.standings() == whole_store.standings()
     standings = subprocess.run(
-        [sys.executable, "-m", "arena", "standings", str(tmp_path / "killed")], capture_output=True, text=True
+        [sys.executable, "-m", "arena", "standings", str(tmp_path / "killed")], check=False, capture_output=True, text=True
     )
     assert standings.returncode == 0 and "20 of 20 scheduled games stored" in standings.stdout
 
@@ -297,10 +296,31 @@ def test_bots_start_side_by_side_and_a_silent_one_times_out_at_the_start(tmp_pat
     )
     outcome = run_tournament(config(tmp_path / "out", [sleeper, *bot_dirs[:2]], limits={"startup_s": 1.0}))
     with Store.open(tmp_path / "out") as store:
-        [(key, incident)] = store.incidents()
+        [(_key, incident)] = store.incidents()
         assert (incident.bot, incident.reason.value, incident.decision) == ("sleeper", "TIMEOUT", 0)
         assert "start-up limit of 1 s" in incident.detail
         [game] = store.games()
         assert game.duration_s < 3.0  # the random bots started while the sleeper was waited for
     [line] = [line for line in outcome.standings.standings if line.bot == "sleeper"]
     assert (line.forfeits, line.average_place) == (1, 3.0)
+
+
+def test_a_game_spec_is_small_and_picklable_for_a_cluster(tmp_path, bot_dirs):
+    import pickle
+
+    from arena.schedule import round_robin
+    from arena.tournament import GameSpec, play_scheduled_game, resolve_bots
+
+    settings = config(tmp_path / "out", bot_dirs[:3])
+    field, _ = resolve_bots(settings)
+    [game] = round_robin([bot.id for bot in field], 3, seed=settings.seed)
+    by_id = {bot.id: bot for bot in field}
+    spec = GameSpec(
+        key=game.key, deal=game.deal, seed=game.seed, game=settings.game, rules=settings.rules,
+        bots=[by_id[bot_id] for bot_id in game.table], limits=settings.limits,
+    )
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec and len(pickle.dumps(spec)) < 4000
+    first, second = play_scheduled_game(spec), play_scheduled_game(again)
+    assert first.result == second.result  # a pure function of the spec (deterministic bots)
+    assert first.result.seats == list(game.table) and first.result.seed == game.seed

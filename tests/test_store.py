@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from arena.referee import GameResult, Incident, Replay, ReplayAction
 from arena.rating import rate_results
+from arena.referee import GameResult, Incident, Replay, ReplayAction
 from arena.schedule import ScheduledGame
 from arena.store import BotRecord, DuplicateResult, Store, StoreError, content_hash
 
@@ -81,7 +81,7 @@ def test_standings_use_schedule_order_not_finishing_order(tmp_path, store):
     tables = [scheduled(1, 1, ("a", "b")), scheduled(1, 2, ("c", "d")), scheduled(2, 1, ("a", "c")), scheduled(2, 2, ("b", "d"))]
     places = {"00001-00001-0": [1, 2], "00001-00002-0": [2, 1], "00002-00001-0": [2, 1], "00002-00002-0": [1, 2]}
     store.schedule(tables)
-    for key in reversed(sorted(places)):  # finish in the opposite order
+    for key in sorted(places, reverse=True):  # finish in the opposite order
         game = next(t for t in tables if t.key == key)
         store.record(key, result(game.table, places[key]))
     with Store.open(tmp_path / "other", create=True) as forward:

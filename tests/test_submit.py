@@ -94,19 +94,19 @@ def test_the_commands_submit_then_list(tmp_path):
     registry = tmp_path / "registry"
     run = subprocess.run(
         [sys.executable, "-m", "arena", "submit", str(bot), "--registry", str(registry), "--time-bank-s", "2"],
-        capture_output=True, text=True, timeout=120,
+        check=False, capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr
     assert f"cli-bot 0.3 accepted: {registry / 'cli-bot' / '0.3'}" in run.stdout
     listed = subprocess.run(
-        [sys.executable, "-m", "arena", "bots", "--registry", str(registry)], capture_output=True, text=True,
+        [sys.executable, "-m", "arena", "bots", "--registry", str(registry)], check=False, capture_output=True, text=True,
         timeout=60, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
     )
     assert listed.returncode == 0, listed.stderr
     assert "cli-bot" in listed.stdout and "0.3" in listed.stdout and content_hash(bot)[:12] in listed.stdout
     refused = subprocess.run(
         [sys.executable, "-m", "arena", "submit", str(tmp_path / "nowhere"), "--registry", str(registry)],
-        capture_output=True, text=True, timeout=60,
+        check=False, capture_output=True, text=True, timeout=60,
     )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "is not a folder" in refused.stderr
