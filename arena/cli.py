@@ -248,9 +248,13 @@ def match_command(
 
 def _standings_table(table, title: str) -> Table:
     """The standings as a rich table (best conservative rating first)."""
-    shown = Table(title=title, title_justify="left")
-    for column in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "wins", "avg place", "forfeits", "score"):
-        shown.add_column(column, justify="left" if column == "bot" else "right")
+    from rich import box
+    shown = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    width = max((len(line.bot) for line in table.standings), default=3)
+    shown.add_column("#", justify="right")
+    shown.add_column("bot", no_wrap=True, min_width=width)  # names are never cut; numbers are short
+    for column in ("mu", "sigma", "mu-3σ", "games", "wins", "place", "forfeit", "score"):
+        shown.add_column(column, justify="right", no_wrap=True)
     for rank, line in enumerate(table.standings, start=1):
         shown.add_row(
             str(rank),
@@ -403,6 +407,7 @@ def standings_command(
         return
     title = f"{settings.get('name', 'tournament')}: {done} of {total} scheduled games stored"
     console.print(_standings_table(table, title))
+    console.print("place: average place (1 = best); forfeit: games forfeited; score: Swiss points (1 a win, 0 last).")
 
 
 @app.command("submit")

@@ -203,7 +203,7 @@ class TournamentConfig(_Strict):
 
     def output_dir(self) -> Path:
         """The output folder (relative to the tournament file's folder)."""
-        return Path(self.base_dir, self.output)
+        return Path(self.base_dir, self.output).resolve()
 
 
 def _describe_error(error: dict[str, Any]) -> str:
