@@ -130,6 +130,12 @@ def submit_bot(
         raise SubmitRefused(folder, reasons)
 
     digest = content_hash(folder)
+    if (registry / manifest.name / "bot.toml").is_file():
+        # An example bot sits there as a plain folder; a version folder inside it would change it.
+        raise SubmitRefused(
+            folder,
+            [f"{registry / manifest.name} is already a bot folder (one of the examples); choose another name"],
+        )
     target = registry / manifest.name / manifest.version
     record_path = target / RECORD
     if target.exists():

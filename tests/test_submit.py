@@ -151,3 +151,15 @@ def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it
     [reason] = refused.value.reasons
     assert reason.startswith("building its Docker image failed: CRASH: its Dockerfile did not build:")
     assert not (tmp_path / "registry" / "unbuildable").exists()
+
+
+def test_a_name_taken_by_a_plain_example_folder_is_refused(tmp_path):
+    registry = tmp_path / "registry"
+    shutil.copytree(RANDOM, registry / "random", ignore=shutil.ignore_patterns("__pycache__"))
+    bot = random_copy(tmp_path, name="random", version="9.9")
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bot, registry, limits=QUICK)
+    assert refused.value.reasons == [
+        f"{registry / 'random'} is already a bot folder (one of the examples); choose another name"
+    ]
+    assert not (registry / "random" / "9.9").exists()
