@@ -45,6 +45,7 @@ LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
 LOG_CHARS = 1500  # characters kept of each excerpt
 CHART_POINTS = 300  # a rating chart is thinned to at most this many points
 BACKGROUND_RATING_GAMES = 2000  # from this many games the rating pass runs in another process
+PARALLEL_PAGES_GAMES = 5000  # from this many games the game pages are written by several processes
 
 
 class ReportError(Exception):
@@ -106,41 +107,164 @@ class SiteData:
 # --- from the store ----------------------------------------------------------------------
 
 
-def rate(games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any]) -> tuple[list[BotStanding], dict]:
-    """Standings and each bot's rating after each of its rated updates, in one pass."""
-    duplicate = bool(settings.get("duplicate", False))
-    ledger = RatingLedger(RatingSettings(**(settings.get("rating") or {})), duplicate=duplicate, bots=bots)
-    history: dict[str, list[tuple[int, float, float, float]]] = {bot: [] for bot in bots}
-    played: dict[str, int] = defaultdict(int)
-    pending: list[str] = []  # bots of the duplicate deal being played
-    deal_of: str | None = None
+CACHE_FILE = ".report-ratings.json"  # beside arena.sqlite: the rating pass as of the last render
+CACHE_VERSION = 1
 
-    def points(for_bots: Sequence[str]) -> None:
-        for bot in for_bots:
-            rating = ledger.ratings.rating(bot)
-            history.setdefault(bot, []).append((played[bot], rating.mu, rating.sigma, rating.mu - 3 * rating.sigma))
 
+def _record(game: SiteGame) -> list[Any]:
+    return [game.key, list(game.seats), list(game.places), [bool(f) for f in game.forfeits]]
+
+
+def _digest(games: Sequence[SiteGame]) -> str:
+    digest = hashlib.sha256()
     for game in games:
-        deal = _deal(game.key) if duplicate else game.key
-        ledger.add(
+        digest.update(json.dumps(_record(game), separators=(",", ":")).encode())
+    return digest.hexdigest()
+
+
+class RatingPass:
+    """TrueSkill over the games in schedule order, recording each bot's rating after each of
+    its rated updates; it can be saved and resumed when later renders only add games."""
+
+    def __init__(self, bots: Sequence[str], settings: dict[str, Any]):
+        self.bots = list(bots)
+        self.rating_settings = dict(settings.get("rating") or {})
+        self.duplicate = bool(settings.get("duplicate", False))
+        self.ledger = RatingLedger(RatingSettings(**self.rating_settings), duplicate=self.duplicate, bots=self.bots)
+        self.history: dict[str, list[tuple[int, float, float, float]]] = {bot: [] for bot in self.bots}
+        # games, wins, place sum, forfeits, Swiss score: kept here too so a resumed pass
+        # (whose ledger only saw the new games) still gives whole-tournament standings.
+        self.counts: dict[str, list[float]] = {}
+        self.fed = 0
+        self.pending: list[str] = []  # bots of the duplicate deal being played
+        self.deal_of: str | None = None
+
+    def feed(self, game: SiteGame) -> None:
+        """Rate the next game in schedule order."""
+        deal = _deal(game.key) if self.duplicate else game.key
+        self.ledger.add(
             RatedGame(key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits), deal=deal)
         )
-        if duplicate and deal_of is not None and deal != deal_of:
-            points(pending)  # the ledger rated the finished deal when this one began
-            pending = []
-        deal_of = deal
-        for bot in game.seats:
-            played[bot] += 1
-        if duplicate:
-            pending = list(dict.fromkeys(pending + game.seats))
+        if self.duplicate and self.deal_of is not None and deal != self.deal_of:
+            self._points(self.pending)  # the ledger rated the finished deal when this one began
+            self.pending = []
+        self.deal_of = deal
+        size = len(game.seats)
+        for bot, place, forfeited in zip(game.seats, game.places, game.forfeits):
+            count = self.counts.setdefault(bot, [0, 0, 0, 0, 0.0])
+            count[0] += 1
+            count[1] += place == 1
+            count[2] += place
+            count[3] += bool(forfeited)
+            count[4] += (size - place) / (size - 1)
+        if self.duplicate:
+            self.pending = list(dict.fromkeys(self.pending + list(game.seats)))
         else:
-            points(game.seats)
-    table = ledger.table()
-    if duplicate and pending:
-        for bot in pending:
-            line = next(line for line in table.standings if line.bot == bot)
-            history.setdefault(bot, []).append((played[bot], line.mu, line.sigma, line.conservative))
-    return table.standings, history
+            self._points(game.seats)
+        self.fed += 1
+
+    def _points(self, bots: Sequence[str]) -> None:
+        for bot in bots:
+            rating = self.ledger.ratings.rating(bot)
+            self.history.setdefault(bot, []).append(
+                (int(self.counts[bot][0]), rating.mu, rating.sigma, rating.mu - 3 * rating.sigma)
+            )
+
+    def result(self) -> tuple[list[BotStanding], dict[str, list[tuple[int, float, float, float]]]]:
+        """The standings (best conservative rating first) and the rating history."""
+        if self.duplicate:
+            # The ledger rates an open deal on a copy; its table is whole (no resume in duplicate mode).
+            table = self.ledger.table()
+            history = {bot: list(points) for bot, points in self.history.items()}
+            lines = {line.bot: line for line in table.standings}
+            for bot in self.pending:
+                line = lines[bot]
+                history.setdefault(bot, []).append((line.games, line.mu, line.sigma, line.conservative))
+            return table.standings, history
+        lines = []
+        for bot in sorted(set(self.counts) | set(self.bots)):
+            rating = self.ledger.ratings.rating(bot)
+            games, wins, place_sum, forfeits, score = self.counts.get(bot, [0, 0, 0, 0, 0.0])
+            lines.append(
+                BotStanding(
+                    bot=bot,
+                    mu=rating.mu,
+                    sigma=rating.sigma,
+                    conservative=rating.mu - 3 * rating.sigma,
+                    games=int(games),
+                    wins=int(wins),
+                    average_place=place_sum / games if games else 0.0,
+                    forfeits=int(forfeits),
+                    score=score,
+                )
+            )
+        lines.sort(key=lambda line: (-line.conservative, -line.mu, line.bot))  # as RatingLedger.table()
+        return lines, self.history
+
+    # -- the cache: plain JSON (never pickle: a tournament folder may come from elsewhere) --
+
+    def to_json(self, digest: str) -> dict[str, Any]:
+        """The state to resume from, valid for games whose first `fed` records hash to `digest`."""
+        ratings = {bot: [points[-1][1], points[-1][2]] for bot, points in self.history.items() if points}
+        return {
+            "version": CACHE_VERSION,
+            "rating": self.rating_settings,
+            "bots": self.bots,
+            "fed": self.fed,
+            "digest": digest,
+            "ratings": ratings,
+            "counts": self.counts,
+            "history": self.history,
+        }
+
+    @classmethod
+    def from_json(cls, state: dict[str, Any], settings: dict[str, Any]) -> RatingPass:
+        """A pass resumed from `to_json` (only for plain, non-duplicate tournaments)."""
+        import trueskill
+
+        from arena.rating import Ratings
+
+        rating_pass = cls(state["bots"], settings)
+        initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
+        rating_pass.ledger.ratings = Ratings(RatingSettings(**rating_pass.rating_settings), initial=initial)
+        rating_pass.counts = {bot: list(count) for bot, count in state["counts"].items()}
+        rating_pass.history = {bot: [tuple(point) for point in points] for bot, points in state["history"].items()}
+        rating_pass.fed = state["fed"]
+        return rating_pass
+
+
+def rate(
+    games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
+) -> tuple[list[BotStanding], dict]:
+    """Standings and each bot's rating after each of its rated updates, in one pass.
+
+    With `cache` (a JSON file), a plain tournament whose stored games only grew at the end
+    of the schedule since the last render is rated from where that render stopped.
+    """
+    rating_pass: RatingPass | None = None
+    duplicate = bool(settings.get("duplicate", False))
+    if cache is not None and cache.is_file() and not duplicate:
+        try:
+            state = json.loads(cache.read_text(encoding="utf-8"))
+            if (
+                state.get("version") == CACHE_VERSION
+                and state["rating"] == dict(settings.get("rating") or {})
+                and state["bots"] == list(bots)
+                and 0 < state["fed"] <= len(games)
+                and _digest(games[: state["fed"]]) == state["digest"]
+            ):
+                rating_pass = RatingPass.from_json(state, settings)
+        except (ValueError, KeyError, TypeError):
+            rating_pass = None  # an unreadable cache is only a slower render
+    if rating_pass is None:
+        rating_pass = RatingPass(bots, settings)
+    for game in games[rating_pass.fed :]:
+        rating_pass.feed(game)
+    if cache is not None and not duplicate:
+        partial = cache.with_suffix(".part")
+        partial.write_text(json.dumps(rating_pass.to_json(_digest(games))), encoding="utf-8")
+        os.replace(partial, cache)
+    return rating_pass.result()
 
 
 def _deal(key: str) -> str:
@@ -150,11 +274,11 @@ def _deal(key: str) -> str:
 class _BackgroundRating:
     """`rate()` in a child process; `result()` waits for it."""
 
-    def __init__(self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any]):
+    def __init__(self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None):
         import multiprocessing
 
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(rate, list(games), list(bots), settings)
+        self._future = self._pool.submit(rate, list(games), list(bots), settings, cache)
 
     def result(self) -> tuple[list[BotStanding], dict]:
         try:
@@ -163,7 +287,7 @@ class _BackgroundRating:
             self._pool.shutdown()
 
 
-def load_site_data(tournament_dir: str | Path, *, background: bool = False) -> SiteData:
+def load_site_data(tournament_dir: str | Path, *, background: bool = False, cache_ratings: bool = True) -> SiteData:
     """Read a tournament's store into the page model (ratings recomputed in schedule order).
 
     With `background`, a big store's rating pass runs in another process until
@@ -211,12 +335,13 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False) -> S
     # TrueSkill costs about a millisecond per game: on a big store the pass runs in another
     # process while this one writes the game pages, which do not need ratings.
     pending = None
+    cache = tournament_dir / CACHE_FILE if cache_ratings else None
     standings: list[BotStanding] = []
     history: dict[str, list[tuple[int, float, float, float]]] = {}
     if background and len(games) >= BACKGROUND_RATING_GAMES and (os.cpu_count() or 1) > 1:
-        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings)
+        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache)
     else:
-        standings, history = rate(games, [bot.bot for bot in bots], settings)
+        standings, history = rate(games, [bot.bot for bot in bots], settings, cache)
     return SiteData(
         name=str(settings.get("name") or tournament_dir.resolve().name),
         game=str(settings.get("game") or ""),
@@ -235,6 +360,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False) -> S
 # --- helpers for the pages ---------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=65536)
 def slug(bot: str) -> str:
     """A file name for a bot's page: safe characters of its id plus a short hash (ids may be anything)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot).strip("-.")[:40] or "bot"
@@ -305,16 +431,10 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # templates do not change during a render; skips a stat per page
     )
     env.filters["score"] = _fmt_score
     env.filters["slug"] = slug
-    # JSON for an HTML attribute or a <script> block: < > & cannot close or open a tag.
-    env.filters["tojson_safe"] = lambda value: jinja2.utils.markupsafe.Markup(
-        json.dumps(value, separators=(",", ":"))
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-    )
     return env
 
 
@@ -351,7 +471,11 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
 
 
 def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None) -> dict[str, Any]:
-    """Write every page of the site into `site`; returns counts (pages, replays written, failed)."""
+    """Write every page of the site into `site`; returns counts (pages, replays written, failed).
+
+    `jobs`: processes for the game pages of a big site and for the replays (default: the
+    machine's cores, at most 4).
+    """
     if replays not in ("all", "none"):
         raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
     env = _environment()
@@ -370,9 +494,13 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     pages = 0
     common = {"tournament": data.name, "game_name": data.game, "generated": generated, "bots": bots}
 
+    templates: dict[str, jinja2.Template] = {}
+
     def write(path: Path, template: str, root: str, **values: Any) -> None:
         nonlocal pages
-        html = env.get_template(template).render(root=root, **common, **values)
+        if template not in templates:
+            templates[template] = env.get_template(template)
+        html = templates[template].render(root=root, **common, **values)
         path.write_text(html, encoding="utf-8")
         pages += 1
 
@@ -392,18 +520,23 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
         write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
 
-    for index, game in enumerate(data.games):
-        write(
-            site / "games" / f"{game.key}.html",
-            "game.html",
-            "../",
-            g=game,
-            rules=data.settings.get("rules") or {},
-            replay_file=f"{game.key}.r{FORMAT}.js",
-            previous=data.games[index - 1].key if index else None,
-            next=data.games[index + 1].key if index + 1 < len(data.games) else None,
-            list_page=index // GAMES_PER_PAGE + 1,
-        )
+    global _GAME_PAGES
+    _GAME_PAGES = {"site": site, "games": data.games, "template": env.get_template("game.html"), "common": common,
+                   "rules": data.settings.get("rules") or {}}
+    try:
+        workers = min(jobs or os.cpu_count() or 1, 4)
+        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES:
+            import multiprocessing
+
+            # Game pages are most of a big site: written by forked workers sharing this
+            # process's memory (the page model is not copied).
+            step = -(-len(data.games) // workers)
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                pages += sum(pool.map(_write_game_pages, [(start, start + step) for start in range(0, len(data.games), step)]))
+        else:
+            pages += _write_game_pages((0, len(data.games)))
+    finally:
+        _GAME_PAGES = {}
 
     data.ratings_ready()  # the pages below need the standings
     for line in data.standings:  # a bot only seen in results still gets a page
@@ -464,6 +597,29 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         missing = [g.key for g in data.games if not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()]
         written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
     return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
+
+
+_GAME_PAGES: dict[str, Any] = {}  # what the game-page workers need, inherited through fork
+
+
+def _write_game_pages(span: tuple[int, int]) -> int:
+    """Write the pages of games[start:stop]; returns how many."""
+    site, games, template = _GAME_PAGES["site"], _GAME_PAGES["games"], _GAME_PAGES["template"]
+    start, stop = span
+    for index in range(start, min(stop, len(games))):
+        game = games[index]
+        html = template.render(
+            root="../",
+            **_GAME_PAGES["common"],
+            g=game,
+            rules=_GAME_PAGES["rules"],
+            replay_file=f"{game.key}.r{FORMAT}.js",
+            previous=games[index - 1].key if index else None,
+            next=games[index + 1].key if index + 1 < len(games) else None,
+            list_page=index // GAMES_PER_PAGE + 1,
+        )
+        (site / "games" / f"{game.key}.html").write_text(html, encoding="utf-8")
+    return max(0, min(stop, len(games)) - start)
 
 
 def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:

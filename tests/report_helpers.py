@@ -1,9 +1,10 @@
 """A small real tournament for the report tests: the real runner, the real store, a folder
 bot that writes to stderr and has a hostile version text, and in-process bots, one of them
-named like a script tag."""
+named like a script tag and one that forfeits its first game by an illegal answer."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import shutil
 from pathlib import Path
@@ -41,13 +42,26 @@ def _random_seat(name: str, seed: int):
     return make
 
 
+def _blunders_once():
+    """`greedy`: always the first legal action, but an out-of-range answer at its fourth
+    decision of its first game: that game has an ILLEGAL_ACTION forfeit."""
+    games = itertools.count()
+
+    def make() -> InProcessBot:
+        first = next(games) == 0
+        decisions = itertools.count()
+        return InProcessBot(lambda observation, legal: 999 if first and next(decisions) == 3 else 0, name="greedy")
+
+    return make
+
+
 def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, **settings) -> Path:
     """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
     renders the site at its end through the report hook."""
     bots = out.parent / f"{out.name}-bots"
     bots.mkdir(parents=True, exist_ok=True)
     folder = chatty_bot(bots)
-    in_process = {HOSTILE: _random_seat(HOSTILE, 1), "steady": _random_seat("steady", 2), "greedy": _random_seat("greedy", 3)}
+    in_process = {HOSTILE: _random_seat(HOSTILE, 1), "steady": _random_seat("steady", 2), "greedy": _blunders_once()}
     data = {
         "name": "Spring <b>cup</b>",
         "game": game,

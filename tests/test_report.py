@@ -151,6 +151,20 @@ def test_the_runner_renders_every_page_and_replay(site):
     assert sorted(path.name for path in (pages / "bots").iterdir()) == sorted(f"{slug(bot)}.html" for bot in bots)
 
 
+def test_a_forfeit_shows_on_the_game_page_and_the_bots_page(site):
+    with Store.open(site) as store:
+        faulted = [(key, incident) for key, incident in store.incidents()]
+    assert [(i.bot, i.reason.value, i.decision > 0) for _, i in faulted] == [("greedy", "ILLEGAL_ACTION", True)]
+    key, incident = faulted[0]
+    game_page = (site / "site" / "games" / f"{key}.html").read_text()
+    assert '<span class="tag bad">forfeit</span>' in game_page
+    assert f"<span class=\"tag bad\">ILLEGAL_ACTION</span> seat {incident.seat} (greedy) at decision {incident.decision}" in game_page
+    bot_page = (site / "site" / "bots" / f"{slug('greedy')}.html").read_text()
+    assert f'<a href="../games/{key}.html">{key}</a></td><td>{incident.seat}</td><td><span class="tag bad">ILLEGAL_ACTION</span>' in bot_page
+    replay = (site / "site" / "replays" / f"{key}.r{FORMAT}.js").read_text()
+    assert '"fallback"]' in replay  # the steps the fallback player took are marked
+
+
 def test_everything_a_bot_controls_is_escaped(site):
     html = {path: path.read_text() for path in (site / "site").rglob("*.html")}
     everything = "\n".join(html.values())
