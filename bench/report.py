@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import sqlite3
 import sys
@@ -98,15 +99,23 @@ def build_store(folder: Path, bots: int, games: int, seed: int = 1) -> float:
     return time.perf_counter() - began
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished child processes."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def render(folder: Path) -> dict:
     """Render the site of the store in `folder` as `render_site` does (the rating pass in a
     second process while the game pages are written), without replays; times and sizes."""
     began = time.perf_counter()
+    cpu_began = _cpu()
     data = load_site_data(folder, background=True)
     loaded = time.perf_counter()
     site = folder / "site"
     counts = write_site(data, site, replays="none")
     written = time.perf_counter()
+    cpu = _cpu() - cpu_began
     largest, largest_path, files, total = 0, "", 0, 0
     for path in site.rglob("*"):
         if path.is_file():
@@ -122,6 +131,7 @@ def render(folder: Path) -> dict:
         "load_s": round(loaded - began, 2),
         "write_pages_s": round(written - loaded, 2),
         "render_s": round(written - began, 2),
+        "render_cpu_s": round(cpu, 2),  # this process and its workers: what the render costs on an idle machine
         "largest_page_bytes": largest,
         "largest_page": largest_path,
         "site_files": files,
@@ -204,6 +214,7 @@ def main() -> None:
     print(f"synthetic store: {figures['bots']:,} bots, {figures['games']:,} games (built in {figures['build_store_s']} s)")
     print(f"render: {figures['render_s']} s  (reading the store {figures['load_s']} s; pages {figures['write_pages_s']} s, "
           f"while the TrueSkill pass, {figures['rating_pass_s']} s alone, runs beside them)  target <= 60 s")
+    print(f"render CPU time: {figures['render_cpu_s']} s (all processes; the wall time above is on a shared machine)")
     print(f"render again (ratings resumed from the last render's cache): {figures['render_again_s']} s")
     print(f"pages: {figures['pages']:,}; largest {figures['largest_page_bytes']:,} bytes ({figures['largest_page']}), "
           f"target <= 1,000,000; site {figures['site_files']:,} files, {figures['site_mb']} MB")

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.referee import GameResult, Replay, ReplayAction
-from arena.report import ReportError, load_site_data, make_server, rating_chart, render_site, slug, write_site
+from arena.report import ReportError, load_site_data, make_server, rate, rating_chart, render_site, slug, write_site
 from arena.report_replay import FORMAT, _TABLES, ReplayUnavailable, diff, mask, patch, rebuild, replay_frames, script_text
 from arena.store import Store
 from engine.players import play_random_game
@@ -209,6 +209,26 @@ def test_rating_over_time_ends_at_the_standings(site):
         games, mu, sigma, conservative = data.history[bot][-1]
         assert (games, mu, sigma) == (line.games, pytest.approx(line.mu), pytest.approx(line.sigma))
         assert [(p.games, pytest.approx(p.mu)) for p in history[bot]] == [(g, m) for g, m, _, _ in data.history[bot]]
+
+
+def test_a_rating_pass_resumed_from_its_cache_equals_a_full_one(site, tmp_path):
+    data = load_site_data(site, cache_ratings=False)
+    bots = [bot.bot for bot in data.bots]
+    with Store.open(site) as store:
+        expected = store.standings().standings
+    cache = tmp_path / "ratings.json"
+    rate(data.games[:2], bots, data.settings, cache)
+    assert json.loads(cache.read_text())["fed"] == 2
+    assert rate(data.games, bots, data.settings, cache) == (expected, data.history)
+    assert json.loads(cache.read_text())["fed"] == 4
+    # A cache for other games (here: places changed) is not used; a damaged one neither.
+    state = json.loads(cache.read_text())
+    state["ratings"] = {bot: [99.0, 1.0] for bot in bots}
+    state["digest"] = "0" * 64
+    cache.write_text(json.dumps(state))
+    assert rate(data.games, bots, data.settings, cache)[0] == expected
+    cache.write_text("{not json")
+    assert rate(data.games, bots, data.settings, cache)[0] == expected
 
 
 def test_rating_chart_starts_at_the_prior_and_ends_at_the_last_point():
