@@ -35,8 +35,17 @@ from pathlib import Path
 from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from arena.sandbox import BotFault
 from arena.store import content_hash
-from arena.tournament import BotRef, GameSpec, PlayedGame, TournamentError, _sandbox, play_scheduled_game
+from arena.tournament import (
+    BotRef,
+    GameSpec,
+    PlayedGame,
+    TournamentError,
+    _sandbox,
+    load_spec,
+    play_scheduled_game,
+)
 
 # `tcp://HOST:PORT` (or tls://); HOST a name, IPv4 or [IPv6] address.
 _ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
@@ -53,6 +62,9 @@ GAMES_PER_THREAD = 2
 # On a worker: content hash -> the unpacked, verified bot folder (filled by BotShipment).
 _shipped: dict[str, Path] = {}
 _shipped_lock = threading.Lock()
+# On a worker: content hashes whose Docker image this process has built (or failed to build).
+_images: set[str] = set()
+_images_lock = threading.Lock()
 
 
 class BotShipmentError(RuntimeError):
@@ -161,7 +173,26 @@ def play_on_worker(spec: GameSpec) -> PlayedGame:
                 "is arena's worker plugin registered (see docs/cluster.md)?"
             )
         bots.append(bot.model_copy(update={"folder": str(folder)}))
+    if spec.sandbox == "docker":
+        _build_images(bots)
     return play_scheduled_game(spec.model_copy(update={"bots": bots}))
+
+
+def _build_images(bots: Sequence[BotRef]) -> None:
+    """Build each Dockerfile bot's image once per worker process, not in several games at once."""
+    # Here, in the first game that needs it, not in the plugin's setup: a build can take
+    # minutes, and setup runs on the worker's event loop (its heartbeats would stop).
+    for bot in bots:
+        if not bot.dockerfile or bot.content_hash in _images:
+            continue
+        with _images_lock:
+            if bot.content_hash in _images:
+                continue
+            try:
+                _sandbox("docker").image_for(load_spec(bot))
+            except BotFault:
+                pass  # a failed build is remembered by the sandbox and forfeits that bot's games
+            _images.add(bot.content_hash)
 
 
 # ----------------------------------------------------------------- the organiser's side
@@ -191,29 +222,29 @@ class ClusterPool:
     ):
         in_process = [bot.id for bot in bots if bot.kind != "folder"]
         if in_process:
-            raise TournamentError(
-                [f"in-process bots ({', '.join(in_process)}) play only in the local pool; "
-                 "a cluster plays bot folders"]
-            )
+            refusal = f"in-process bots ({', '.join(in_process)}) play only in the local pool; a cluster plays bot folders"
+            raise TournamentError([refusal])
         self.address = check_address(address)
         self.retries = retries
         try:
             self.client = Client(self.address, timeout=connect_timeout_s, set_as_default=False)
         except (OSError, TimeoutError) as error:
-            raise TournamentError(
-                [f"cluster = {address!r}: no Dask scheduler answers there ({error}); "
-                 "start one with `dask scheduler` (see docs/cluster.md) or leave out --cluster"]
-            ) from None
+            unreachable = (
+                f"cluster = {address!r}: no Dask scheduler answers there ({error}); "
+                "start one with `dask scheduler` (see docs/cluster.md) or leave out --cluster"
+            )
+            raise TournamentError([unreachable]) from None
         self._futures: dict[str, object] = {}
         self._capacity = (0, 0.0)
         try:
             try:
                 self.client.wait_for_workers(1, timeout=workers_timeout_s)
             except TimeoutError:
-                raise TournamentError(
-                    [f"cluster = {address!r}: no worker joined the scheduler within {workers_timeout_s:.0f} s; "
-                     f"start workers with `dask worker {self.address}`"]
-                ) from None
+                no_workers = (
+                    f"cluster = {address!r}: no worker joined the scheduler within {workers_timeout_s:.0f} s; "
+                    f"start workers with `dask worker {self.address}`"
+                )
+                raise TournamentError([no_workers]) from None
             tarballs = {bot.content_hash: pack_bot(bot.folder) for bot in bots}
             self._register(BotShipment(tarballs, sandbox))
         except BaseException:
@@ -260,7 +291,7 @@ class ClusterPool:
                     outcome.set_exception(cf.CancelledError(f"game {spec.key} was cancelled"))
                 else:
                     outcome.set_exception(done.exception())
-            except BaseException as error:  # e.g. the scheduler went away while fetching
+            except BaseException as error:  # noqa: BLE001 - whatever it is, the runner must hear of it
                 if not outcome.done():
                     outcome.set_exception(error)
 

@@ -17,13 +17,17 @@ import time
 from pathlib import Path
 
 import pytest
+from distributed import Client, LocalCluster
 
-pytest.importorskip("distributed")
-from distributed import Client, LocalCluster  # noqa: E402
-
-from arena.cluster import BotShipmentError, ClusterPool, pack_bot, task_key, unpack_bot  # noqa: E402
-from arena.store import Store, content_hash  # noqa: E402
-from arena.tournament import TournamentError, load_tournament, run_tournament, validate_config  # noqa: E402
+from arena.cluster import BotShipmentError, ClusterPool, pack_bot, task_key, unpack_bot
+from arena.store import Store, content_hash
+from arena.tournament import (
+    TournamentError,
+    TournamentInterrupted,
+    load_tournament,
+    run_tournament,
+    validate_config,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -146,6 +150,72 @@ def test_a_swiss_tournament_on_the_cluster_plays_round_by_round_like_a_local_one
         assert sorted({game.round for game in store.games()}) == [1, 2, 3]
 
 
+def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_dirs, cluster):
+    stop = threading.Event()
+
+    def stop_after_three(update) -> None:
+        if update.played >= 3:
+            stop.set()  # what Ctrl-C does in `arena run`
+
+    settings = config(tmp_path / "out", bot_dirs, cycles=3, cluster=cluster.scheduler_address)
+    with pytest.raises(TournamentInterrupted) as stopped:
+        run_tournament(settings, progress=stop_after_three, stop=stop, report=False)
+    first = stored(tmp_path / "out")
+    assert stopped.value.total == 12 and stopped.value.done == len(first) and 3 <= len(first) < 12
+    resumed = run_tournament(settings, report=False)
+    assert (resumed.resumed, resumed.played, resumed.done) == (len(first), 12 - len(first), 12)
+    after = stored(tmp_path / "out")
+    assert {key: after[key] for key in first} == first  # nothing finished was played again
+    assert rows_per_game(tmp_path / "out") == {key: 3 for key in after}
+
+
+def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs, cluster):
+    problem = _docker_problem()
+    if problem:
+        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
+        pytest.skip(problem)
+    from arena.sandbox.docker import default_image
+
+    # A bot with its own Dockerfile: each worker builds its image on its own engine.
+    boxed = tmp_path / "boxed"
+    shutil.copytree(bot_dirs[2], boxed)
+    (boxed / "bot.toml").write_text((boxed / "bot.toml").read_text().replace('name = "ann"', 'name = "boxed"'))
+    (boxed / "Dockerfile").write_text(f"FROM {default_image()}\nCOPY bot.py arena_bot.py /app/\nWORKDIR /app\nUSER 65534\n")
+    bots = [bot_dirs[0], bot_dirs[1], boxed]
+    try:
+        local = run_tournament(config(tmp_path / "local", bots, sandbox="docker", cycles=2), report=False)
+        remote = run_tournament(
+            config(tmp_path / "remote", bots, sandbox="docker", cycles=2, cluster=cluster.scheduler_address),
+            report=False,
+        )
+    finally:
+        import docker
+
+        engine = docker.from_env(timeout=30)
+        for image in engine.images.list(filters={"label": "arena.bot=boxed"}):
+            engine.images.remove(image.id, force=True)
+    assert remote.done == local.done == 2
+    results = stored(tmp_path / "remote")
+    assert results == stored(tmp_path / "local")
+    assert [record["incidents"] for record in results.values()] == [[], []]  # every bot really played
+
+
+def _docker_problem() -> str | None:
+    """Why Docker games cannot run here (no engine or no base image), or None."""
+    try:
+        import docker
+
+        from arena.sandbox.docker import default_image
+
+        engine = docker.from_env(timeout=10)
+        engine.ping()
+        engine.images.get(default_image())
+    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
+        return f"no usable Docker engine / base image: {error}"
+    return None
+
+
 def test_arena_run_cluster_flag_plays_there_and_a_resume_without_it_finds_everything_stored(tmp_path, bot_dirs, cluster):
     out = tmp_path / "out"
     command = [
@@ -153,11 +223,11 @@ def test_arena_run_cluster_flag_plays_there_and_a_resume_without_it_finds_everyt
         "--rule", "max_turns=60", "--startup-s", "60", "--decision-s", "20", "--out", str(out),
         *[arg for bot in bot_dirs[:3] for arg in ("--bots", str(bot))],
     ]
-    ran = subprocess.run([*command, "--cluster", cluster.scheduler_address], capture_output=True, text=True, timeout=120)
+    ran = subprocess.run([*command, "--cluster", cluster.scheduler_address], check=False, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert "1 of 1 games" in ran.stdout
     # Where games ran is not part of the tournament: the same command without --cluster resumes it.
-    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert "0 games played now, 1 were stored before" in again.stdout
 
@@ -170,7 +240,7 @@ def test_two_runners_on_one_store_store_each_game_once(tmp_path, bot_dirs):
     def run() -> None:
         try:
             outcomes.append(run_tournament(settings, report=False))
-        except Exception as error:  # reported below with the test's own message
+        except Exception as error:  # noqa: BLE001 - reported below by the assertion
             failures.append(error)
 
     threads = [threading.Thread(target=run) for _ in range(2)]
@@ -241,8 +311,10 @@ def test_a_cluster_that_is_not_a_scheduler_address_is_one_line(address):
     with pytest.raises(TournamentError) as refused:
         load_tournament(None, {"game": "3up3down", "seats": 3, "cluster": address})
     assert refused.value.mistakes == [
-        f'cluster = "{address}": a cluster is the Dask scheduler\'s address, tcp://HOST:PORT '
-        "(e.g. tcp://10.0.0.5:8786; tls:// when the cluster uses TLS)"
+        (
+            f'cluster = "{address}": a cluster is the Dask scheduler\'s address, tcp://HOST:PORT '
+            "(e.g. tcp://10.0.0.5:8786; tls:// when the cluster uses TLS)"
+        )
     ]
 
 
