@@ -67,55 +67,44 @@ def games_command(
 @app.command("demo")
 def demo_command(
     game: Annotated[str, typer.Option(help="Game name (see `arena games`).")] = "3up3down",
-    players: Annotated[int, typer.Option(help="Seats at the table.")] = 4,
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 5,
-    seed: Annotated[int, typer.Option(help="Seed of the first game; game i uses seed+i.")] = 1,
-    rule: Annotated[
-        Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")
-    ] = None,
-    out: Annotated[
-        Path, typer.Option(help="Folder for the results (one JSON line per game).")
-    ] = Path("arena-demo"),
+    cycles: Annotated[int, typer.Option(min=1, help="Complete round-robin cycles (each pair, both seat orders).")] = 8,
+    seed: Annotated[int, typer.Option(help="Tournament seed (schedule and deals).")] = 2026,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Games played at once.")] = 2,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (store and site).")] = Path("arena-demo"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Play games between built-in random players and print the places."""
-    from engine.players import play_random_game
+    """A demo tournament of the example bots (local sandbox): standings, store and site in --out.
 
-    chosen = get_game(game)
-    options = chosen.parse_options(rule or [])
-    chosen.check_players(players)
-    out.mkdir(parents=True, exist_ok=True)
-    results_file = out / "results.jsonl"
-    table = Table(title=f"{chosen.title}: {games} games, {players} random players", title_justify="left")
-    table.add_column("game seed", justify="right")
-    table.add_column("decisions", justify="right")
-    for seat in range(players):
-        table.add_column(f"seat {seat}", justify="center")
-    with results_file.open("w", encoding="utf-8") as sink:
-        for index in range(games):
-            state = play_random_game(game, players, options, seed + index)
-            places, scores = state.places(), state.scores()
-            sink.write(
-                json.dumps(
-                    {
-                        "game": game,
-                        "seed": seed + index,
-                        "players": players,
-                        "rules": state.options,
-                        "places": places,
-                        "scores": scores,
-                        "actions": state.actions,
-                    }
-                )
-                + "\n"
-            )
-            table.add_row(
-                str(seed + index),
-                str(len(state.history)),
-                *[f"{place} ({score:g})" for place, score in zip(places, scores)],
-            )
-    console.print(table)
-    console.print("place (score) per seat; 1 = best.")
-    console.print(f"Results written to {results_file}")
+    Every example bot that plays the game takes part (the Node.js bot only when `node`
+    is installed); two seats, round-robin with duplicate deals. Run it again to resume.
+    """
+    import shutil
+
+    from arena.botfolder import load_bot
+    from arena.resources import bots_dir
+
+    get_game(game)
+    players = []
+    for folder in sorted(path for path in bots_dir().iterdir() if (path / "bot.toml").is_file()):
+        manifest = load_bot(folder)
+        if game in manifest.games and shutil.which(manifest.command[0]):
+            players.append(str(folder))
+    run_command(
+        None,
+        game=game,
+        bots=players,
+        seats=2,
+        tournament_format="round-robin",
+        cycles=cycles,
+        duplicate=True,
+        seed=seed,
+        sandbox="local",
+        jobs=jobs,
+        out=str(out),
+        name=f"arena demo: {game}",
+        quiet=quiet,
+    )
+    console.print(f"Open {(out / 'site' / 'index.html').absolute()} in a browser, or run: arena serve {out}")
 
 
 @app.command("schema")

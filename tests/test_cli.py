@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from engine import all_games
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+PAIR = (str(BOTS / "random"), str(BOTS / "random"))
 
 
 def arena(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -46,30 +50,33 @@ def test_games_table_names_each_option():
 
 
 @pytest.mark.parametrize("game", ["3up3down", "three-thirteen"])
-def test_demo_plays_games_and_writes_one_result_line_each(tmp_path, game):
+def test_demo_runs_a_tournament_of_the_example_bots_into_a_folder(tmp_path, game):
     out = tmp_path / "demo"
-    run = arena("demo", "--game", game, "--players", "3", "--games", "2", "--out", str(out))
+    run = arena("demo", "--game", game, "--cycles", "1", "--quiet", "--out", str(out))
     assert run.returncode == 0, run.stderr
-    lines = (out / "results.jsonl").read_text().splitlines()
-    assert len(lines) == 2
-    for line in lines:
-        record = json.loads(line)
-        assert record["game"] == game and record["players"] == 3
-        assert sorted(record["places"])[0] == 1 and len(record["places"]) == 3
+    assert (out / "arena.sqlite").is_file()
+    assert (out / "site" / "index.html").is_file()
+    standings = json.loads(arena("standings", str(out), "--json").stdout)
+    names = {line["bot"] for line in standings}
+    assert {"random", "node-simple"} <= names
+    assert len(names) == 3  # random, node-simple and the game's heuristic bot
+    # three bots, every pair once in both seat orders (duplicate deals): 6 games, 4 each
+    assert all(line["games"] == 4 for line in standings)
+    assert all(line["forfeits"] == 0 for line in standings)
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (("demo", "--game", "chess"), "unknown game 'chess'; known games: 3up3down, three-thirteen"),
-        (("demo", "--players", "9"), "3up3down seats 2 to 6 players, not 9"),
-        (("demo", "--rule", "nonsense=1"), "3up3down has no rule option 'nonsense'; known options:"),
-        (("demo", "--rule", "max_turns=lots"), "rule option 'max_turns' got 'lots'; allowed: an integer"),
-        (("demo", "--rule", "deck"), "rule 'deck' is not of the form key=value"),
+        (("match", "3up3down", str(BOTS / "random")), "3up3down seats 2 to 6 players, not 1"),
+        (("match", "3up3down", *PAIR, "--rule", "nonsense=1"), "3up3down has no rule option 'nonsense'; known options:"),
+        (("match", "3up3down", *PAIR, "--rule", "max_turns=lots"), "rule option 'max_turns' got 'lots'; allowed: an integer"),
+        (("match", "3up3down", *PAIR, "--rule", "deck"), "rule 'deck' is not of the form key=value"),
     ],
 )
 def test_a_user_mistake_is_one_line_and_exit_code_2(tmp_path, args, message):
-    run = arena(*args, "--out", str(tmp_path / "out"))
+    run = arena(*args, cwd=tmp_path)
     assert run.returncode == 2
     assert message in run.stderr
     assert "Traceback" not in run.stderr
