@@ -35,7 +35,7 @@ from pathlib import Path
 from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from arena.sandbox import BotFault
+from arena.sandbox import BotFault, SandboxError
 from arena.store import content_hash
 from arena.tournament import (
     BotRef,
@@ -67,8 +67,19 @@ _images: set[str] = set()
 _images_lock = threading.Lock()
 
 
-class BotShipmentError(RuntimeError):
+class BotShipmentError(SandboxError):
     """A shipped bot could not be unpacked or does not hash to what was shipped."""
+
+
+class ClusterFailure(SandboxError):
+    """The cluster could not play a game (its worker kept dying, the scheduler went away)."""
+
+    def __init__(self, game_key: str, error: BaseException):
+        self.game_key, self.error = game_key, error
+        super().__init__(
+            f"game {game_key} could not be played on the cluster ({type(error).__name__}: {error}); "
+            "every finished game is stored: run the same command to resume"
+        )
 
 
 def check_address(address: str) -> str:
@@ -198,6 +209,16 @@ def _build_images(bots: Sequence[BotRef]) -> None:
 # ----------------------------------------------------------------- the organiser's side
 
 
+def _readable(game_key: str, error: BaseException) -> BaseException:
+    """arena's own errors as they are; anything from Dask (KilledWorker, a lost scheduler) as
+    a ClusterFailure, which `arena run` prints as one line rather than a traceback."""
+    if isinstance(error, (SandboxError, TournamentError)):
+        return error
+    failure = ClusterFailure(game_key, error)
+    failure.__cause__ = error
+    return failure
+
+
 def task_key(spec: GameSpec) -> str:
     """The Dask key of a game: its schedule key and a digest of everything that decides it."""
     decided = spec.model_dump(mode="json")
@@ -288,12 +309,12 @@ class ClusterPool:
                 if done.status == "finished":
                     outcome.set_result(done.result())
                 elif done.status == "cancelled":
-                    outcome.set_exception(cf.CancelledError(f"game {spec.key} was cancelled"))
+                    outcome.set_exception(_readable(spec.key, cf.CancelledError("cancelled on the scheduler")))
                 else:
-                    outcome.set_exception(done.exception())
+                    outcome.set_exception(_readable(spec.key, done.exception()))
             except BaseException as error:  # noqa: BLE001 - whatever it is, the runner must hear of it
                 if not outcome.done():
-                    outcome.set_exception(error)
+                    outcome.set_exception(_readable(spec.key, error))
 
         future.add_done_callback(settle)
         return outcome

@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from arena.cluster import BotShipmentError, ClusterPool, pack_bot, task_key, unpack_bot
+from arena.cluster import (
+    BotShipmentError,
+    ClusterFailure,
+    ClusterPool,
+    pack_bot,
+    task_key,
+    unpack_bot,
+)
 from arena.store import Store, content_hash
 from arena.tournament import (
     TournamentError,
@@ -138,6 +145,39 @@ def test_a_killed_worker_loses_nothing_and_the_results_equal_a_local_run(tmp_pat
     wait_until(lambda: len(client.nthreads()) == 2, "the killed worker to come back")
     assert set(client.run(os.getpid).values()) != set(pids.values())
     client.close()
+
+
+def test_a_game_whose_worker_keeps_dying_stops_the_run_with_one_line_and_it_resumes(tmp_path, bot_dirs, cluster):
+    import dask
+
+    # Dask gives up on a game whose worker died more than allowed-failures times: 0 here.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as fragile:
+        client = Client(fragile, set_as_default=False)
+        pids = client.run(os.getpid)
+        killed = []
+
+        def kill_the_worker(update) -> None:
+            if killed or update.done < 2:
+                return
+            for address, keys in client.processing().items():
+                if keys:
+                    killed.append(keys[0])
+                    os.kill(pids[address], signal.SIGKILL)
+                    return
+
+        settings = config(tmp_path / "out", bot_dirs, cycles=2, cluster=fragile.scheduler_address)
+        with pytest.raises(ClusterFailure) as failed:
+            run_tournament(settings, progress=kill_the_worker, report=False)
+        client.close()
+    assert killed, "the worker was never busy after two stored games"
+    assert "could not be played on the cluster (KilledWorker:" in str(failed.value)
+    assert str(failed.value).endswith("every finished game is stored: run the same command to resume")
+    assert 2 <= len(stored(tmp_path / "out")) < 8
+    resumed = run_tournament(config(tmp_path / "out", bot_dirs, cycles=2, cluster=cluster.scheduler_address), report=False)
+    assert resumed.done == 8 and resumed.played == 8 - resumed.resumed
+    assert rows_per_game(tmp_path / "out") == {key: 3 for key in stored(tmp_path / "out")}
 
 
 def test_a_swiss_tournament_on_the_cluster_plays_round_by_round_like_a_local_one(tmp_path, bot_dirs, cluster):
