@@ -23,6 +23,7 @@ import concurrent.futures as cf
 import gzip
 import hashlib
 import io
+import json
 import re
 import shutil
 import tarfile
@@ -159,7 +160,8 @@ class BotShipment(WorkerPlugin):
     def __init__(self, tarballs: Mapping[str, bytes], sandbox: str):
         self.tarballs = dict(tarballs)
         self.sandbox = sandbox
-        self.name = "arena-bots-" + hashlib.sha256("\n".join(sorted(self.tarballs)).encode()).hexdigest()[:16]
+        shipped = "\n".join([sandbox, *sorted(self.tarballs)])
+        self.name = "arena-bots-" + hashlib.sha256(shipped.encode()).hexdigest()[:16]
 
     def setup(self, worker) -> None:
         """Unpack every bot; remove what a killed predecessor on this machine left behind."""
@@ -181,7 +183,7 @@ def play_on_worker(spec: GameSpec) -> PlayedGame:
         if folder is None:
             raise BotShipmentError(
                 f"bot {bot.id!r} ({bot.content_hash[:12]}) was not shipped to this worker; "
-                "is arena's worker plugin registered (see docs/cluster.md)?"
+                "its setup failed (see the worker's log) or arena's worker plugin is not registered"
             )
         bots.append(bot.model_copy(update={"folder": str(folder)}))
     if spec.sandbox == "docker":
@@ -224,7 +226,7 @@ def task_key(spec: GameSpec) -> str:
     decided = spec.model_dump(mode="json")
     for bot in decided["bots"]:
         bot.pop("folder")  # where the organiser keeps it does not change the game
-    digest = hashlib.sha256(repr(sorted(decided.items())).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()[:16]
     return f"arena-game-{spec.key}-{digest}"
 
 
@@ -273,15 +275,9 @@ class ClusterPool:
             raise
 
     def _register(self, plugin: BotShipment) -> None:
-        # Registered plugins are also set up on workers that join (or restart) later.
-        answers = self.client.register_plugin(plugin, name=plugin.name)
-        failed = [
-            f"worker {worker}: {answer.get('exception') or answer}"
-            for worker, answer in (answers or {}).items()
-            if isinstance(answer, dict) and answer.get("status") == "error"
-        ]
-        if failed:
-            raise TournamentError(["a cluster worker could not take the bots: " + line for line in failed])
+        # Registered plugins are also set up on workers that join (or restart) later. A setup
+        # that fails on a worker raises its error here (BotShipmentError, the sandbox's).
+        self.client.register_plugin(plugin, name=plugin.name)
 
     def capacity(self) -> int:
         """Games to keep submitted: GAMES_PER_THREAD per worker thread (rechecked every 2 s)."""
