@@ -341,6 +341,7 @@ class PartTimer:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}  # CPU of the calling thread, for a loaded machine
         self._inside = threading.local()
         self._lock = threading.Lock()
 
@@ -351,20 +352,25 @@ class PartTimer:
             if getattr(self._inside, "busy", False):
                 return function(*args, **kwargs)
             self._inside.busy = True
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             try:
                 return function(*args, **kwargs)
             finally:
-                elapsed = time.perf_counter() - start
+                elapsed, cpu = time.perf_counter() - start, time.thread_time() - start_cpu
                 self._inside.busy = False
                 with self._lock:
                     self.seconds[part] = self.seconds.get(part, 0.0) + elapsed
+                    self.cpu_seconds[part] = self.cpu_seconds.get(part, 0.0) + cpu
 
         return timed
 
     def ms_per(self, part: str, count: int) -> float:
         """Milliseconds of `part` per one of `count` (games)."""
         return 1000 * self.seconds.get(part, 0.0) / count
+
+    def cpu_ms_per(self, part: str, count: int) -> float:
+        """CPU milliseconds of `part` per one of `count` (games)."""
+        return 1000 * self.cpu_seconds.get(part, 0.0) / count
 
 
 STORE_METHODS = (
@@ -463,6 +469,9 @@ def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, pr
         "storage_ms_per_game": figures["storage"],
         # The issue's overhead: scheduling, rating and storage.
         "overhead_ms_per_game": parts,
+        # The same three in CPU time: what they cost on a machine nobody else is using.
+        "overhead_cpu_ms_per_game": sum(timer.cpu_ms_per(part, games) for part in ("schedule", "rating", "storage")),
+        "cpu_ms_per_game": {part: timer.cpu_ms_per(part, games) for part in ("schedule", "rating", "storage")},
         # The rest of the wall time not spent playing: the runner's own bookkeeping (game
         # specs, futures, progress) and waiting for the main thread to be scheduled again.
         "other_ms_per_game": total - parts,
@@ -523,6 +532,7 @@ def print_report(report: dict[str, Any]) -> None:
             ("rating", "rating_ms_per_game"),
             ("storage", "storage_ms_per_game"),
             ("overhead: scheduling + rating + storage", "overhead_ms_per_game"),
+            ("  the same in CPU time", "overhead_cpu_ms_per_game"),
             ("rest of the runner (specs, futures, waits)", "other_ms_per_game"),
             ("all but playing", "total_overhead_ms_per_game"),
             ("runner thread CPU (all but playing)", "runner_thread_cpu_ms_per_game"),
@@ -573,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=None, help="tournaments per accuracy cell (default 24; 2 with --quick)")
     parser.add_argument("--jobs", type=int, default=1, help="processes for the accuracy study (default 1)")
     parser.add_argument("--overhead-bots", type=int, default=64)
-    parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 96 with --quick")
+    parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 64 with --quick")
     parser.add_argument("--subprocess-rounds", type=int, default=None, help="rounds of 8 local bots (default 25; 1 with --quick)")
     parser.add_argument(
         "--progress-games",
@@ -588,7 +598,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     seeds = args.seeds if args.seeds is not None else (2 if args.quick else 24)
     sizes = GAMES_PER_BOT[:2] if args.quick else GAMES_PER_BOT
-    overhead_games = args.overhead_games if args.overhead_games is not None else (96 if args.quick else 5000)
+    overhead_games = args.overhead_games if args.overhead_games is not None else (64 if args.quick else 5000)
     subprocess_rounds = args.subprocess_rounds if args.subprocess_rounds is not None else (1 if args.quick else 25)
     progress_games = args.progress_games if args.progress_games is not None else (0 if args.quick else 1000)
     if seeds < 1 or args.jobs < 1 or overhead_games < 1 or subprocess_rounds < 1 or progress_games < 0:

@@ -43,7 +43,7 @@ def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot()
     report = json.loads(run.stdout)
     assert 0 < report["overhead_ms_per_game"] < 1000
     inproc, sub = report["overhead"], report["subprocess"]
-    assert inproc["bots"] == 64 and inproc["games"] == 96
+    assert inproc["bots"] == 64 and inproc["games"] == 64
     assert sub["bots"] == 8 and sub["games"] == 2
     for figures in (inproc, sub):
         parts = figures["schedule_ms_per_game"] + figures["rating_ms_per_game"] + figures["storage_ms_per_game"]
