@@ -92,8 +92,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 local = play(bots, Path(tmp) / f"local-{n}", args.cycles, args.max_turns, jobs=n)
                 rows.append({"where": "local pool", "n": n, **local})
             began = time.monotonic()
+            # Dashboard off; the scheduler's plain HTTP server on a free loopback port, not 8787.
             with LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+                n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
             ) as cluster:
                 start_s = time.monotonic() - began
                 remote = play(bots, Path(tmp) / f"cluster-{n}", args.cycles, args.max_turns,

@@ -42,6 +42,12 @@ SHORT = {"max_turns": 60}  # short games: the tests are about where games run, n
 # Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.
 LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
 WAIT_S = 60.0
+# Worker processes of one thread on loopback, dashboard off; the scheduler's plain HTTP
+# server (health, metrics) takes a free loopback port rather than 8787, which may be in use.
+LOOPBACK = {
+    "threads_per_worker": 1, "processes": True, "host": "127.0.0.1", "dashboard_address": None,
+    "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +68,7 @@ def bot_dirs(tmp_path_factory) -> list[Path]:
 @pytest.fixture(scope="module")
 def cluster():
     """Two worker processes (one thread each) on loopback, each behind a nanny that restarts it."""
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    ) as local:
+    with LocalCluster(n_workers=2, **LOOPBACK) as local:
         yield local
 
 
@@ -151,9 +155,7 @@ def test_a_game_whose_worker_keeps_dying_stops_the_run_with_one_line_and_it_resu
     import dask
 
     # Dask gives up on a game whose worker died more than allowed-failures times: 0 here.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    ) as fragile:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), LocalCluster(n_workers=1, **LOOPBACK) as fragile:
         client = Client(fragile, set_as_default=False)
         pids = client.run(os.getpid)
         killed = []
