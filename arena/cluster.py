@@ -36,6 +36,7 @@ from pathlib import Path
 from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 
+import arena
 from arena.sandbox import BotFault, SandboxError
 from arena.store import content_hash
 from arena.tournament import (
@@ -160,11 +161,18 @@ class BotShipment(WorkerPlugin):
     def __init__(self, tarballs: Mapping[str, bytes], sandbox: str):
         self.tarballs = dict(tarballs)
         self.sandbox = sandbox
+        self.arena_version = arena.__version__
         shipped = "\n".join([sandbox, *sorted(self.tarballs)])
         self.name = "arena-bots-" + hashlib.sha256(shipped.encode()).hexdigest()[:16]
 
     def setup(self, worker) -> None:
         """Unpack every bot; remove what a killed predecessor on this machine left behind."""
+        if arena.__version__ != self.arena_version:
+            # The rules decide the results: a worker with other code would play other games.
+            raise BotShipmentError(
+                f"worker {worker.address} runs arena {arena.__version__}, the organiser arena "
+                f"{self.arena_version}: install the same arena version on every worker"
+            )
         cache = Path(worker.local_directory) / "arena-bots"
         with _shipped_lock:
             for expected_hash, tarball in self.tarballs.items():

@@ -15,11 +15,14 @@ import tarfile
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from distributed import Client, LocalCluster
 
+import arena
 from arena.cluster import (
+    BotShipment,
     BotShipmentError,
     ClusterFailure,
     ClusterPool,
@@ -332,6 +335,19 @@ def test_a_tarball_with_a_path_out_of_the_folder_is_refused(tmp_path):
     assert not (tmp_path / "escaped.txt").exists()
 
 
+def test_a_worker_with_another_arena_version_refuses_the_bots(tmp_path, bot_dirs):
+    plugin = BotShipment({content_hash(bot_dirs[0]): pack_bot(bot_dirs[0])}, "local")
+    plugin.arena_version = "0.0.1"  # what an organiser with another release would send
+    worker = SimpleNamespace(address="tcp://10.0.0.9:4000", local_directory=str(tmp_path / "worker"))
+    with pytest.raises(BotShipmentError) as refused:
+        plugin.setup(worker)
+    assert str(refused.value) == (
+        f"worker tcp://10.0.0.9:4000 runs arena {arena.__version__}, the organiser arena 0.0.1: "
+        "install the same arena version on every worker"
+    )
+    assert not (tmp_path / "worker").exists()  # nothing unpacked
+
+
 def test_a_task_key_names_the_game_and_ignores_where_the_organiser_keeps_the_bots(tmp_path, bot_dirs):
     from arena.tournament import GameSpec, resolve_bots
 
@@ -358,6 +374,14 @@ def test_a_cluster_that_is_not_a_scheduler_address_is_one_line(address):
             "(e.g. tcp://10.0.0.5:8786; tls:// when the cluster uses TLS)"
         )
     ]
+
+
+def test_cluster_in_the_tournament_file_is_read_and_the_flag_overrides_it(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text('game = "3up3down"\nseats = 3\ncluster = "tcp://10.0.0.5:8786"\n')
+    assert load_tournament(path).cluster == "tcp://10.0.0.5:8786"
+    assert load_tournament(path, {"cluster": "tcp://[fe80::1]:9000"}).cluster == "tcp://[fe80::1]:9000"
+    assert load_tournament(path, {"cluster": ""}).cluster is None
 
 
 def test_an_empty_cluster_means_the_local_pool(tmp_path):
