@@ -86,7 +86,7 @@ def heuristic_action(observation: Observation, legal: list[Action]) -> Action:
     """The rule-of-thumb move: strongest cards face up, lowest number first (all copies), Clears kept.
 
     The same rules of thumb as bots/threeup-heuristic (a copy, so the bench does not move
-    when that bot is tuned): with default rules it wins about 60% of four-seat games
+    when that bot is tuned): with default rules it won 130 of 200 four-seat games
     against three random players.
     """
     first = legal[0]["type"]
