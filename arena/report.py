@@ -492,7 +492,9 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     agg = _aggregate(data)
     games_by_key = {game.key: game for game in data.games}
     pages = 0
-    common = {"tournament": data.name, "game_name": data.game, "generated": generated, "bots": bots}
+    # The time is only on the index: other pages stay byte-identical between renders when
+    # nothing they show changed, so a re-render rewrites only what changed.
+    common = {"tournament": data.name, "game_name": data.game, "bots": bots}
 
     templates: dict[str, jinja2.Template] = {}
 
@@ -501,7 +503,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         if template not in templates:
             templates[template] = env.get_template(template)
         html = templates[template].render(root=root, **common, **values)
-        path.write_text(html, encoding="utf-8")
+        _write_if_changed(path, html)
         pages += 1
 
     game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
@@ -552,6 +554,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         done=len(data.games),
         total=data.total_games,
         game_pages=game_pages,
+        generated=generated,
     )
 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]
@@ -599,6 +602,17 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
 
 
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write `text` unless the file already holds it (re-renders of a big site are I/O-bound)."""
+    data = text.encode("utf-8")
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return
+    except FileNotFoundError:
+        pass
+    path.write_bytes(data)
+
+
 _GAME_PAGES: dict[str, Any] = {}  # what the game-page workers need, inherited through fork
 
 
@@ -618,7 +632,7 @@ def _write_game_pages(span: tuple[int, int]) -> int:
             next=games[index + 1].key if index + 1 < len(games) else None,
             list_page=index // GAMES_PER_PAGE + 1,
         )
-        (site / "games" / f"{game.key}.html").write_text(html, encoding="utf-8")
+        _write_if_changed(site / "games" / f"{game.key}.html", html)
     return max(0, min(stop, len(games)) - start)
 
 

@@ -172,6 +172,26 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     watched.check()
 
 
+def test_a_forfeited_game_shows_the_incident_and_the_fallback_moves(browser, cup, tmp_path):
+    with Store.open(cup) as store:
+        (key, incident), = store.incidents()
+        result = store.game_result(key)
+    fallback = next(n for n, step in enumerate(result.replay.actions, 1) if step.by == "fallback")
+    assert result.replay.actions[fallback - 1].seat == incident.seat
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((cup / "site" / "games" / f"{key}.html").as_uri())
+    page.wait_for_selector("#replay-table")
+    assert "ILLEGAL_ACTION" in page.locator("section:has(h2:text-is('Incidents'))").inner_text()
+    assert page.locator("#result .tag.bad").inner_text() == "forfeit"
+    page.fill("#replay-jump", str(fallback))
+    page.press("#replay-jump", "Enter")
+    assert step_of(page) == fallback
+    assert "(fallback player: the bot had forfeited)" in page.locator("#replay-what").inner_text()
+    page.screenshot(path=str(tmp_path / "forfeit.png"), full_page=True)
+    watched.check()
+
+
 def test_the_site_reads_well_on_a_phone(browser, cup, tmp_path):
     watched = Watched(browser, PHONE)
     page = watched.page
