@@ -129,8 +129,10 @@ def unpack_bot(expected_hash: str, tarball: bytes, cache: str | Path) -> Path:
     """Unpack a shipped bot into `cache/<hash>` (once; safe when workers race) and verify it."""
     cache = Path(cache)
     final = cache / expected_hash
-    if final.is_dir() and content_hash(final) == expected_hash:
-        return final
+    if final.is_dir():
+        if content_hash(final) == expected_hash:
+            return final
+        shutil.rmtree(final)  # changed since it was unpacked (a bot that writes into its folder)
     cache.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
     try:

@@ -314,8 +314,12 @@ def test_a_bot_unpacks_to_its_content_hash_and_the_tarball_depends_on_content_on
     assert content_hash(folder) == content_hash(bot)
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in bot.iterdir() if p.name != "__pycache__")
     assert (folder.stat().st_mode & 0o005) == 0o005  # readable by the docker sandbox's user
-    # A second unpack (another worker on this machine) uses the folder that is there.
+    # A second unpack (a worker restarted in the same folder) uses the folder that is there...
     assert unpack_bot(content_hash(bot), pack_bot(bot), tmp_path / "cache") == folder
+    # ...unless it changed since: then it is unpacked again.
+    (folder / "bot.py").write_text("changed by a bot that writes into its own folder\n")
+    assert unpack_bot(content_hash(bot), pack_bot(bot), tmp_path / "cache") == folder
+    assert (folder / "bot.py").read_bytes() == (bot / "bot.py").read_bytes()
 
 
 def test_a_shipped_bot_that_does_not_hash_to_its_name_is_refused(tmp_path, bot_dirs):
