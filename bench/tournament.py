@@ -46,8 +46,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import GameResult, RatingLedger, RatingTable
-from arena.schedule import ScheduledGame, round_robin, swiss_round
+from arena.rating import GameResult, RatingLedger, RatingSettings, RatingTable
+from arena.schedule import (
+    ScheduledGame,
+    deal_seed,
+    key_order,
+    rotate,
+    round_robin,
+    swiss_round,
+)
 from engine.api import Action, Observation, State
 from engine.registry import get_game
 
@@ -329,6 +336,83 @@ def deal_luck_share(p: float, deals: int, replays: int) -> float:
     return luck / (luck + noise)
 
 
+# ---------------------------------------------------------------- experiments
+#
+# Variants that are not arena's code, run to see whether the rating or the pairing could
+# close a missed target (`--experiments`; docs/performance.md gives the figures).
+
+
+def rank_only_swiss(standings: Sequence[Any], round_no: int, seed: int, duplicate: bool) -> list[ScheduledGame]:
+    """A Swiss round paired by rank alone (repeated table-mates allowed), seats turned each round."""
+    order = random.Random(f"rank-only/{seed}/{round_no}")
+    tiebreak = {line.bot: order.random() for line in standings}
+    ranked = [line.bot for line in sorted(standings, key=lambda e: (-e.score, -e.conservative, tiebreak[e.bot]))]
+    games = []
+    for table_no, start in enumerate(range(0, len(ranked), SEATS), 1):
+        table = rotate(tuple(ranked[start : start + SEATS]), round_no % SEATS)
+        seed_of_deal = deal_seed(seed, f"{round_no:05d}-{table_no:05d}")
+        for rotation in range(SEATS if duplicate else 1):
+            games.append(ScheduledGame(round_no, table_no, rotation, rotate(table, rotation), seed_of_deal))
+    return games
+
+
+def experiment_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[int, dict[str, float]]]:
+    """One seed of every variant: duplicate round-robin rated three ways, rank-only Swiss."""
+    seed, sizes = task
+    players = {player.name: player for player in graded_players(ACCURACY_BOTS)}
+    true_order = list(players)
+    beta = RatingSettings().beta
+    variants = {  # name: (duplicate schedule, one update per deal, beta)
+        "round_robin plain": (False, False, beta),
+        "round_robin duplicate, one update per deal (arena)": (True, True, beta),
+        "round_robin duplicate, one update per rotation": (True, False, beta),
+        "round_robin duplicate, one update per deal, beta / 2": (True, True, beta / 2),
+    }
+    played = {}
+    for duplicate in (False, True):
+        per_round = games_per_round(duplicate)
+        schedule = round_robin(true_order, SEATS, seed=seed, rounds=max(sizes) // per_round, duplicate=duplicate)
+        played[duplicate] = [play_scheduled(game, players) for game in schedule]
+    out: dict[str, dict[int, dict[str, float]]] = {}
+    for name, (duplicate, per_deal, variant_beta) in variants.items():
+        ledger = RatingLedger(RatingSettings(beta=variant_beta), duplicate=per_deal, bots=true_order)
+        per_round = games_per_round(duplicate)
+        out[name] = {}
+        for round_no, results in itertools.groupby(played[duplicate], key=lambda result: key_order(result.key)[0]):
+            for result in results:
+                ledger.add(result)
+            if round_no * per_round in sizes:
+                out[name][round_no * per_round] = order_quality(ledger.table(), true_order)
+    for duplicate in (False, True):
+        name = f"swiss {'duplicate' if duplicate else 'plain'}, paired by rank alone"
+        ledger = RatingLedger(duplicate=duplicate, bots=true_order)
+        per_round = games_per_round(duplicate)
+        out[name] = {}
+        for round_no in range(1, max(sizes) // per_round + 1):
+            for game in rank_only_swiss(ledger.table().standings, round_no, seed, duplicate):
+                ledger.add(play_scheduled(game, players))
+            if round_no * per_round in sizes:
+                out[name][round_no * per_round] = order_quality(ledger.table(), true_order)
+    return out
+
+
+def run_experiments(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean tau and top-three overlap of every variant, per size."""
+    tasks = [(seed, tuple(sizes)) for seed in range(1, seeds + 1)]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            runs = list(pool.map(experiment_seed, tasks))
+    else:
+        runs = [experiment_seed(task) for task in tasks]
+    return {
+        name: {
+            measure: {str(size): statistics.fmean(run[name][size][measure] for run in runs) for size in sizes}
+            for measure in ("tau", "top3_overlap")
+        }
+        for name in runs[0]
+    }
+
+
 # ------------------------------------------------------------------ overhead
 
 
@@ -571,6 +655,16 @@ def print_report(report: dict[str, Any]) -> None:
     if "deal_luck_share" in report:
         shares = ", ".join(f"p={p}: {100 * share:.0f}%" for p, share in report["deal_luck_share"].items())
         print(f"  Share of a seat's place variance due to the deal (four equal players): {shares}")
+    if "experiments" in report:
+        sizes = report.get("sizes") or list(next(iter(report["experiments"].values()))["tau"])
+        print()
+        print("Experiments (not arena's code): tau / top-three overlap")
+        print(f"  {'':54}" + "".join(f"{size:>14}" for size in sizes))
+        for name, figures in report["experiments"].items():
+            cells = "".join(
+                f"{figures['tau'][str(size)]:>8.3f} / {figures['top3_overlap'][str(size)]:.2f}" for size in sizes
+            )
+            print(f"  {name:54}{cells}")
     print()
     for check in report["targets"]:
         verdict = "PASS" if check["pass"] else "MISS"
@@ -591,6 +685,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="games of a second in-process run with a progress callback, as `arena run` shows one "
         "(default 1000; 0 skips it, as does --quick)",
+    )
+    parser.add_argument(
+        "--experiments", action="store_true", help="also run the rating and pairing variants (not arena's code) of the docs"
     )
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-accuracy", action="store_true")
@@ -646,6 +743,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         targets += accuracy_targets(means, sizes)
         if not args.quick:
             report["deal_luck_share"] = {str(p): deal_luck_share(p, LUCK_DEALS, LUCK_REPLAYS) for p in LUCK_PS}
+    if args.experiments:
+        report["experiments"] = run_experiments(seeds, sizes, args.jobs)
     report["targets"] = targets
     report["load_average_after"] = list(os_load())
     if args.json:
