@@ -1,12 +1,14 @@
 """Tournament benchmarks: the runner's overhead per game, and how well ratings find the true order.
 
-    python bench/tournament.py [--quick] [--seeds N] [--jobs N] [--skip-overhead]
-                               [--skip-accuracy] [--json]
+    python bench/tournament.py [--quick] [--seeds N] [--jobs N] [--experiments] [--json]
+        [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
+        [--subprocess-rounds N]
 
-Overhead: 64 in-process bots, 5,000 four-seat games (`--overhead-games`): the time per game
-spent in scheduling, rating and storage, beside the time spent playing the games; then a
-small tournament of local subprocess bots, where the same overhead is a share of the wall
-time.
+Overhead: the real runner (`arena.tournament.run_tournament`) with 64 in-process bots and
+5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
+part timed by wrapping what the runner calls), beside the time spent playing and the bare
+engine time of the same games; again with a progress callback; then local subprocess bots,
+where everything that is not playing is a share of the tournament's wall time.
 
 Rating accuracy: 16 graded 3UP 3DOWN players (a rule-of-thumb player that plays a random
 legal action with probability p, p = 0, 1/15, ..., 1; lower p is stronger) play round-robin
@@ -22,6 +24,8 @@ first R rounds of a 96-round Swiss are the very games an R-round Swiss plays.
 The players are in-process and call the engine directly (no referee, no protocol): this
 measures the schedule and rating pipeline, not the sandbox. A game's outcome depends only
 on its deal seed, its seating and its rotation, never on the order games are played in.
+A diagnostic measures how much of a seat's place the deal decides (all that duplicate play
+can cancel); `--experiments` runs rating and pairing variants that are not arena's code.
 """
 
 from __future__ import annotations
