@@ -31,6 +31,7 @@ can cancel); `--experiments` runs rating and pairing variants that are not arena
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import math
@@ -461,10 +462,14 @@ class PartTimer:
         return 1000 * self.cpu_seconds.get(part, 0.0) / count
 
 
-STORE_METHODS = (
-    "__init__", "record", "schedule", "add_bots", "save_settings", "settings", "fingerprint",
-    "games", "done_keys", "drop_unfinished", "close",
-)
+def store_methods(store_class: type) -> list[str]:
+    """Every public method of the store, and its constructor (a new method is timed too)."""
+    return [
+        name
+        for name, value in vars(store_class).items()
+        if inspect.isfunction(value) and (name == "__init__" or not name.startswith("_")) and name != "standings"
+    ]
+
 
 
 @contextmanager
@@ -493,7 +498,7 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     patches += [(RatingLedger, name, timer.wrap("rating", getattr(RatingLedger, name))) for name in ("add", "table")]
     ordered = runner._OrderedLedger  # the runner's buffer that feeds the ledger in schedule order
     patches += [(ordered, name, timer.wrap("rating", getattr(ordered, name))) for name in ("schedule", "add")]
-    patches += [(Store, name, timer.wrap("storage", getattr(Store, name))) for name in STORE_METHODS]
+    patches += [(Store, name, timer.wrap("storage", getattr(Store, name))) for name in store_methods(Store)]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
     try:
         for owner, name, replacement in patches:
