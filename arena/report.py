@@ -25,10 +25,10 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import jinja2
 
@@ -485,7 +485,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     for asset in (templates_dir() / "assets").iterdir():
         shutil.copyfile(asset, site / "assets" / asset.name)
 
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     bots = {bot.bot: bot for bot in data.bots}
     rating_settings = RatingSettings(**(data.settings.get("rating") or {}))
     prior = (rating_settings.mu, rating_settings.sigma)
@@ -683,11 +683,15 @@ def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int |
 class _SiteHandler(SimpleHTTPRequestHandler):
     """Serves the site's files; logs one line per request to stderr only on errors."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript; charset=utf-8"}
+    extensions_map: ClassVar[dict[str, str]] = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript; charset=utf-8",
+    }
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
-        if args and str(args[1] if len(args) > 1 else "").startswith(("4", "5")):
-            super().log_message(format, *args)
+    def log_request(self, code: Any = "-", size: Any = "-") -> None:
+        """Only failed requests are worth a line: a page view is not news."""
+        if str(getattr(code, "value", code)).startswith(("4", "5")):
+            super().log_request(code, size)
 
 
 def make_server(site: str | Path, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:

@@ -33,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.referee import GameResult, Replay, ReplayAction  # noqa: E402
-from arena.report import load_site_data, write_site  # noqa: E402
-from arena.report_replay import replay_frames, script_text  # noqa: E402
-from arena.schedule import ScheduledGame  # noqa: E402
-from arena.store import STORE_FILE, Store  # noqa: E402
-from engine.players import play_random_game  # noqa: E402
+from arena.referee import GameResult, Replay, ReplayAction
+from arena.report import load_site_data, write_site
+from arena.report_replay import replay_frames, script_text
+from arena.schedule import ScheduledGame
+from arena.store import STORE_FILE, Store
+from engine.players import play_random_game
 
 SEATS = 4
 

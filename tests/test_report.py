@@ -17,11 +17,21 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.referee import GameResult, Replay, ReplayAction
 from arena.report import ReportError, load_site_data, make_server, rate, rating_chart, render_site, slug, write_site
-from arena.report_replay import FORMAT, _TABLES, ReplayUnavailable, diff, mask, patch, rebuild, replay_frames, script_text
+from arena.report_replay import (
+    _TABLES,
+    FORMAT,
+    ReplayUnavailable,
+    diff,
+    mask,
+    patch,
+    rebuild,
+    replay_frames,
+    script_text,
+)
 from arena.store import Store
 from engine.players import play_random_game
 from engine.registry import get_game
-from tests.report_helpers import HOSTILE, HOSTILE_LOG, HOSTILE_VERSION, build_tournament
+from tests.report_helpers import HOSTILE, build_tournament
 
 
 def result_of(game: str, players: int, seed: int, rules: dict | None = None) -> GameResult:
@@ -207,7 +217,9 @@ def test_rating_over_time_ends_at_the_standings(site):
         history = store.rating_history()
     for bot, line in standings.items():
         games, mu, sigma, conservative = data.history[bot][-1]
-        assert (games, mu, sigma) == (line.games, pytest.approx(line.mu), pytest.approx(line.sigma))
+        assert (games, mu, sigma, conservative) == (
+            line.games, pytest.approx(line.mu), pytest.approx(line.sigma), pytest.approx(line.conservative)
+        )
         assert [(p.games, pytest.approx(p.mu)) for p in history[bot]] == [(g, m) for g, m, _, _ in data.history[bot]]
 
 
