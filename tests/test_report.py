@@ -223,6 +223,23 @@ def test_rating_over_time_ends_at_the_standings(site):
         assert [(p.games, pytest.approx(p.mu)) for p in history[bot]] == [(g, m) for g, m, _, _ in data.history[bot]]
 
 
+def test_duplicate_deals_rated_as_one_update_each_as_the_store_does(tmp_path):
+    cup = build_tournament(tmp_path / "duplicate", duplicate=True, rules={"max_turns": 40})
+    data = load_site_data(cup)
+    with Store.open(cup) as store:
+        expected = store.standings().standings
+        history = store.rating_history()
+    assert len(data.games) == 12  # 4 tables x 3 rotations
+    assert data.standings == expected
+    for line in expected:
+        # One point per deal (3 rotations), the last one at the standings.
+        assert [games for games, *_ in data.history[line.bot]] == [3, 6, 9]
+        assert data.history[line.bot][-1] == (line.games, line.mu, line.sigma, line.conservative)
+        after_each_deal = [point for point in history[line.bot] if point.games % 3 == 0]
+        assert [(p.games, pytest.approx(p.mu)) for p in after_each_deal] == [(g, m) for g, m, _, _ in data.history[line.bot]]
+    assert not (cup / ".report-ratings.json").exists()  # duplicate passes are not cached
+
+
 def test_a_rating_pass_resumed_from_its_cache_equals_a_full_one(site, tmp_path):
     data = load_site_data(site, cache_ratings=False)
     bots = [bot.bot for bot in data.bots]
