@@ -6,7 +6,10 @@ and `arena serve` work. The browser tests are in test_report_browser.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -297,6 +300,19 @@ def test_report_and_serve_commands(site, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("required, outcome", [("1", "1 error"), ("", "1 skipped")])
+def test_browser_tests_skip_without_chromium_unless_required(tmp_path, required, outcome):
+    env = dict(os.environ, ARENA_CHROMIUM=str(tmp_path / "no-chromium"), ARENA_REQUIRE_BROWSER=required)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_report_browser.py", "-k", "served"],
+        cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert outcome in done.stdout, done.stdout[-2000:]
+    assert (done.returncode != 0) == bool(required)  # a missing browser fails CI, skips elsewhere
+    if required:
+        assert "ARENA_REQUIRE_BROWSER=1 but no Chromium at" in done.stdout
 
 
 def test_render_site_without_a_store_says_what_is_missing(tmp_path):

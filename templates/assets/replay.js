@@ -281,6 +281,28 @@
       grid.appendChild(sb);
     }
     box.appendChild(grid);
+    // The previous round's hands as the referee scored them: combinations and deadwood.
+    if (t.last) {
+      var scored = el("div", "seats");
+      t.last.hands.forEach(function (hand, p) {
+        var hb = el("div", "seatbox");
+        hb.appendChild(el("div", "who", seatName(p) + ": +" + hand.penalty));
+        var melds = el("div");
+        hand.melds.forEach(function (meld) {
+          var m = el("span", "meld");
+          m.title = meld.kind;
+          meld.cards.forEach(function (id) { m.appendChild(card(id)); });
+          melds.appendChild(m);
+        });
+        if (!hand.melds.length) melds.appendChild(el("span", "count", "no combination"));
+        zone(hb, "combinations", melds);
+        zone(hb, "deadwood", cardRow(hand.deadwood));
+        scored.appendChild(hb);
+      });
+      wild = t.last.wild;  // the cards were wild by that round's rank
+      zone(box, "round " + t.last.round + " as scored (" + String(t.last.reason).replace(/_/g, " ") + ")", scored);
+      wild = t.wild;
+    }
     // Scores per round, from the round_end events up to this step.
     var rows = [];
     for (var i = 0; i < index; i++) {
