@@ -271,6 +271,13 @@ def _deal(key: str) -> str:
     return key.rsplit("-", 1)[0]
 
 
+def _can_fork() -> bool:
+    """More than one core, and workers can be forked (they share the page model, not a copy)."""
+    import multiprocessing
+
+    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
 class _BackgroundRating:
     """`rate()` in a child process; `result()` waits for it."""
 
@@ -338,7 +345,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     cache = tournament_dir / CACHE_FILE if cache_ratings else None
     standings: list[BotStanding] = []
     history: dict[str, list[tuple[int, float, float, float]]] = {}
-    if background and len(games) >= BACKGROUND_RATING_GAMES and (os.cpu_count() or 1) > 1:
+    if background and len(games) >= BACKGROUND_RATING_GAMES and _can_fork():
         pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache)
     else:
         standings, history = rate(games, [bot.bot for bot in bots], settings, cache)
@@ -527,7 +534,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
                    "rules": data.settings.get("rules") or {}}
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
-        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES:
+        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES and _can_fork():
             import multiprocessing
 
             # Game pages are most of a big site: written by forked workers sharing this

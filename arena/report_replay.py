@@ -11,7 +11,7 @@ Compactness (a Three Thirteen game is over 3,000 actions):
 - a frame stores only the zones that changed since the previous frame, and a list that
   only grew or shrank at its end is stored as `{"k": kept, "t": [new tail]}`;
 - a seat's view is the full view passed through `mask` (other hands become counts,
-  3DOWN cards become backs, other seats' setup offers become counts); only where the
+  3DOWN cards become backs, only the seat's own setup offer is kept); only where the
   seat's real observation differs from that (e.g. 3UP choices hidden until the reveal)
   is an exception stored, itself diffed. `replay_frames` checks every seat's view
   rebuilt this way equals the observation-derived one.
@@ -83,8 +83,7 @@ def _threeup_seat(view: dict[str, Any], seat: int) -> Table:
     sizes = view["hand_sizes"]
     table.update(_hands([_ids(view["hand"]) if s == seat else sizes[s] for s in range(len(sizes))]))
     table["down"] = [[-1 if present else None for present in slots] for slots in view["down"]]
-    # Only the seat's own offer is known; other offers are counted from the full view's
-    # rule (six, then none once chosen) by the mask, so an own-offer list is enough here.
+    # A seat knows only its own setup offer; the mask keeps only that one too.
     table["setup"] = None
     if view.get("setup_cards") is not None:
         table["setup"] = _ids(view["setup_cards"])
@@ -162,8 +161,8 @@ _TABLES: dict[str, tuple[Callable[[Any, list[dict[str, Any]]], Table], Callable[
 
 
 def mask(full: Table, seat: int) -> Table:
-    """What a seat sees of the full table by the general rule: others' hands and offers as
-    counts, every 3DOWN card as a back. Exceptions are stored per frame."""
+    """What a seat sees of the full table by the general rule: others' hands as counts,
+    every 3DOWN card as a back, only its own setup offer. Exceptions are stored per frame."""
     out = dict(full)
     for zone, cards in full.items():
         if zone[0] == "h" and zone[1:].isdigit() and int(zone[1:]) != seat and isinstance(cards, list):
