@@ -185,7 +185,7 @@
       case "round_start": return "round " + event.round + " starts, " + (RANKS[event.wild_rank] || event.wild_rank) + "s are wild";
       case "reshuffle": return "the discard pile is reshuffled into the stock (" + event.stock_size + " cards)";
       case "round_end": return "round " + event.round + " ends (" + String(event.reason).replace(/_/g, " ") + "): penalties " + (event.penalties || []).join(", ");
-      case "go_out": return who + "goes out";
+      case "go_out": return null; // the action itself says it; the melds are on the table
       case "refill": case "draw": case "draw_instead": return who + "draws " + event.count;
       default: return null;
     }
@@ -248,7 +248,7 @@
     var info = el("div", "pile");
     info.appendChild(el("div", "label", "round " + t.round + " of 11"));
     info.appendChild(el("div", "count", (RANKS[t.wild] || t.wild) + "s are wild · dealer seat " + t.dealer + " · turn " + t.turn));
-    if (t.final_left) info.appendChild(el("div", "count", t.final_left + " final turns left"));
+    if (t.final_left) info.appendChild(el("div", "count", t.final_left + (t.final_left === 1 ? " final turn left" : " final turns left")));
     centre.appendChild(info);
     var stock = el("div", "pile");
     stock.appendChild(el("div", "label", "stock"));
