@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -300,6 +301,26 @@ def test_report_and_serve_commands(site, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_arena_serve_serves_the_site_until_stopped(site):
+    env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="200")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(site), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        assert url, line
+        page = urllib.request.urlopen(url.group(1) + "games/page-1.html", timeout=10).read().decode()
+        assert "page 1 of 1" in page
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(url.group(1) + "no-such-page.html", timeout=10)
+        assert missing.value.code == 404
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 @pytest.mark.parametrize("required, outcome", [("1", "1 error"), ("", "1 skipped")])
