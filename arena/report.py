@@ -79,6 +79,9 @@ class SiteGame:
     finished_at: str | None = None
     duration_s: float | None = None
     incidents: list[dict[str, Any]] = field(default_factory=list)
+    # Duplicate mode: another rotation of this deal is still to be played, so the deal's
+    # cards must not be shown yet (the replay would give them away).
+    withheld: bool = False
 
 
 @dataclass
@@ -319,6 +322,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     for key, incident in store.incidents():
         incidents_by_game[key].append(incident.model_dump(mode="json"))
     games = []
+    open_deals = {row.deal for row in rows if row.status != "done"} if settings.get("duplicate") else set()
     for row in rows:
         seats = seats_by_game.get(row.key)
         if row.status != "done" or not seats:
@@ -337,6 +341,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
                 finished_at=row.finished_at,
                 duration_s=row.duration_s,
                 incidents=incidents_by_game.get(row.key, []),
+                withheld=row.deal in open_deals,
             )
         )
     # TrueSkill costs about a millisecond per game: on a big store the pass runs in another
@@ -604,7 +609,9 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     written = failed = 0
     if replays == "all" and data.tournament_dir is not None:
-        missing = [g.key for g in data.games if not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()]
+        missing = [
+            g.key for g in data.games if not g.withheld and not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()
+        ]
         written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
     return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
 

@@ -55,7 +55,7 @@ def _blunders_once():
     return make
 
 
-def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, **settings) -> Path:
+def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress=None, stop=None, **settings) -> Path:
     """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
     renders the site at its end through the report hook."""
     bots = out.parent / f"{out.name}-bots"
@@ -72,5 +72,5 @@ def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, **settin
         "limits": {"decision_s": 5.0},
     }
     data.update(settings)
-    run_tournament(validate_config(data), in_process=in_process)
+    run_tournament(validate_config(data), in_process=in_process, progress=progress, stop=stop)
     return out

@@ -33,6 +33,7 @@ from arena.report_replay import (
     script_text,
 )
 from arena.store import Store
+from arena.tournament import TournamentInterrupted
 from engine.players import play_random_game
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament
@@ -242,6 +243,28 @@ def test_duplicate_deals_rated_as_one_update_each_as_the_store_does(tmp_path):
         after_each_deal = [point for point in history[line.bot] if point.games % 3 == 0]
         assert [(p.games, pytest.approx(p.mu)) for p in after_each_deal] == [(g, m) for g, m, _, _ in data.history[line.bot]]
     assert not (cup / ".report-ratings.json").exists()  # duplicate passes are not cached
+
+
+def test_a_duplicate_deal_still_being_played_shows_no_cards(tmp_path):
+    stop = threading.Event()
+
+    def stop_after_four(update) -> None:
+        if update.done >= 4:
+            stop.set()
+
+    with pytest.raises(TournamentInterrupted):
+        build_tournament(tmp_path / "open", duplicate=True, rules={"max_turns": 40}, progress=stop_after_four, stop=stop)
+    cup = tmp_path / "open"
+    site = render_site(cup)
+    with Store.open(cup) as store:
+        done = [game.key for game in store.games("done")]
+    assert done == ["00001-00001-0", "00001-00001-1", "00001-00001-2", "00001-00002-0"]
+    for key in done[:3]:  # the first deal is complete: its replays are shown
+        assert (site / "replays" / f"{key}.r{FORMAT}.js").is_file()
+        assert 'id="replay"' in (site / "games" / f"{key}.html").read_text()
+    page = (site / "games" / "00001-00002-0.html").read_text()
+    assert not (site / "replays" / f"00001-00002-0.r{FORMAT}.js").exists()
+    assert 'id="replay-withheld"' in page and "../replays/" not in page
 
 
 def test_a_rating_pass_resumed_from_its_cache_equals_a_full_one(site, tmp_path):
