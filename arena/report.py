@@ -10,7 +10,11 @@ log, and none of it can run in a spectator's browser):
 Replay data (`arena.report_replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
+In duplicate mode a deal with a rotation still to play shows no replay (same cards).
+Ratings are recomputed in schedule order (`RatingPass`, equal to `Store.standings()`) and
+saved as JSON beside the store, so the next render only rates the games added since.
 Nothing is loaded from the network: the CSS and the two small scripts are in `assets/`.
+Docs: docs/report.md.
 """
 
 from __future__ import annotations
