@@ -22,7 +22,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,12 +34,16 @@ MAX_SEATS = 6
 # field of up to 13 bots fits at any table size.
 COMPLETE_LIMIT = 2000
 
-# Swiss pairing searches for the table split with the fewest repeated table-mates; on a
-# big field that search is cut after this many steps and the best split found is kept
-# (exact against brute force up to 10 bots; 500 steps was not).
+# Swiss pairing seats bots of similar standing together and avoids repeated table-mates
+# where that costs little: a split's cost is the rank distance of every pair of
+# table-mates plus this much per earlier meeting. Swapping two neighbours in the ranking
+# across a boundary of four-seat tables adds 6, so a repeat is avoided by moving bots a
+# place or two, not by seating a bot far from its standing (measured in
+# docs/performance.md: avoiding every repeat first cost the top three on 16 bots).
+SWISS_REPEAT_COST = 12
+# The split search is cut after this many steps and the best split found is kept (exact
+# against brute force up to 9 bots).
 SWISS_SEARCH_STEPS = 1_500
-# ... and then at most this many passes of repair swaps (the first does nearly all).
-SWISS_SWAP_PASSES = 2
 
 # Improvement passes of pair swaps after the greedy social-golfer round.
 GOLFER_SWAP_PASSES = 4
@@ -603,12 +607,12 @@ def swiss_round(
     history: Iterable[ScheduledGame] = (),
     duplicate: bool = False,
 ) -> list[ScheduledGame]:
-    """One Swiss round: bots of similar standing together, repeated table-mates avoided.
+    """One Swiss round: bots of similar standing together, repeated table-mates avoided when cheap.
 
     Bots are ranked by score, then conservative rating (ties by a seeded shuffle), and
-    split top-down into tables (`swiss_table_sizes`); a branch-and-bound search picks the
-    split with the fewest earlier meetings among table-mates, preferring the one closest
-    to the ranking. Seats go to the positions each bot has used least.
+    split into tables (`swiss_table_sizes`) by a branch-and-bound search for the split of
+    least `swiss_split_cost`: the rank distance of every pair of table-mates plus
+    SWISS_REPEAT_COST per earlier meeting. Seats go to the positions each bot has used least.
     """
     _check_seats(seats)
     _check_count("round", round, allow_none=False)
@@ -645,8 +649,8 @@ def swiss_round(
         ranked = [bot for bot in ranked if bot != sitting_out]
 
     # Once every pair has met f times, meeting an f+1-th time is the repeat to avoid: only
-    # meetings beyond the fewest any pair has had count, so "no repeat" stays reachable.
-    # (The number of pairs seated is fixed, so this ranks splits as the raw counts do.)
+    # meetings beyond the fewest any pair has had count. (The number of pairs seated is
+    # fixed, so this ranks splits as the raw counts do; it lets the search stop sooner.)
     pairs = itertools.combinations(sorted(ranked), 2)
     fewest_meetings = min((met[pair] for pair in pairs), default=0)
     excess: dict[str, dict[str, int]] = {}  # bot -> other bot -> meetings beyond the fewest
@@ -660,29 +664,44 @@ def swiss_round(
     return _games([seated], seed, duplicate, first_round=round)
 
 
-def _swiss_split(ranked: list[str], sizes: list[int], met: dict[str, dict[str, int]]) -> list[tuple[str, ...]]:
-    """Split ranked bots into tables of `sizes`, fewest earlier meetings, else closest to rank.
+def _swiss_split(
+    ranked: list[str], sizes: list[int], met: dict[str, dict[str, int]], repeat_cost: float = SWISS_REPEAT_COST
+) -> list[tuple[str, ...]]:
+    """Split ranked bots into tables of `sizes` at the least cost (see `swiss_split_cost`).
 
-    Each table takes the best-ranked bot left and then members in rank order, so the first
-    complete split found is the plain top-down one; the search goes on only while a split
-    with fewer meetings may exist, within SWISS_SEARCH_STEPS steps.
+    Each table takes the best-ranked bot left and then members in rank order, cheapest
+    additions first, so the first complete split found is the greedy one; a branch and
+    bound goes on while a cheaper split may exist, within SWISS_SEARCH_STEPS steps.
     """
-    best: list[tuple[str, ...]] | None = None
-    best_cost = math.inf
+    rank = {bot: at for at, bot in enumerate(ranked)}
+    # No split costs less than tables of consecutive ranks without a repeat.
+    floor = sum(_interval_spread(size) for size in sizes)
     steps = 0
 
     no_meetings: dict[str, int] = {}
 
-    def meetings(bot: str, members: list[str]) -> int:
-        row = met.get(bot, no_meetings)
-        return sum(row.get(other, 0) for other in members)
+    # The search starts from the top-down split (tables of consecutive ranks), so a search
+    # cut short on a big field never returns anything costlier than seating by rank alone.
+    best, at = [], 0
+    for size in sizes:
+        best.append(tuple(ranked[at : at + size]))
+        at += size
+    best_cost = sum(_table_cost(table, rank, met, repeat_cost) for table in best)
+    if best_cost <= floor:
+        return best
 
-    def place(remaining: list[str], sizes_left: tuple[int, ...], tables: list[tuple[str, ...]], cost: int) -> bool:
-        """Returns True when the search should stop (perfect split found or steps used)."""
+    def added_cost(bot: str, members: list[str]) -> float:
+        row = met.get(bot, no_meetings)
+        repeats = sum(row.get(other, 0) for other in members)
+        return repeat_cost * repeats + sum(rank[bot] - rank[other] for other in members)
+
+    def place(remaining: list[str], sizes_left: tuple[int, ...], tables: list[tuple[str, ...]], cost: float) -> bool:
+        """Returns True when the search should stop (a split at the floor found, or steps used)."""
         nonlocal best, best_cost
         if not sizes_left:
-            best, best_cost = list(tables), cost
-            return best_cost == 0
+            if cost < best_cost:  # always so (pruned otherwise), but a tie keeps the top-down split
+                best, best_cost = list(tables), cost
+            return best_cost <= floor
         first, rest = remaining[0], remaining[1:]
         # The best-ranked bot left opens the next table; which size that table has is part
         # of the search (larger first), so every split of the field can be reached.
@@ -699,79 +718,89 @@ def _swiss_split(ranked: list[str], sizes: list[int], met: dict[str, dict[str, i
             chosen = set(members)
             left = [bot for bot in remaining if bot not in chosen]
             return place(left, sizes_left, tables + [tuple(members)], cost_so_far)
-        # Leave enough bots for the remaining seats of this table.
-        # Candidates that add no meeting first (in rank order), so the first split found is
-        # already the greedy one; members still join in rank order, so no split repeats.
+        # Leave enough bots for the remaining seats of this table. Cheapest additions
+        # first; members still join in rank order, so no split is reached twice.
+        later_floor = sum(_interval_spread(later) for later in sizes_left)  # tables not opened yet
         candidates = []
         for at in range(start, len(rest) - (size - len(members)) + 1):
-            candidates.append((meetings(rest[at], members), at))
+            candidates.append((added_cost(rest[at], members), at))
         candidates.sort()
         for extra, at in candidates:
             steps += 1
             if steps > SWISS_SEARCH_STEPS:
                 return True
-            if cost_so_far + extra >= best_cost:
+            if cost_so_far + extra + later_floor >= best_cost:
                 break  # sorted: every later candidate costs at least as much
             if fill(remaining, rest, sizes_left, size, tables, members + [rest[at]], at + 1, cost_so_far + extra):
                 return True
         return False
 
     place(ranked, tuple(sizes), [], 0)
-    if best is None:  # the step cap hit before any complete split: take the top-down one
-        best, at = [], 0
-        for size in sizes:
-            best.append(tuple(ranked[at : at + size]))
-            at += size
-    if best_cost > 0 and steps > SWISS_SEARCH_STEPS:
-        best = _swap_out_repeats(best, met)
+    if best_cost > floor and steps > SWISS_SEARCH_STEPS:
+        best = _swap_to_cheaper(best, met, rank, repeat_cost)  # a cut search: polish it
     return best
 
 
-def _swap_out_repeats(tables: list[tuple[str, ...]], met: dict[str, dict[str, int]]) -> list[tuple[str, ...]]:
-    """Swap bots between tables, nearest tables first, while that lowers earlier meetings.
+def _table_cost(
+    table: Sequence[str], rank: Mapping[str, int], met: Mapping[str, Mapping[str, int]], repeat_cost: float
+) -> float:
+    """One table's share of `swiss_split_cost`: rank distance of each pair plus repeats."""
+    return sum(
+        abs(rank[a] - rank[b]) + repeat_cost * met.get(a, {}).get(b, 0) for a, b in itertools.combinations(table, 2)
+    )
 
-    Used when the split search ran out of steps on a big field: its bottom tables may keep
-    repeats that swapping with a neighbouring table removes.
+
+def _interval_spread(size: int) -> int:
+    """The rank spread of `size` consecutive ranks: the sum of their pairwise distances."""
+    return (size - 1) * size * (size + 1) // 6
+
+
+def swiss_split_cost(
+    tables: Sequence[Sequence[str]],
+    ranked: Sequence[str],
+    met: Mapping[str, Mapping[str, int]],
+    repeat_cost: float = SWISS_REPEAT_COST,
+) -> float:
+    """What Swiss pairing minimises: rank distance of every pair of table-mates plus repeats.
+
+    Each pair at a table costs the distance between their places in `ranked`, and
+    `repeat_cost` for each earlier meeting counted in `met` (bot -> bot -> meetings).
+    """
+    rank = {bot: at for at, bot in enumerate(ranked)}
+    return sum(_table_cost(table, rank, met, repeat_cost) for table in tables)
+
+
+def _swap_to_cheaper(
+    tables: list[tuple[str, ...]], met: dict[str, dict[str, int]], rank: dict[str, int], repeat_cost: float
+) -> list[tuple[str, ...]]:
+    """Swap two bots between tables while that lowers the split's cost, nearest tables first.
+
+    Used when the split search ran out of steps on a big field: afterwards no single swap
+    of two bots makes the round cheaper. Every swap lowers the cost, so this ends.
     """
     seated = [list(table) for table in tables]
-
     no_meetings: dict[str, int] = {}
 
-    def meetings(bot: str, others: Iterable[str]) -> int:
-        row = met.get(bot, no_meetings)  # a bot never meets itself, so others may hold it
-        return sum(row.get(other, 0) for other in others)
+    def cost_with(bot: str, others: Iterable[str]) -> float:
+        row = met.get(bot, no_meetings)
+        return sum(repeat_cost * row.get(other, 0) + abs(rank[bot] - rank[other]) for other in others)
 
-    nearest_first = [
-        sorted((j for j in range(len(seated)) if j != i), key=lambda j: (abs(j - i), j)) for i in range(len(seated))
-    ]
-    for _ in range(SWISS_SWAP_PASSES):
-        if not _improving_swaps(seated, nearest_first, meetings):
-            break
-    return [tuple(table) for table in seated]
-
-
-def _improving_swaps(seated: list[list[str]], nearest_first: list[list[int]], meetings) -> bool:
-    """One pass: each bot that meets someone again moves to the nearest table where that helps."""
-    improved = False
-    for i, table_i in enumerate(seated):
-        for x_at in range(len(table_i)):
-            x = table_i[x_at]
-            rest_i = [bot for bot in table_i if bot != x]
-            x_here = meetings(x, rest_i)
-            if not x_here:
-                continue
-            for j in nearest_first[i]:
-                table_j = seated[j]
-                swapped = False
-                for y_at, y in enumerate(table_j):
+    pairs = sorted(itertools.combinations(range(len(seated)), 2), key=lambda pair: (pair[1] - pair[0], pair))
+    improved = True
+    while improved:
+        improved = False
+        for i, j in pairs:
+            table_i, table_j = seated[i], seated[j]
+            for x_at in range(len(table_i)):
+                for y_at in range(len(table_j)):
+                    x, y = table_i[x_at], table_j[y_at]
+                    rest_i = [bot for bot in table_i if bot != x]
                     rest_j = [bot for bot in table_j if bot != y]
-                    if meetings(y, rest_i) + meetings(x, rest_j) < x_here + meetings(y, rest_j):
+                    before = cost_with(x, rest_i) + cost_with(y, rest_j)
+                    if cost_with(y, rest_i) + cost_with(x, rest_j) < before:
                         table_i[x_at], table_j[y_at] = y, x
-                        improved = swapped = True
-                        break
-                if swapped:
-                    break
-    return improved
+                        improved = True
+    return [tuple(table) for table in seated]
 
 
 def _seat_by_use(table: tuple[str, ...], seat_use: Counter[tuple[str, int]]) -> tuple[str, ...]:

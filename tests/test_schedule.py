@@ -14,6 +14,7 @@ from arena.schedule import (
     COMPLETE_LIMIT,
     ScheduledGame,
     ScheduleError,
+    SWISS_REPEAT_COST,
     SwissEntry,
     affine_plane,
     balance_seats,
@@ -24,6 +25,7 @@ from arena.schedule import (
     rotate,
     round_robin,
     swiss_round,
+    swiss_split_cost,
     swiss_table_sizes,
 )
 
@@ -338,9 +340,27 @@ def repeat_cost(tables, earlier) -> int:
     return sum(met[frozenset(pair)] for table in tables for pair in itertools.combinations(table, 2))
 
 
+def meetings(earlier) -> dict[str, dict[str, int]]:
+    """bot -> bot -> tables shared, as swiss_split_cost takes them."""
+    met: dict[str, dict[str, int]] = {}
+    for table in earlier:
+        for a, b in itertools.permutations(table, 2):
+            met.setdefault(a, {})[b] = met.get(a, {}).get(b, 0) + 1
+    return met
+
+
+def test_swiss_split_cost_is_rank_distance_plus_a_price_per_repeat():
+    ranked = names(8)
+    met = meetings([("bot00", "bot03")])
+    top_down = [tuple(ranked[:4]), tuple(ranked[4:])]
+    assert swiss_split_cost(top_down, ranked, met) == 10 + 10 + SWISS_REPEAT_COST
+    moved = [("bot00", "bot01", "bot02", "bot04"), ("bot03", "bot05", "bot06", "bot07")]
+    assert swiss_split_cost(moved, ranked, met) == 13 + 13
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), seats=st.integers(2, 5), n=st.integers(4, 9), seed=st.integers(0, 1000))
-def test_swiss_makes_no_avoidable_repeat(data, seats, n, seed):
+def test_swiss_picks_the_cheapest_split_of_all(data, seats, n, seed):
     bots = names(n)
     history = []
     for earlier_round in range(1, data.draw(st.integers(1, 4)) + 1):
@@ -349,25 +369,75 @@ def test_swiss_makes_no_avoidable_repeat(data, seats, n, seed):
         for table_no, size in enumerate(swiss_table_sizes(n, seats), start=1):
             history.append(ScheduledGame(earlier_round, table_no, 0, tuple(order[at : at + size]), 0))
             at += size
-    standings = [SwissEntry(bot, score=data.draw(st.integers(0, 3))) for bot in bots]
+    ranked = data.draw(st.permutations(bots))  # distinct scores: the ranking is known
+    standings = [SwissEntry(bot, score=n - at) for at, bot in enumerate(ranked)]
     round_no = history[-1].round + 1
     games = swiss_round(standings, seats, round=round_no, seed=seed, history=history)
-    seated = sorted(bot for g in games for bot in g.table)
+    seated = [bot for bot in ranked if any(bot in g.table for g in games)]
     sizes = swiss_table_sizes(n, seats)
-    earlier = [g.table for g in history]
-    best = min(repeat_cost(split, earlier) for split in all_splits(seated, sizes))
-    assert repeat_cost([g.table for g in games], earlier) == best
+    met = meetings([g.table for g in history])
+    best = min(swiss_split_cost(split, seated, met) for split in all_splits(seated, sizes))
+    assert swiss_split_cost([g.table for g in games], seated, met) == best
     assert sorted(len(g.table) for g in games) == sorted(sizes)
 
 
-def test_swiss_avoids_repeats_on_a_big_field_over_many_rounds():
+def test_swiss_avoids_a_repeat_by_moving_a_bot_one_place():
+    standings = [SwissEntry(bot, score=10 - i) for i, bot in enumerate(names(8))]
+    history = [ScheduledGame(1, 1, 0, ("bot00", "bot03"), 0)]
+    games = swiss_round(standings, 4, round=2, seed=1, history=history)
+    assert [sorted(g.table) for g in games] == [
+        ["bot00", "bot01", "bot02", "bot04"],
+        ["bot03", "bot05", "bot06", "bot07"],
+    ]
+
+
+def test_swiss_keeps_repeats_that_only_seating_a_bot_far_from_its_standing_avoids():
+    # bot00 has met bot01..bot11; only bot12..bot15 are new to it, 12 places down.
+    bots = names(16)
+    standings = [SwissEntry(bot, score=20 - i) for i, bot in enumerate(bots)]
+    history = [ScheduledGame(1, at, 0, ("bot00", other), 0) for at, other in enumerate(bots[1:12], 1)]
+    games = swiss_round(standings, 4, round=2, seed=1, history=history)
+    assert [sorted(g.table) for g in games] == [bots[0:4], bots[4:8], bots[8:12], bots[12:16]]
+
+
+def swiss_ranking(standings, seed: int, round_no: int) -> list[str]:
+    """The ranking swiss_round pairs from: score, conservative rating, then its seeded tie-break."""
+    import random
+
+    rng = random.Random(f"swiss/{seed}/{round_no}")
+    tiebreak = {entry.bot: rng.random() for entry in standings}
+    return [e.bot for e in sorted(standings, key=lambda e: (-e.score, -e.conservative, tiebreak[e.bot]))]
+
+
+def cheaper_swaps(tables, ranked, met) -> list[tuple[str, str]]:
+    """Every swap of two bots between two tables that would make the split cheaper."""
+    found = []
+    for i, j in itertools.combinations(range(len(tables)), 2):
+        before = swiss_split_cost([tables[i], tables[j]], ranked, met)
+        for x, y in itertools.product(tables[i], tables[j]):
+            swapped_i = tuple(y if bot == x else bot for bot in tables[i])
+            swapped_j = tuple(x if bot == y else bot for bot in tables[j])
+            if swiss_split_cost([swapped_i, swapped_j], ranked, met) < before:
+                found.append((x, y))
+    return found
+
+
+def test_swiss_on_a_big_field_beats_seating_by_rank_and_no_swap_improves_it():
     bots = names(64)
     history: list[ScheduledGame] = []
     for round_no in range(1, 9):
         # Scores follow the name, so the same bots stay near each other in the standings.
         standings = [SwissEntry(bot, score=-i // 8) for i, bot in enumerate(bots)]
         games = swiss_round(standings, 4, round=round_no, seed=9, history=history)
-        assert repeat_cost([g.table for g in games], [g.table for g in history]) == 0
+        tables = [g.table for g in games]
+        ranked = swiss_ranking(standings, 9, round_no)
+        met = meetings([g.table for g in history])
+        top_down = [tuple(ranked[at : at + 4]) for at in range(0, 64, 4)]
+        if repeat_cost(top_down, [g.table for g in history]):
+            assert swiss_split_cost(tables, ranked, met) < swiss_split_cost(top_down, ranked, met)
+        else:
+            assert sorted(map(sorted, tables)) == sorted(map(sorted, top_down))
+        assert cheaper_swaps(tables, ranked, met) == []
         history += games
 
 
