@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from arena.schedule import (
     COMPLETE_LIMIT,
+    SWISS_REPEAT_COST,
     ScheduledGame,
     ScheduleError,
-    SWISS_REPEAT_COST,
     SwissEntry,
     affine_plane,
     balance_seats,
