@@ -91,17 +91,9 @@ def match_seconds(sandbox_name: str, game: str, games: int) -> tuple[float, int]
 
 def docker_available() -> str | None:
     """None if the docker sandbox can run here, else why not."""
-    try:
-        import docker
+    from arena.sandbox.docker import engine_problem
 
-        from arena.sandbox.docker import default_image
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "not here"
-        return str(error)
-    return None
+    return engine_problem()
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from arena.cluster import (
     task_key,
     unpack_bot,
 )
+from arena.sandbox.docker import engine_problem
 from arena.store import Store, content_hash
 from arena.tournament import (
     TournamentError,
@@ -215,7 +216,7 @@ def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_di
 
 
 def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs, cluster):
-    problem = _docker_problem()
+    problem = engine_problem()
     if problem:
         if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
             pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
@@ -245,20 +246,6 @@ def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs
     assert results == stored(tmp_path / "local")
     assert [record["incidents"] for record in results.values()] == [[], []]  # every bot really played
 
-
-def _docker_problem() -> str | None:
-    """Why Docker games cannot run here (no engine or no base image), or None."""
-    try:
-        import docker
-
-        from arena.sandbox.docker import default_image
-
-        engine = docker.from_env(timeout=10)
-        engine.ping()
-        engine.images.get(default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
-        return f"no usable Docker engine / base image: {error}"
-    return None
 
 
 def test_arena_run_cluster_flag_plays_there_and_a_resume_without_it_finds_everything_stored(tmp_path, bot_dirs, cluster):

@@ -449,17 +449,9 @@ def test_node_bot_answers_hello_and_requests_and_ignores_unknown_messages():
 
 def docker_problem(image: str | None = None) -> str | None:
     """Why the Docker tests cannot run here (no engine, no image), or None."""
-    try:
-        import docker
+    from arena.sandbox.docker import engine_problem
 
-        from arena.sandbox.docker import default_image
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(image or default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "cannot run here"
-        return f"no usable Docker engine / image {image or 'base'}: {error}"
-    return None
+    return engine_problem(image)
 
 
 @pytest.mark.parametrize(

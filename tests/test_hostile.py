@@ -20,6 +20,7 @@ import pytest
 from arena.match import MatchResult, run_match
 from arena.referee import verify_replay
 from arena.sandbox import Limits, Reason, get_sandbox
+from arena.sandbox.docker import engine_problem
 from nimtest_game import nim_registered
 
 BOTS = Path(__file__).parent / "bots"
@@ -37,20 +38,6 @@ LIMITS = Limits(
 )
 
 
-def _docker_problem() -> str | None:
-    try:
-        import docker
-
-        from arena.sandbox.docker import default_image
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
-        return f"no usable Docker engine or base image: {error}"
-    return None
-
-
 @pytest.fixture(scope="module", autouse=True)
 def nim():
     with nim_registered() as game:
@@ -61,7 +48,7 @@ def nim():
 def sandbox(request):
     """Each sandbox by name; docker skips without an engine unless ARENA_REQUIRE_DOCKER=1."""
     if request.param == "docker":
-        problem = _docker_problem()
+        problem = engine_problem()
         if problem:
             if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
                 pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")

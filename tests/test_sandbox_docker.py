@@ -36,6 +36,7 @@ from arena.sandbox.docker import (
     DockerBotProcess,
     DockerSandbox,
     default_image,
+    engine_problem,
     folder_digest,
 )
 
@@ -43,23 +44,11 @@ REPO = Path(__file__).resolve().parent.parent
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
 
 
-def _engine_problem() -> str | None:
-    """Why the Docker tests cannot run here, or None if they can."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
-        return f"no usable Docker engine / base image {default_image()}: {error}"
-    return None
-
 
 @pytest.fixture(scope="module")
 def engine():
     """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
-    problem = _engine_problem()
+    problem = engine_problem()
     if problem:
         if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
             pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")

@@ -119,16 +119,11 @@ def test_the_shipped_bots_are_listed_in_their_plain_layout():
 
 def _docker_base_image() -> str:
     """The base image of the Docker sandbox; skip when no engine or image is here."""
-    try:
-        import docker
+    from arena.sandbox.docker import default_image, engine_problem
 
-        from arena.sandbox.docker import default_image
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(default_image())
-    except Exception as error:  # noqa: BLE001 - any failure means "no usable engine"
-        pytest.skip(f"no usable Docker engine / base image: {error}")
+    problem = engine_problem()
+    if problem:
+        pytest.skip(problem)
     return default_image()
 
 

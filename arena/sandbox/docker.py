@@ -86,6 +86,18 @@ def default_image() -> str:
     return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
 
 
+def engine_problem(image: str | None = None) -> str | None:
+    """Why Docker bots cannot run here (no engine reachable, or no `image`), or None if they can."""
+    wanted = image or default_image()
+    try:
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(wanted)
+    except Exception as error:  # noqa: BLE001 - any failure means "cannot run here"
+        return f"no usable Docker engine / image {wanted}: {error}"
+    return None
+
+
 def _process_start_time(pid: int) -> str | None:
     """The start time of process `pid` (clock ticks since boot), None if it does not exist.
 
