@@ -5,9 +5,12 @@ Each game is one `rate()` in which every bot is a one-player group, ranked by pl
 key (`schedule.key_order`), never by the order they finished in, so the same tournament
 gives the same ratings whatever --jobs, a cluster or a resume did.
 
-In duplicate mode the games of one deal (every seat rotation of one table) are one
-update: each bot's total is the sum of its places over the rotations (lower is better),
-and bots are ranked by that total, so the luck of the deal cancels out.
+In duplicate mode the games of one deal (every seat rotation of one table) are rated
+together, so the luck of the deal cancels out. By default (`duplicate_update="hand"`)
+each hand of the deal is one update: the bots that held that seat's cards, ranked by
+the place each got with them, so every comparison is between bots on the same cards.
+"deal" is one update per deal by each bot's total of places; "rotation" rates every
+rotation as its own game. docs/performance.md has the measurements behind the default.
 
 The package's built-in maths raises FloatingPointError on large rating gaps; that game
 is then rated again with the mpmath backend (and, failing that, with more digits); an
@@ -33,6 +36,9 @@ from arena.schedule import key_order
 # Digits for the last retry when even mpmath at its default precision gives up.
 FALLBACK_DIGITS = 60
 
+# How the rotations of a duplicate deal are rated (RatingSettings.duplicate_update).
+DUPLICATE_UPDATES = ("hand", "deal", "rotation")
+
 
 class RatingSettingsError(ValueError):
     """A rating setting is out of range; the message says which and what is allowed."""
@@ -51,8 +57,17 @@ class RatingSettings:
     # Near 0, but not 0: with a draw margin of exactly 0, a tie between bots of different
     # ratings has zero probability and even mpmath cannot rate it.
     draw_probability: float = 0.001
+    # Duplicate deals: one update per hand (bots on the same cards compared), per deal (by
+    # total of places) or per rotation. "hand" was the most accurate that still cancels a
+    # deal decided by the cards alone (docs/performance.md, Tournaments).
+    duplicate_update: str = "hand"
 
     def __post_init__(self) -> None:
+        if self.duplicate_update not in DUPLICATE_UPDATES:
+            raise RatingSettingsError(
+                f"rating setting duplicate_update must be one of {', '.join(map(repr, DUPLICATE_UPDATES))}, "
+                f"got {self.duplicate_update!r}"
+            )
         for name in ("mu", "sigma", "beta", "tau", "draw_probability"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -136,8 +151,10 @@ class RatingTable:
     """Standings, best first, and which updates needed the fallback or were skipped."""
 
     standings: list[BotStanding]
-    mpmath_updates: tuple[str, ...] = ()  # first game key of each update rated with mpmath
-    skipped_updates: tuple[str, ...] = ()  # first game key of each update no backend could rate
+    # First game key of each update (of a duplicate deal: of the deal) rated with mpmath,
+    # and of each update no backend could rate.
+    mpmath_updates: tuple[str, ...] = ()
+    skipped_updates: tuple[str, ...] = ()
 
 
 class Ratings:
@@ -322,7 +339,7 @@ def standings(
 
 
 def _rate_deal(ratings: Ratings, games: list[GameResult]) -> None:
-    """One update for a duplicate deal: bots ranked by their total of places over rotations."""
+    """Rate the rotations of one duplicate deal as `ratings.settings.duplicate_update` says."""
     table = sorted(games[0].bots)
     for game in games[1:]:
         if sorted(game.bots) != table:
@@ -330,9 +347,24 @@ def _rate_deal(ratings: Ratings, games: list[GameResult]) -> None:
                 f"games {games[0].key} and {game.key} share deal {game.deal!r} but not the same bots: "
                 f"{sorted(games[0].bots)} vs {sorted(game.bots)}"
             )
+    how = ratings.settings.duplicate_update
+    label = games[0].key
+    if how == "rotation":
+        for game in games:
+            ratings.update(game.bots, [place - 1 for place in game.places], label=game.key)
+        return
+    if how == "hand":
+        # Seat s holds the same cards in every rotation: rank its holders by their places.
+        # A hand held by one bot so far (an unfinished deal) compares nobody yet.
+        for seat in range(len(games[0].bots)):
+            holders = [game.bots[seat] for game in games]
+            if len(holders) >= 2:
+                places = [game.places[seat] for game in games]
+                ratings.update(holders, competition_ranks(places), label=label)
+        return
     totals: dict[str, int] = defaultdict(int)
     for game in games:
         for bot, place in zip(game.bots, game.places):
             totals[bot] += place
     bots = list(games[0].bots)
-    ratings.update(bots, competition_ranks([totals[bot] for bot in bots]), label=games[0].key)
+    ratings.update(bots, competition_ranks([totals[bot] for bot in bots]), label=label)

@@ -140,6 +140,47 @@ def rotations_of_a_deal(deal_round: int, places_by_rotation, bots=("a", "b", "c"
     return games
 
 
+BY_DEAL = RatingSettings(duplicate_update="deal")
+
+
+def test_duplicate_by_default_each_hand_is_one_update_of_the_bots_that_held_it():
+    games = rotations_of_a_deal(
+        1,
+        [
+            {"a": 1, "b": 2, "c": 3},
+            {"a": 2, "b": 1, "c": 3},
+            {"a": 1, "b": 3, "c": 2},
+        ],
+    )
+    # Seat 0's cards: a (place 1), c (3), b (3); seat 1's: b (2), a (2), c (2);
+    # seat 2's: c (3), b (1), a (1). Three rate()s, in seat order, equal places a tie.
+    assert DEFAULTS.duplicate_update == "hand"
+    env = direct_env()
+    rating = dict.fromkeys("abc", env.create_rating())
+    for holders, ranks in ((("a", "c", "b"), [0, 1, 1]), (("b", "a", "c"), [0, 0, 0]), (("c", "b", "a"), [2, 0, 0])):
+        rated = env.rate([(rating[bot],) for bot in holders], ranks=ranks)
+        rating.update({bot: new for bot, (new,) in zip(holders, rated)})
+    table = by_bot(standings(games, duplicate=True))
+    for bot in "abc":
+        assert table[bot].mu == pytest.approx(rating[bot].mu, abs=1e-9)
+        assert table[bot].sigma == pytest.approx(rating[bot].sigma, abs=1e-9)
+        assert table[bot].games == 3
+    assert table["a"].mu > table["b"].mu > table["c"].mu
+
+
+def test_duplicate_hand_held_by_one_bot_so_far_compares_nobody():
+    (first, *_) = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}] * 3)
+    table = by_bot(standings([first], duplicate=True))
+    assert {bot: (table[bot].mu, table[bot].sigma) for bot in "abc"} == dict.fromkeys("abc", (25.0, 25.0 / 3))
+    assert table["a"].games == 1
+
+
+def test_duplicate_by_rotation_rates_every_rotation_as_a_game():
+    games = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}, {"a": 2, "b": 1, "c": 3}, {"a": 1, "b": 3, "c": 2}])
+    by_rotation = standings(games, RatingSettings(duplicate_update="rotation"), duplicate=True)
+    assert by_rotation == standings(games)
+
+
 def test_duplicate_deal_is_one_update_by_total_of_places():
     games = rotations_of_a_deal(
         1,
@@ -153,7 +194,7 @@ def test_duplicate_deal_is_one_update_by_total_of_places():
     env = direct_env()
     prior = env.create_rating()
     expected = env.rate([(prior,)] * 3, ranks=[0, 1, 2])
-    table = by_bot(standings(games, duplicate=True))
+    table = by_bot(standings(games, BY_DEAL, duplicate=True))
     for bot, (rating,) in zip("abc", expected):
         assert (table[bot].mu, table[bot].sigma) == (rating.mu, rating.sigma)
         assert table[bot].games == 3
@@ -165,7 +206,7 @@ def test_duplicate_equal_totals_are_a_tie():
     games = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}, {"a": 2, "b": 1, "c": 3}, {"a": 3, "b": 3, "c": 1}])
     # Totals: a 6, b 6, c 7.
     assert competition_ranks([6, 6, 7]) == [0, 0, 2]
-    table = by_bot(standings(games, duplicate=True))
+    table = by_bot(standings(games, BY_DEAL, duplicate=True))
     env = direct_env()
     prior = env.create_rating()
     expected = env.rate([(prior,)] * 3, ranks=[0, 0, 2])
@@ -175,13 +216,14 @@ def test_duplicate_equal_totals_are_a_tie():
     assert table["b"].mu > table["c"].mu + 1
 
 
-def test_duplicate_cancels_a_deal_where_the_hand_decides_everything():
+@pytest.mark.parametrize("update", ["hand", "deal"])
+def test_duplicate_cancels_a_deal_where_the_hand_decides_everything(update):
     # Whoever holds seat 0's hand wins, seat 1's comes second, ...: pure luck of the deal.
     games = []
     for rotation in range(4):
         seated = tuple("abcd"[(seat - rotation) % 4] for seat in range(4))
         games.append(GameResult(f"00001-00001-{rotation}", seated, (1, 2, 3, 4), deal="00001-00001"))
-    table = by_bot(standings(games, duplicate=True))
+    table = by_bot(standings(games, RatingSettings(duplicate_update=update), duplicate=True))
     assert {bot: round(table[bot].mu, 4) for bot in "abcd"} == dict.fromkeys("abcd", 25.0)
     plain = by_bot(standings(games))
     assert max(line.mu for line in plain.values()) - min(line.mu for line in plain.values()) > 1
@@ -194,7 +236,7 @@ def test_duplicate_deals_are_rated_in_schedule_order():
     ratings = [env.create_rating()] * 3
     ratings = [g[0] for g in env.rate([(r,) for r in ratings], ranks=[0, 1, 2])]
     ratings = [g[0] for g in env.rate([(r,) for r in ratings], ranks=[2, 1, 0])]
-    table = by_bot(standings(second[::-1] + first[::-1], duplicate=True))
+    table = by_bot(standings(second[::-1] + first[::-1], BY_DEAL, duplicate=True))
     assert [table[bot].mu for bot in "abc"] == [rating.mu for rating in ratings]
 
 
@@ -302,6 +344,7 @@ def test_a_malformed_result_is_refused_with_what_is_allowed(bots, places, forfei
         ("tau", -0.1, "tau must be 0 or more"),
         ("sigma", 0, "sigma must be greater than 0"),
         ("beta", float("nan"), "beta must be a finite number"),
+        ("duplicate_update", "total", "duplicate_update must be one of 'hand', 'deal', 'rotation', got 'total'"),
     ],
 )
 def test_a_bad_rating_setting_is_refused_with_what_is_allowed(setting, value, message):
