@@ -37,10 +37,10 @@ COMPLETE_LIMIT = 2000
 # Swiss pairing seats bots of similar standing together and avoids repeated table-mates
 # where that costs little: a split's cost is the rank distance of every pair of
 # table-mates plus this much per earlier meeting. Swapping two neighbours in the ranking
-# across a boundary of four-seat tables adds 6, so a repeat is avoided by moving bots a
-# place or two, not by seating a bot far from its standing (measured in
-# docs/performance.md: avoiding every repeat first cost the top three on 16 bots).
-SWISS_REPEAT_COST = 12
+# across a boundary of four-seat tables adds 6: at four seats one repeat is not worth
+# that move (a tie keeps the ranking), two are. Measured in docs/performance.md:
+# avoiding every repeat first cost the top three on 16 bots; 0 to 24 were alike.
+SWISS_REPEAT_COST = 6
 # The split search is cut after this many steps and the best split found is kept (exact
 # against brute force up to 9 bots).
 SWISS_SEARCH_STEPS = 1_500
@@ -606,13 +606,15 @@ def swiss_round(
     seed: int,
     history: Iterable[ScheduledGame] = (),
     duplicate: bool = False,
+    repeat_cost: float = SWISS_REPEAT_COST,
 ) -> list[ScheduledGame]:
     """One Swiss round: bots of similar standing together, repeated table-mates avoided when cheap.
 
     Bots are ranked by score, then conservative rating (ties by a seeded shuffle), and
     split into tables (`swiss_table_sizes`) by a branch-and-bound search for the split of
     least `swiss_split_cost`: the rank distance of every pair of table-mates plus
-    SWISS_REPEAT_COST per earlier meeting. Seats go to the positions each bot has used least.
+    `repeat_cost` (default SWISS_REPEAT_COST) per earlier meeting. Seats go to the
+    positions each bot has used least.
     """
     _check_seats(seats)
     _check_count("round", round, allow_none=False)
@@ -659,7 +661,9 @@ def swiss_round(
             excess.setdefault(a, {})[b] = count - fewest_meetings
             excess.setdefault(b, {})[a] = count - fewest_meetings
     sizes = swiss_table_sizes(len(ranked), seats)
-    tables = _swiss_split(ranked, sizes, excess)
+    if isinstance(repeat_cost, bool) or not isinstance(repeat_cost, (int, float)) or not 0 <= repeat_cost < math.inf:
+        raise ScheduleError(f"repeat_cost must be a finite number of 0 or more, got {repeat_cost!r}")
+    tables = _swiss_split(ranked, sizes, excess, repeat_cost)
     seated = [_seat_by_use(table, seat_use) for table in tables]
     return _games([seated], seed, duplicate, first_round=round)
 

@@ -381,14 +381,27 @@ def test_swiss_picks_the_cheapest_split_of_all(data, seats, n, seed):
     assert sorted(len(g.table) for g in games) == sorted(sizes)
 
 
-def test_swiss_avoids_a_repeat_by_moving_a_bot_one_place():
+def test_swiss_moves_a_bot_one_place_to_avoid_two_repeats():
     standings = [SwissEntry(bot, score=10 - i) for i, bot in enumerate(names(8))]
-    history = [ScheduledGame(1, 1, 0, ("bot00", "bot03"), 0)]
+    history = [ScheduledGame(1, 1, 0, ("bot00", "bot03"), 0), ScheduledGame(1, 2, 0, ("bot01", "bot03"), 0)]
     games = swiss_round(standings, 4, round=2, seed=1, history=history)
     assert [sorted(g.table) for g in games] == [
         ["bot00", "bot01", "bot02", "bot04"],
         ["bot03", "bot05", "bot06", "bot07"],
     ]
+
+
+def test_swiss_keeps_one_repeat_rather_than_move_a_bot_across_tables():
+    # Moving bot03 down a table costs as much as the repeat: a tie keeps the ranking.
+    standings = [SwissEntry(bot, score=10 - i) for i, bot in enumerate(names(8))]
+    history = [ScheduledGame(1, 1, 0, ("bot00", "bot03"), 0)]
+    games = swiss_round(standings, 4, round=2, seed=1, history=history)
+    assert [sorted(g.table) for g in games] == [names(8)[:4], names(8)[4:]]
+
+
+def test_swiss_refuses_a_negative_repeat_cost():
+    with pytest.raises(ScheduleError, match="repeat_cost must be a finite number of 0 or more, got -1"):
+        swiss_round([SwissEntry(bot) for bot in names(4)], 2, round=1, seed=1, repeat_cost=-1)
 
 
 def test_swiss_keeps_repeats_that_only_seating_a_bot_far_from_its_standing_avoids():
