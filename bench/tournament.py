@@ -2,7 +2,7 @@
 
     python bench/tournament.py [--quick] [--seeds N] [--jobs N] [--experiments] [--json]
         [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
-        [--subprocess-rounds N]
+        [--subprocess-rounds N] [--tt-seeds N]
 
 Overhead: the real runner (`arena.tournament.run_tournament`) with 64 in-process bots and
 5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
@@ -26,6 +26,11 @@ measures the schedule and rating pipeline, not the sandbox. A game's outcome dep
 on its deal seed, its seating and its rotation, never on the order games are played in.
 A diagnostic measures how much of a seat's place the deal decides (all that duplicate play
 can cancel); `--experiments` runs rating and pairing variants that are not arena's code.
+
+The duplicate target is asked again on Three Thirteen, where the cards decide more: 16
+graded players of a Three Thirteen rule of thumb (same p spread), round-robin only,
+duplicate at 12 and 24 games per bot against plain at 24 and 48, `--tt-seeds` seeds
+(default 6; its games are slower), with the same deal-luck diagnostic.
 """
 
 from __future__ import annotations
