@@ -785,10 +785,20 @@ def _swap_to_cheaper(
     seated = [list(table) for table in tables]
     no_meetings: dict[str, int] = {}
 
-    def cost_with(bot: str, others: Iterable[str]) -> float:
-        row = met.get(bot, no_meetings)
-        return sum(repeat_cost * row.get(other, 0) + abs(rank[bot] - rank[other]) for other in others)
+    def pair_cost(a: str, b: str) -> float:
+        return repeat_cost * met.get(a, no_meetings).get(b, 0) + abs(rank[a] - rank[b])
 
+    bots = [bot for table in seated for bot in table]
+    # at_table[b][t]: what bot b would cost with the bots of table t (itself excluded), kept
+    # up to date, so a swap's change in cost is four lookups and two pair costs.
+    at_table = {bot: [0.0] * len(seated) for bot in bots}
+
+    def refresh(t: int) -> None:
+        for bot in bots:
+            at_table[bot][t] = sum(pair_cost(bot, other) for other in seated[t] if other != bot)
+
+    for t in range(len(seated)):
+        refresh(t)
     pairs = sorted(itertools.combinations(range(len(seated)), 2), key=lambda pair: (pair[1] - pair[0], pair))
     improved = True
     while improved:
@@ -798,11 +808,13 @@ def _swap_to_cheaper(
             for x_at in range(len(table_i)):
                 for y_at in range(len(table_j)):
                     x, y = table_i[x_at], table_j[y_at]
-                    rest_i = [bot for bot in table_i if bot != x]
-                    rest_j = [bot for bot in table_j if bot != y]
-                    before = cost_with(x, rest_i) + cost_with(y, rest_j)
-                    if cost_with(y, rest_i) + cost_with(x, rest_j) < before:
+                    between = pair_cost(x, y)
+                    before = at_table[x][i] + at_table[y][j]
+                    after = at_table[y][i] - between + at_table[x][j] - between
+                    if after < before - 1e-9:  # strictly cheaper, float noise aside
                         table_i[x_at], table_j[y_at] = y, x
+                        refresh(i)
+                        refresh(j)
                         improved = True
     return [tuple(table) for table in seated]
 
