@@ -128,6 +128,7 @@ class RatingConfig(_Strict):
     beta: float = Field(25.0 / 6, gt=0)
     tau: float = Field(0.0, ge=0)
     draw_probability: float = Field(0.001, gt=0, lt=1)
+    duplicate_update: Literal["hand", "deal", "rotation"] = "hand"
 
     def settings(self) -> RatingSettings:
         """arena.rating's settings."""

@@ -133,3 +133,13 @@ def test_the_command_prints_every_mistake_without_a_traceback_and_exits_2(tmp_pa
     assert "Traceback" not in run.stderr
     assert "seats = 1: Input should be greater than or equal to 2" in run.stderr
     assert "jobs = 0: Input should be greater than or equal to 1" in run.stderr
+
+
+def test_the_duplicate_rating_update_is_a_rating_setting_of_the_file(tmp_path):
+    base = 'game = "3up3down"\nseats = 2\nbots = ["%s", "%s"]\nduplicate = true\n' % (BOTS / "random", BOTS / "threeup-heuristic")
+    config = load_tournament(write(tmp_path, base + '[rating]\nduplicate_update = "deal"\n'))
+    assert config.rating.settings().duplicate_update == "deal"
+    assert load_tournament(write(tmp_path, base)).rating.settings().duplicate_update == "hand"
+    with pytest.raises(TournamentError) as caught:
+        load_tournament(write(tmp_path, base + '[rating]\nduplicate_update = "table"\n'))
+    assert "rating.duplicate_update" in str(caught.value) and "'hand', 'deal' or 'rotation'" in str(caught.value)
