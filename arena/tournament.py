@@ -250,10 +250,10 @@ def load_tournament(
     by the game's own option types and merged over the file's rules.
     """
     data: dict[str, Any] = {}
-    source = "command line"
+    source = "command-line tournament"
     if path is not None:
         path = Path(path)
-        source = str(path)
+        source = f"tournament file {path}"
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
