@@ -32,6 +32,7 @@ def tables(draw):
     options["play_for_places"] = draw(st.booleans())
     options["refill"] = draw(st.sampled_from(["up_to_three", "one_card", "off"]))
     options["max_turns"] = draw(st.sampled_from([1000, 60, 7]))
+    options["first_player"] = draw(st.sampled_from(["seat0", "random"]))
     colours = [3]
     if players <= 4:
         size = {("box", 1): 35, ("box", 2): 59, ("classic", 1): 24, ("classic", 2): 48}

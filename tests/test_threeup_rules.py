@@ -104,6 +104,33 @@ def test_each_seat_chooses_its_three_up_of_six_in_seat_order_then_seat_zero_star
     assert state.phase == "play" and state.current_player == 0 and state.turn == 0
 
 
+def test_first_player_seat0_starts_without_drawing_from_the_seed():
+    state = GAME.new_game(4, {"first_player": "seat0"}, seed=3)
+    before = state.rng.getstate()
+    _setup(state)
+    assert state.current_player == 0 and state.rng.getstate() == before
+    assert "first_player" not in {e["type"] for e in state.events()}
+
+
+def test_first_player_random_draws_the_starting_seat_from_the_seed_after_setup():
+    starters = set()
+    for seed in range(12):
+        state = GAME.new_game(4, {"first_player": "random"}, seed=seed)
+        while state.chosen.count(False) > 1:
+            state.apply(state.legal_actions()[0])
+        # The draw happens after the last choice: predict it from the seed's generator now.
+        expected = state.rng.__class__()
+        expected.setstate(state.rng.getstate())
+        first = expected.randrange(4)
+        state.apply(state.legal_actions()[0])
+        assert state.phase == "play" and state.current_player == first and state.turn == 0
+        assert state.events(2)[-1] == {"type": "first_player", "seat": first}
+        state.apply(state.legal_actions()[0])  # play goes on in seat order from the starter
+        assert state.current_player == (first + 1) % 4
+        starters.add(first)
+    assert len(starters) > 1  # not seat 0 every time
+
+
 def test_setup_lists_each_distinct_choice_once():
     state = GAME.new_game(2, seed=0)
     cards = Cards()
@@ -700,6 +727,7 @@ def test_optional_rules_are_off_by_default():
     assert defaults["deck"] == "box" and defaults["colours"] == 3
     assert defaults["play_for_places"] is True and defaults["max_turns"] == 1000
     assert defaults["refill"] == "up_to_three"
+    assert defaults["first_player"] == "seat0"
 
 
 # ---------------------------------------------------------------- what each player may know
@@ -768,6 +796,7 @@ def test_unknown_game_name_says_which_exist():
         ({"points": 1}, r"'points' got 1; allowed: true or false"),
         ({"refill": "twice"}, r"allowed: one of \"up_to_three\", \"one_card\", \"off\""),
         ({"max_turns": 0}, r"'max_turns' got 0; allowed: an integer >= 1"),
+        ({"first_player": "seat1"}, r"'first_player' got 'seat1'; allowed: one of \"seat0\", \"random\""),
         ({"jokers": True}, r"no rule option 'jokers'; known options: deck, colours, play_for_places"),
     ],
 )

@@ -109,7 +109,13 @@ class ThreeUpState(State):
             self.down = [self.down[source] for source in order]
             self.log.append((None, {"type": "swap_stacks", "from_seat": order}, None))
         self.log.append((None, {"type": "reveal_up", "up": [list(cards) for cards in self.up]}, None))
-        self._start_turn(0)
+        first = 0
+        if self.options["first_player"] == "random":
+            # Drawn after the setup choices (and any stack swap), so nobody chooses knowing it;
+            # the default draws nothing, so default games use the seed exactly as before.
+            first = self.rng.randrange(self.players)
+            self.log.append((None, {"type": "first_player", "seat": first}, None))
+        self._start_turn(first)
 
     # ------------------------------------------------------------------ turns
     def _start_turn(self, seat: int) -> None:
