@@ -281,6 +281,70 @@ def test_clear_cards_play_on_anything_one_at_a_time():
     assert state.legal_actions() == [play(clear_a), play(clear_b), play(clear1), play(clear2)]
 
 
+def _clears_hand():
+    c = Cards()
+    red_a, red_b, blue = c("Cr", "Cr", "Cb")
+    plus_r, plus_b = c("C+1r", "C+1b")
+    return c, (red_a, red_b, blue, plus_r, plus_b)
+
+
+def test_clears_together_off_lists_clear_cards_one_at_a_time_only():
+    c, (red_a, red_b, blue, plus_r, plus_b) = _clears_hand()
+    hand = [red_a, red_b, blue, plus_r, plus_b]
+    state = position(options={"clears_together": False}, hands=[hand, c("5")], up=[[], []], down=[c("2"), c("2")], discard_pile=c("10"))
+    assert state.legal_actions() == [play(red_a), play(blue), play(plus_r), play(plus_b)]
+    with pytest.raises(IllegalAction):
+        state.apply(play(red_a, blue))
+
+
+def test_clears_together_lists_each_kind_like_a_number_multiple():
+    c, (red_a, red_b, blue, plus_r, plus_b) = _clears_hand()
+    hand = [red_a, red_b, blue, plus_r, plus_b]
+    state = position(options={"clears_together": True}, hands=[hand, c("5")], up=[[], []], down=[c("2"), c("2")], discard_pile=c("10"))
+    assert state.legal_actions() == [
+        play(red_a), play(blue), play(red_a, blue), play(red_a, red_b), play(red_a, red_b, blue),
+        play(plus_r), play(plus_b), play(plus_r, plus_b),
+    ]
+
+
+def test_clears_together_plain_clears_remove_the_pile_once_and_end_the_turn():
+    c = Cards()
+    clears = c("Cr", "Cb")
+    pile = c("4", "9")
+    state = position(options={"clears_together": True}, hands=[clears + c("3"), c("5")], up=[[], []], down=[c("2"), c("2")], discard_pile=pile)
+    state.apply(play(*clears))
+    assert state.discard_pile == [] and state.removed[-4:] == pile + clears
+    assert [e["reason"] for e in state.events() if e["type"] == "clear"] == ["clear"]
+    assert state.current_player == 1 and state.turn == 1
+
+
+def test_clears_together_each_clear_plus_one_adds_one_extra_action():
+    c = Cards()
+    plus = c("C+1r", "C+1b")
+    rest = c("3", "6", "8")
+    state = position(options={"clears_together": True, "refill": "off"}, hands=[plus + rest, c("5")], up=[[], []], down=[c("2"), c("2")])
+    state.apply(play(*plus))
+    assert state.actions_left == 2 and state.current_player == 0 and state.discard_pile == []
+    state.apply(play(rest[0]))
+    assert state.actions_left == 1 and state.current_player == 0
+    state.apply(play(rest[1]))
+    assert state.current_player == 1 and state.discard_pile == rest[:2] and state.hands[0] == rest[2:]
+
+
+def test_clears_together_each_clear_plus_two_adds_two_extra_actions():
+    c = Cards("classic")
+    plus2 = c("C+2", "C+2")  # the classic deck's two green Clear +2
+    rest = c("2", "3", "4", "5", "9")
+    state = position(options={"deck": "classic", "clears_together": True, "refill": "off"}, hands=[plus2 + rest, c("7")], up=[[], []], down=[c("2"), c("2")])
+    assert play(*plus2) in state.legal_actions()
+    state.apply(play(*plus2))
+    assert state.actions_left == 4
+    for step, card in enumerate(rest[:4]):
+        assert state.current_player == 0 and state.actions_left == 4 - step
+        state.apply(play(card))
+    assert state.current_player == 1 and state.discard_pile == rest[:4] and state.hands[0] == rest[4:]
+
+
 def test_must_play_pickup_is_not_allowed_when_a_play_exists():
     c = Cards()
     state = position(hands=[c("2", "9"), c("5")], up=[[], []], down=[c("2"), c("2")], discard_pile=c("8"))
@@ -727,7 +791,7 @@ def test_optional_rules_are_off_by_default():
     assert defaults["deck"] == "box" and defaults["colours"] == 3
     assert defaults["play_for_places"] is True and defaults["max_turns"] == 1000
     assert defaults["refill"] == "up_to_three"
-    assert defaults["first_player"] == "seat0"
+    assert defaults["first_player"] == "seat0" and defaults["clears_together"] is False
 
 
 # ---------------------------------------------------------------- what each player may know

@@ -68,6 +68,7 @@ class ThreeUpState(State):
         self._may_draw_instead = options["may_draw_instead"]
         self._refill_mode = options["refill"]
         self._max_turns = options["max_turns"]
+        self._clears_together = options["clears_together"]
         if deal:
             self._deal()
 
@@ -204,7 +205,8 @@ class ThreeUpState(State):
             if kind == CLEAR:
                 self.actions_left = 0
             else:
-                self.actions_left += 1 if kind == CLEAR1 else 2
+                # clears_together: each Clear +1 / +2 of the action adds its own extra actions.
+                self.actions_left += len(cards) if kind == CLEAR1 else 2 * len(cards)
                 self.may_refill = True
         self._after_action(swap_due)
 
@@ -501,8 +503,8 @@ class ThreeUpState(State):
                 actions.append({"type": "play", "cards": cards})
                 continue
             cards.sort()
-            if value > 10:
-                # Clear cards go one at a time: one action per colour, its lowest id.
+            if value > 10 and not self._clears_together:
+                # Ruling: Clear cards go one at a time: one action per colour, its lowest id.
                 lowest: dict[int, int] = {}
                 for card in cards:
                     lowest.setdefault(colours[card], card)
