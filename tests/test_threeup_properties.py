@@ -20,7 +20,7 @@ from engine.threeup import GAME
 from engine.threeup.state import OVER, SETUP
 from threeup_helpers import ids_in
 
-FLAGS = ("may_draw_instead", "ones_reverse", "points", "swap_stacks", "choose_for_others", "colour_run_swap", "clears_together")
+FLAGS = ("may_draw_instead", "ones_reverse", "points", "swap_stacks", "choose_for_others", "colour_run_swap", "clears_together", "clear_drops_pending")
 
 
 @st.composite

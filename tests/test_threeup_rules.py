@@ -559,6 +559,60 @@ def test_three_of_a_kind_during_extra_actions_drops_what_was_pending():
     assert state.current_player == 1 and state.discard_pile == []
 
 
+def _extras_then(options, *specs):
+    """Seat 0 has played a Clear +2 (two extra actions owed); its hand holds `specs` and a 9."""
+    c = Cards()
+    clear2 = c("C+2")
+    rest = c(*specs)
+    nine = c("9")
+    draw = c("8", "8", "8")
+    state = position(options={"refill": "off", **options}, hands=[clear2 + rest + nine, c("5")], up=[[], []], down=[c("2"), c("2")], draw_pile=draw)
+    state.apply(play(*clear2))
+    assert state.actions_left == 2
+    return state, rest, nine, draw
+
+
+def test_clear_drops_pending_on_a_plain_clear_in_an_extra_action_ends_the_turn():
+    state, (clear,), nine, draw = _extras_then({"clear_drops_pending": True}, "C")
+    state.apply(play(clear))
+    assert state.current_player == 1 and state.turn == 1 and state.discard_pile == []
+    assert sorted(state.hands[0]) == sorted(nine + [draw[2], draw[1]])  # the turn's draw to three
+
+
+def test_clear_drops_pending_off_a_plain_clear_keeps_the_pending_extra_action():
+    state, (clear,), nine, draw = _extras_then({"clear_drops_pending": False}, "C")
+    state.apply(play(clear))
+    # One of the two owed actions is used up by the Clear; the other survives. No refill offer.
+    assert state.current_player == 0 and state.actions_left == 1 and state.phase == "play"
+    assert state.discard_pile == [] and clear in state.removed
+    assert state.legal_actions() == [play(*nine)]
+    state.apply(play(*nine))
+    assert state.current_player == 1 and state.turn == 1 and state.discard_pile == nine
+    assert sorted(state.hands[0]) == sorted(draw)
+
+
+def test_clear_drops_pending_on_three_of_a_kind_in_an_extra_action_ends_the_turn():
+    state, sixes, nine, draw = _extras_then({"clear_drops_pending": True}, "6", "6", "6")
+    state.apply(play(*sixes))
+    assert state.current_player == 1 and state.discard_pile == [] and set(sixes) <= set(state.removed)
+
+
+def test_clear_drops_pending_off_three_of_a_kind_keeps_the_pending_extra_action():
+    state, sixes, nine, draw = _extras_then({"clear_drops_pending": False}, "6", "6", "6")
+    state.apply(play(*sixes))
+    assert state.current_player == 0 and state.actions_left == 1 and state.discard_pile == []
+    state.apply(play(*nine))
+    assert state.current_player == 1 and state.discard_pile == nine
+
+
+def test_clear_drops_pending_off_a_plain_clear_as_the_normal_action_still_ends_the_turn():
+    c = Cards()
+    clear = c("C")
+    state = position(options={"clear_drops_pending": False}, hands=[clear + c("3"), c("5")], up=[[], []], down=[c("2"), c("2")], discard_pile=c("7"))
+    state.apply(play(*clear))
+    assert state.current_player == 1 and state.discard_pile == []
+
+
 def test_a_player_who_runs_out_finishes_and_the_turn_stops():
     c = Cards()
     clear1 = c("C+1")
@@ -792,6 +846,7 @@ def test_optional_rules_are_off_by_default():
     assert defaults["play_for_places"] is True and defaults["max_turns"] == 1000
     assert defaults["refill"] == "up_to_three"
     assert defaults["first_player"] == "seat0" and defaults["clears_together"] is False
+    assert defaults["clear_drops_pending"] is True
 
 
 # ---------------------------------------------------------------- what each player may know

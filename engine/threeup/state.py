@@ -69,6 +69,7 @@ class ThreeUpState(State):
         self._refill_mode = options["refill"]
         self._max_turns = options["max_turns"]
         self._clears_together = options["clears_together"]
+        self._clear_drops_pending = options["clear_drops_pending"]
         if deal:
             self._deal()
 
@@ -197,13 +198,16 @@ class ThreeUpState(State):
             values = deck.value
             if len(pile) >= 3 and values[pile[-2]] == value and values[pile[-3]] == value:
                 self._clear("three_of_a_kind")
-                self.actions_left = 0
+                if self._clear_drops_pending:
+                    self.actions_left = 0
             elif self._colour_run:
                 swap_due = self._extend_run(cards)
         else:
             self._clear(("clear", "clear1", "clear2")[kind - 1])
             if kind == CLEAR:
-                self.actions_left = 0
+                # Off: the Clear used up only its own action; what Clear +1/+2 left pending stays.
+                if self._clear_drops_pending:
+                    self.actions_left = 0
             else:
                 # clears_together: each Clear +1 / +2 of the action adds its own extra actions.
                 self.actions_left += len(cards) if kind == CLEAR1 else 2 * len(cards)
