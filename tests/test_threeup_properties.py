@@ -33,6 +33,7 @@ def tables(draw):
     options["refill"] = draw(st.sampled_from(["up_to_three", "one_card", "off"]))
     options["max_turns"] = draw(st.sampled_from([1000, 60, 7]))
     options["first_player"] = draw(st.sampled_from(["seat0", "random"]))
+    options["points_count"] = draw(st.sampled_from(["all", "hand"]))
     colours = [3]
     if players <= 4:
         size = {("box", 1): 35, ("box", 2): 59, ("classic", 1): 24, ("classic", 2): 48}
@@ -109,7 +110,10 @@ def check_places(state):
     for seat in state.finished:
         assert scores[seat] == 0
     for seat in still_in:
-        expected = state.points_held(seat) if state.options["points"] else held[seat]
+        counted = state.hands[seat]
+        if state.options["points_count"] == "all":
+            counted = counted + state.up[seat] + [card for card in state.down[seat] if card is not None]
+        expected = sum(state.deck.points[card] for card in counted) if state.options["points"] else held[seat]
         assert scores[seat] == expected
 
 

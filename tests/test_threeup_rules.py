@@ -738,6 +738,39 @@ def test_points_scores_every_card_still_held_hand_up_and_down():
     assert state.places() == [1, 3, 2]  # places still go by cards held
 
 
+def _points_position(points_count):
+    c = Cards()
+    return position(
+        3,
+        {"points": True, "play_for_places": False, "points_count": points_count},
+        hands=[c("9"), c("C", "7"), c("3")],
+        up=[[], c("C+1"), c("5")],
+        down=[[], c("4"), c("C+2", "6")],
+    )
+
+
+def test_points_count_all_scores_hand_up_and_down():
+    state = _points_position("all")
+    state.apply(state.legal_actions()[0])
+    assert state.scores() == [0.0, 15 + 7 + 20 + 4, 3 + 5 + 25 + 6]
+    assert state.places() == [1, 2, 2]  # places still go by cards held (4 each)
+
+
+def test_points_count_hand_scores_only_the_hand():
+    state = _points_position("hand")
+    state.apply(state.legal_actions()[0])
+    assert state.scores() == [0.0, 15 + 7, 3.0]
+    assert state.places() == [1, 2, 2]
+
+
+def test_points_count_does_nothing_without_points():
+    for points_count in ("all", "hand"):
+        c = Cards()
+        state = position(2, {"play_for_places": False, "points_count": points_count}, hands=[c("9"), c("C", "7")], up=[[], c("C+1")], down=[[], c("4")])
+        state.apply(state.legal_actions()[0])
+        assert state.scores() == [0.0, 4.0]
+
+
 def _setup(state):
     while state.phase == "setup":
         state.apply(state.legal_actions()[0])
@@ -846,7 +879,7 @@ def test_optional_rules_are_off_by_default():
     assert defaults["play_for_places"] is True and defaults["max_turns"] == 1000
     assert defaults["refill"] == "up_to_three"
     assert defaults["first_player"] == "seat0" and defaults["clears_together"] is False
-    assert defaults["clear_drops_pending"] is True
+    assert defaults["clear_drops_pending"] is True and defaults["points_count"] == "all"
 
 
 # ---------------------------------------------------------------- what each player may know

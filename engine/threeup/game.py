@@ -27,6 +27,7 @@ OPTIONS = (
     OptionSpec("colour_run_swap", bool, False, "who completes four cards of one colour in a row may swap one 3UP card for a hand card"),
     OptionSpec("clears_together", bool, False, "several Clear cards of one kind may be played in one action (each Clear +1 / +2 adds its extra actions)"),
     OptionSpec("clear_drops_pending", bool, True, "a plain Clear or three of a kind ends the turn, dropping pending extra actions (off: they survive)"),
+    OptionSpec("points_count", str, "all", "with points: which cards still held score, all (hand, 3UP and 3DOWN) or only the hand", choices=("all", "hand")),
     OptionSpec("first_player", str, "seat0", "who makes the first play: seat 0, or a seat drawn from the game's seed once setup is done", choices=("seat0", "random")),
 )
 

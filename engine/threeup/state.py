@@ -70,6 +70,7 @@ class ThreeUpState(State):
         self._max_turns = options["max_turns"]
         self._clears_together = options["clears_together"]
         self._clear_drops_pending = options["clear_drops_pending"]
+        self._points_hand_only = options["points_count"] == "hand"
         if deal:
             self._deal()
 
@@ -322,9 +323,12 @@ class ThreeUpState(State):
         return len(self.hands[seat]) + len(self.up[seat]) + sum(card is not None for card in self.down[seat])
 
     def points_held(self, seat: int) -> int:
-        """Points of the cards the seat still holds (ruling: hand, 3UP and 3DOWN all count)."""
+        """Points of the cards the seat still holds: hand, 3UP and 3DOWN (ruling), or the hand only."""
         points = self.deck.points
-        held = self.hands[seat] + self.up[seat] + [card for card in self.down[seat] if card is not None]
+        if self._points_hand_only:
+            held = self.hands[seat]
+        else:
+            held = self.hands[seat] + self.up[seat] + [card for card in self.down[seat] if card is not None]
         return sum(points[card] for card in held)
 
     def _finish(self, seat: int) -> None:
