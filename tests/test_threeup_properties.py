@@ -2,8 +2,8 @@
 
 - every card is in exactly one place after every action;
 - a seat's observation (and legal actions) is identical in a twin state whose hidden
-  cards (other hands, every 3DOWN, the draw pile, setup choices not yet revealed) are
-  re-shuffled among themselves;
+  cards (other hands, every 3DOWN, the draw pile, setup choices not yet revealed while
+  `secret_setup` is on) are re-shuffled among themselves;
 - no hidden card's id appears in the events a seat is shown;
 - every game ends with complete, consistent places;
 - a seed plus the action list replays identically.
@@ -20,7 +20,7 @@ from engine.threeup import GAME
 from engine.threeup.state import OVER, SETUP
 from threeup_helpers import ids_in
 
-FLAGS = ("may_draw_instead", "ones_reverse", "points", "swap_stacks", "choose_for_others", "colour_run_swap", "clears_together", "clear_drops_pending")
+FLAGS = ("may_draw_instead", "ones_reverse", "points", "swap_stacks", "choose_for_others", "colour_run_swap", "clears_together", "clear_drops_pending", "secret_setup")
 
 
 @st.composite
@@ -49,7 +49,8 @@ def hidden_from(state, seat):
         if other != seat:
             slots += [(state.hands, other, i) for i in range(len(state.hands[other]))]
             slots += [(state.offer, other, i) for i in range(len(state.offer[other]))]
-        if state.phase == SETUP and (other != seat or state.options["choose_for_others"]):
+        secret = state.options["secret_setup"]
+        if state.phase == SETUP and secret and (other != seat or state.options["choose_for_others"]):
             slots += [(state.up, other, i) for i in range(len(state.up[other]))]
         slots += [(state.down, other, i) for i in range(3) if state.down[other][i] is not None]
     return slots

@@ -158,6 +158,36 @@ def test_a_seat_does_not_learn_another_seats_up_before_choosing_its_own():
     assert state.events(1)[-1]["type"] == "reveal_up"
 
 
+def test_secret_setup_on_hides_each_choice_until_all_have_chosen():
+    state = GAME.new_game(3, {"secret_setup": True}, seed=9)
+    choice = state.legal_actions()[0]
+    state.apply(choice)
+    for seat in (1, 2):
+        view = state.observation(seat)
+        assert view["up"] is None
+        assert not (ids_in(view) | ids_in(state.events(seat))) & set(choice["cards"])
+    assert state.events(1)[-1] == {"type": "choose_up", "seat": 0}
+    assert state.observation(0)["own_up"] == state.deck.cards(choice["cards"])
+
+
+def test_secret_setup_off_shows_each_choice_as_it_is_made_and_keeps_the_hand_hidden():
+    state = GAME.new_game(3, {"secret_setup": False}, seed=9)
+    choice = state.legal_actions()[0]
+    kept = set(state.offer[0]) - set(choice["cards"])
+    state.apply(choice)
+    public = {"type": "choose_up", "seat": 0, "for_seat": 0, "cards": state.deck.cards(choice["cards"])}
+    for seat in (None, 1, 2):
+        assert state.events(seat)[-1] == public
+    for seat in (1, 2):
+        view = state.observation(seat)
+        assert view["up"] == [state.deck.cards(choice["cards"]), [], []]
+        # What stays hidden: the three seat 0 kept, and every other seat's six.
+        assert not (ids_in(view) | ids_in(state.events(seat))) & kept
+    assert not ids_in(state.observation(1)) & set(state.offer[2])
+    state.apply(state.legal_actions()[0])
+    assert state.observation(2)["up"][1] == state.deck.cards(state.up[1])
+
+
 # ---------------------------------------------------------------- sources
 
 
@@ -880,6 +910,7 @@ def test_optional_rules_are_off_by_default():
     assert defaults["refill"] == "up_to_three"
     assert defaults["first_player"] == "seat0" and defaults["clears_together"] is False
     assert defaults["clear_drops_pending"] is True and defaults["points_count"] == "all"
+    assert defaults["secret_setup"] is True
 
 
 # ---------------------------------------------------------------- what each player may know

@@ -5,7 +5,7 @@
 | seats | 2-6 |
 | decks | `box` (84 cards, default), `classic` (74 cards) |
 | actions | `choose_up`, `play`, `play_down`, `pickup`, `draw`, `refill`, `no_refill`, `swap`, `keep` |
-| options | deck, colours, play_for_places, max_turns, refill, may_draw_instead, ones_reverse, points, swap_stacks, choose_for_others, colour_run_swap, first_player, clears_together, clear_drops_pending, points_count |
+| options | deck, colours, play_for_places, max_turns, refill, may_draw_instead, ones_reverse, points, swap_stacks, choose_for_others, colour_run_swap, first_player, clears_together, clear_drops_pending, points_count, secret_setup |
 | places | order of running out of cards; at the turn cap, by cards held |
 | scores | cards still held (or their points with `points`), lower is better |
 

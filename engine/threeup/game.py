@@ -28,6 +28,7 @@ OPTIONS = (
     OptionSpec("clears_together", bool, False, "several Clear cards of one kind may be played in one action (each Clear +1 / +2 adds its extra actions)"),
     OptionSpec("clear_drops_pending", bool, True, "a plain Clear or three of a kind ends the turn, dropping pending extra actions (off: they survive)"),
     OptionSpec("points_count", str, "all", "with points: which cards still held score, all (hand, 3UP and 3DOWN) or only the hand", choices=("all", "hand")),
+    OptionSpec("secret_setup", bool, True, "no seat sees another seat's 3UP choice until all have chosen (off: each choice is shown as it is made)"),
     OptionSpec("first_player", str, "seat0", "who makes the first play: seat 0, or a seat drawn from the game's seed once setup is done", choices=("seat0", "random")),
 )
 

@@ -98,9 +98,11 @@ class ThreeUpState(State):
         self.hands[seat] = rest
         self.offer[seat] = []
         self.chosen[seat] = True
-        self.log.append(
-            (seat, {"type": "choose_up", "seat": seat}, {"type": "choose_up", "seat": seat, "for_seat": target, "cards": sorted(cards)})
-        )
+        told = {"type": "choose_up", "seat": seat, "for_seat": target, "cards": sorted(cards)}
+        if self.options["secret_setup"]:
+            self.log.append((seat, {"type": "choose_up", "seat": seat}, told))
+        else:
+            self.log.append((None, told, None))  # secret_setup off: the choice is public at once
         if seat + 1 < self.players:
             self.current = seat + 1
             return

@@ -1,10 +1,10 @@
 """What each seat may see in 3UP 3DOWN: the one place observations and events are built.
 
-Everyone: all 3UP cards (once setup is complete), the discard pile, the cards removed
-from the game, the draw pile's size, every hand's size, which 3DOWN positions each seat
-still has, every public event. The owner only: its own hand (a failed 3DOWN card
-included) and the six cards it was dealt at setup. Nobody: 3DOWN cards before they are
-turned, the order of the draw pile. Hidden cards are never named, not even by id.
+Everyone: all 3UP cards (once setup is complete, or each as it is chosen with
+`secret_setup` off), the discard pile, the cards removed from the game, the draw pile's
+size, every hand's size, which 3DOWN positions each seat still has, every public event.
+The owner only: its own hand (a failed 3DOWN card included) and the six cards it was
+dealt at setup. Nobody: 3DOWN cards before they are turned, the order of the draw pile. Hidden cards are never named, not even by id.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ _CARD_LIST_FIELDS = ("cards",)
 def _public(state: ThreeUpState) -> dict[str, Any]:
     """The part of every observation that is the same for all seats."""
     deck = state.deck
-    setup_done = state.phase != SETUP
+    # With secret_setup off every choice is public as soon as it is made (unchosen: []).
+    up_public = state.phase != SETUP or not state.options["secret_setup"]
     current = state.current_player
     view: dict[str, Any] = {
         "game": "3up3down",
@@ -34,8 +35,8 @@ def _public(state: ThreeUpState) -> dict[str, Any]:
         "max_turns": state.options["max_turns"],
         "direction": state.direction,
         "chosen_up": list(state.chosen),
-        # Before every seat has chosen, no seat may learn another's 3UP (ruling).
-        "up": [deck.cards(cards) for cards in state.up] if setup_done else None,
+        # Before every seat has chosen, no seat may learn another's 3UP (ruling, secret_setup).
+        "up": [deck.cards(cards) for cards in state.up] if up_public else None,
         "down": [[card is not None for card in slots] for slots in state.down],
         "hand_sizes": [len(hand) for hand in state.hands],
         "draw_pile_size": len(state.draw_pile),
