@@ -80,6 +80,7 @@ def _box_cards(colours: int) -> list[tuple[int, int, int]]:
     """The boxed game [004]: 7 of each value 1-10, 7 Clear, 6 Clear +1, 1 Clear +2 (84)."""
     cards: list[tuple[int, int, int]] = []
     # Ruling: copies are coloured red, blue, green in turn; the one Clear +2 is green.
+    # Not an option: the box page gives no split, so there is no other reading to offer.
     for value in range(1, 11):
         cards += [(NUMBER, value, copy % 3) for copy in range(7)]
     cards += [(CLEAR, 0, copy % 3) for copy in range(7)]

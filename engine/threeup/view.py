@@ -4,7 +4,8 @@ Everyone: all 3UP cards (once setup is complete, or each as it is chosen with
 `secret_setup` off), the discard pile, the cards removed from the game, the draw pile's
 size, every hand's size, which 3DOWN positions each seat still has, every public event.
 The owner only: its own hand (a failed 3DOWN card included) and the six cards it was
-dealt at setup. Nobody: 3DOWN cards before they are turned, the order of the draw pile. Hidden cards are never named, not even by id.
+dealt at setup. Nobody: 3DOWN cards before they are turned, the order of the draw pile.
+Hidden cards are never named, not even by id.
 """
 
 from __future__ import annotations
