@@ -37,6 +37,12 @@ GAMES = {
         3,
         3,
     ),
+    "3up3down_4p_random_start_clears_together_keep_pending_open_setup_hand_points": (
+        4,
+        {"first_player": "random", "clears_together": True, "clear_drops_pending": False, "secret_setup": False, "points": True, "points_count": "hand"},
+        5,
+        5,
+    ),
     "3up3down_3p_first_finisher_one_card_refill_cap_40": (
         3,
         {"play_for_places": False, "refill": "one_card", "max_turns": 40},
