@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import get_game
+
 from arena import arena_bot
 from arena.botfolder import BotFolderError, load_bot
 from arena.protocol import (
@@ -34,6 +36,23 @@ def doc_examples() -> list[dict]:
 
 def test_every_message_type_has_an_example_in_the_docs():
     assert {example["type"] for example in doc_examples()} == REFEREE_TYPES | BOT_TYPES
+
+
+def test_the_rules_in_the_doc_examples_are_the_games_current_defaults():
+    def rules_in(value):
+        if isinstance(value, dict):
+            if "rules" in value:
+                yield value["rules"]
+            for item in value.values():
+                yield from rules_in(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from rules_in(item)
+
+    found = [(example.get("game", "3up3down"), rules) for example in doc_examples() for rules in rules_in(example)]
+    assert found
+    for game, rules in found:
+        assert rules == get_game(game).resolve_options({}), "docs/protocol.md shows outdated rules"
 
 
 @pytest.mark.parametrize("example", doc_examples(), ids=lambda example: example["type"])
