@@ -19,8 +19,9 @@ app = typer.Typer(
     name="arena",
     help=(
         "Run card-game bot tournaments: 3UP 3DOWN and Three Thirteen.\n\n"
-        "Start with `arena games` to see the games and their rule options, and "
-        "`arena demo` to watch built-in random players play."
+        "Start with `arena demo` (a small tournament of the example bots, with its site), "
+        "`arena games` (the games and their rule options) and `arena match GAME BOT_DIR...` "
+        "(test your bot against others). Organisers: `arena run`, `arena report`, `arena serve`."
     ),
     no_args_is_help=True,
     add_completion=False,
