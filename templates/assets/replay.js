@@ -199,24 +199,19 @@
   }
 
   /* --- the table ---------------------------------------------------------------------- */
+  function labelledPile(label, content) {
+    var box = el("div", "pile");
+    box.appendChild(el("div", "label", label));
+    box.appendChild(content);
+    return box;
+  }
+
   function drawThreeUp(t, seat, box) {
     var centre = el("div", "centre");
-    var draw = el("div", "pile");
-    draw.appendChild(el("div", "label", "draw pile"));
-    draw.appendChild(pile(t.draw));
-    centre.appendChild(draw);
-    var discard = el("div", "pile");
-    discard.appendChild(el("div", "label", "discard pile (" + (t.discard || []).length + ")"));
-    discard.appendChild(cardRow(t.discard, 8));
-    centre.appendChild(discard);
-    var removed = el("div", "pile");
-    removed.appendChild(el("div", "label", "removed (" + (t.removed || []).length + ")"));
-    removed.appendChild(cardRow(t.removed, 5));
-    centre.appendChild(removed);
-    var info = el("div", "pile");
-    info.appendChild(el("div", "label", "turn " + t.turn + " · " + t.phase));
-    info.appendChild(el("div", "count", (t.dir === -1 ? "direction reversed" : "seat order") + (t.left > 1 ? " · " + t.left + " actions left" : "")));
-    centre.appendChild(info);
+    centre.appendChild(labelledPile("draw pile", pile(t.draw)));
+    centre.appendChild(labelledPile("discard pile (" + (t.discard || []).length + ")", cardRow(t.discard, 8)));
+    centre.appendChild(labelledPile("removed (" + (t.removed || []).length + ")", cardRow(t.removed, 5)));
+    centre.appendChild(labelledPile("turn " + t.turn + " · " + t.phase, el("div", "count", (t.dir === -1 ? "direction reversed" : "seat order") + (t.left > 1 ? " · " + t.left + " actions left" : ""))));
     box.appendChild(centre);
     var grid = el("div", "seats");
     for (var s = 0; s < players; s++) {
@@ -250,14 +245,8 @@
     info.appendChild(el("div", "count", (RANKS[t.wild] || t.wild) + "s are wild · dealer seat " + t.dealer + " · turn " + t.turn));
     if (t.final_left) info.appendChild(el("div", "count", t.final_left + (t.final_left === 1 ? " final turn left" : " final turns left")));
     centre.appendChild(info);
-    var stock = el("div", "pile");
-    stock.appendChild(el("div", "label", "stock"));
-    stock.appendChild(pile(t.stock));
-    centre.appendChild(stock);
-    var discard = el("div", "pile");
-    discard.appendChild(el("div", "label", "discard pile (" + (t.discard || []).length + ")"));
-    discard.appendChild(cardRow(t.discard, 6));
-    centre.appendChild(discard);
+    centre.appendChild(labelledPile("stock", pile(t.stock)));
+    centre.appendChild(labelledPile("discard pile (" + (t.discard || []).length + ")", cardRow(t.discard, 6)));
     box.appendChild(centre);
     var grid = el("div", "seats");
     for (var s = 0; s < players; s++) {
