@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -185,13 +186,13 @@ class Store:
             raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._use_wal()
         # WAL with synchronous=NORMAL: a committed game survives any crash or kill of arena;
         # only a power cut can lose the last few commits (never corrupt the file). FULL
         # would fsync every game: about 4 ms each on this machine, the runner's biggest cost.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=10000")
         if create:
             self._db.executescript(_SCHEMA)
             if self._meta("schema_version") is None:
@@ -200,6 +201,20 @@ class Store:
         version = self._meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has store schema {version!r}; this arena reads schema {SCHEMA_VERSION}")
+
+    def _use_wal(self) -> None:
+        # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
+        # timeout for that: two runners opening a fresh store at once would see "database is
+        # locked". Retry for as long as the busy timeout would have waited.
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     @classmethod
     def open(cls, out_dir: str | Path, *, create: bool = False) -> Store:
