@@ -2,7 +2,7 @@
 
     python bench/tournament.py [--quick] [--seeds N] [--jobs N] [--experiments] [--json]
         [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
-        [--subprocess-rounds N] [--tt-seeds N]
+        [--subprocess-rounds N] [--tt-seeds N] [--close-seeds N]
 
 Overhead: the real runner (`arena.tournament.run_tournament`) with 64 in-process bots and
 5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
@@ -31,6 +31,11 @@ The duplicate target is asked again on Three Thirteen, where the cards decide mo
 graded players of a Three Thirteen rule of thumb (same p spread), round-robin only,
 duplicate at 12 and 24 games per bot against plain at 24 and 48, `--tt-seeds` seeds
 (default 6; its games are slower), with the same deal-luck diagnostic.
+
+Duplicate play is for fields where the cards are most of the luck: strong, nearly
+deterministic bots of nearly equal strength. The close-field study asks the duplicate
+question there, on both games: 16 graded players of p = 0 to 0.03, round-robin, duplicate
+at 12, 24 and 48 games per bot against plain at 24, 48 and 96, `--close-seeds` seeds.
 """
 
 from __future__ import annotations
@@ -74,6 +79,11 @@ GAME = "3up3down"
 THREE_THIRTEEN = "three-thirteen"
 TT_SEEDS = 6  # its tournaments are slower (about 0.1 s a game): fewer seeds, fewer sizes
 TT_SIZES = (12, 24)  # duplicate at 12 and 24 against plain at 24 and 48 (plain is near 1 by then)
+# The duplicate question in a close field: 16 nearly deterministic players of nearly equal
+# strength (p = 0 to CLOSE_P_MAX), where the cards are most of the luck, on both games.
+CLOSE_P_MAX = 0.03
+CLOSE_SIZES = (12, 24, 48)  # duplicate at these against plain at 24, 48 and 96
+CLOSE_SEEDS = 24
 SEATS = 4
 ACCURACY_BOTS = 16
 GAMES_PER_BOT = (12, 24, 48, 96)
@@ -196,9 +206,9 @@ class GradedPlayer:
         return heuristic_action(state.observation(state.current_player), legal)
 
 
-def graded_players(count: int, game: str = GAME) -> list[GradedPlayer]:
-    """`count` players with p spread evenly over [0, 1], strongest (p=0) first."""
-    return [GradedPlayer(f"p{index:02d}", index / (count - 1), game) for index in range(count)]
+def graded_players(count: int, game: str = GAME, p_max: float = 1.0) -> list[GradedPlayer]:
+    """`count` players with p spread evenly over [0, p_max], strongest (p=0) first."""
+    return [GradedPlayer(f"p{index:02d}", p_max * index / (count - 1), game) for index in range(count)]
 
 
 def play_scheduled(game: ScheduledGame, players: dict[str, GradedPlayer]) -> GameResult:
@@ -385,10 +395,10 @@ def deal_luck_share(p: float, deals: int, replays: int, game: str = GAME) -> flo
 # ------------------------------------------------- the duplicate question, Three Thirteen
 
 
-def duplicate_study_seed(task: tuple[str, int, Sequence[int]]) -> dict[str, dict[int, dict[str, float]]]:
+def duplicate_study_seed(task: tuple[str, int, Sequence[int], float]) -> dict[str, dict[int, dict[str, float]]]:
     """One seed: round-robin plain to twice the largest size, duplicate to the largest, one game."""
-    game, seed, sizes = task
-    players = {player.name: player for player in graded_players(ACCURACY_BOTS, game)}
+    game, seed, sizes, p_max = task
+    players = {player.name: player for player in graded_players(ACCURACY_BOTS, game, p_max)}
     true_order = list(players)
     out: dict[str, dict[int, dict[str, float]]] = {}
     for mode, reads in (("plain", sorted({*sizes, *(2 * n for n in sizes)})), ("duplicate", sorted(sizes))):
@@ -405,15 +415,19 @@ def duplicate_study_seed(task: tuple[str, int, Sequence[int]]) -> dict[str, dict
     return out
 
 
-def run_duplicate_study(game: str, seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, Any]:
-    """Mean tau (and its standard error) of round-robin plain and duplicate on `game`, per size."""
-    tasks = [(game, seed, tuple(sizes)) for seed in range(1, seeds + 1)]
+def run_duplicate_study(game: str, seeds: int, sizes: Sequence[int], jobs: int, p_max: float = 1.0) -> dict[str, Any]:
+    """Mean tau (and its standard error) of round-robin plain and duplicate on `game`, per size.
+
+    The field is 16 graded players of p = 0 to `p_max`: 1 is the wide field of the main
+    study, CLOSE_P_MAX a close one (nearly deterministic players of nearly equal strength).
+    """
+    tasks = [(game, seed, tuple(sizes), p_max) for seed in range(1, seeds + 1)]
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             runs = list(pool.map(duplicate_study_seed, tasks))
     else:
         runs = [duplicate_study_seed(task) for task in tasks]
-    figures: dict[str, Any] = {"game": game, "seeds": seeds}
+    figures: dict[str, Any] = {"game": game, "seeds": seeds, "p_max": p_max}
     for mode in ("plain", "duplicate"):
         reads = sorted(runs[0][mode])
         figures[mode] = {
@@ -433,8 +447,9 @@ def duplicate_study_target(figures: dict[str, Any], sizes: Sequence[int]) -> dic
     """The duplicate target on the study's game: duplicate at n games per bot >= plain at 2n."""
     duplicate, plain = figures["duplicate"], figures["plain"]
     worst = min(duplicate[str(n)]["tau"] - plain[str(2 * n)]["tau"] for n in sizes)
+    field = "p = 0 to 1" if figures["p_max"] == 1 else f"close field, p = 0 to {figures['p_max']:g}"
     return {
-        "target": f"{figures['game']}, round_robin: duplicate at n games/bot >= plain at 2n in tau",
+        "target": f"{figures['game']} ({field}), round_robin: duplicate at n games/bot >= plain at 2n in tau",
         "detail": ", ".join(
             f"{n}: {duplicate[str(n)]['tau']:.3f} vs {plain[str(2 * n)]['tau']:.3f}" for n in sizes
         ),
@@ -794,6 +809,18 @@ def print_report(report: dict[str, Any]) -> None:
             print(f"  {mode:10} {cells}")
         shares = ", ".join(f"p={p}: {100 * share:.0f}%" for p, share in study["deal_luck_share"].items())
         print(f"  Share of a seat's place variance due to the deal (four equal players): {shares}")
+    for game, study in report.get("close_field", {}).items():
+        print()
+        print(
+            f"The duplicate question in a close field, {game}: {ACCURACY_BOTS} graded bots of p = 0 to "
+            f"{study['p_max']:g}, round-robin, four seats, mean of {study['seeds']} seeds (tau ± s.e. / top-three overlap)"
+        )
+        for mode in ("plain", "duplicate"):
+            cells = "  ".join(
+                f"{size}: {cell['tau']:.3f} ±{cell['tau_stderr']:.2f} / {cell['top3_overlap']:.2f}"
+                for size, cell in study[mode].items()
+            )
+            print(f"  {mode:10} {cells}")
     if "experiments" in report:
         sizes = report.get("sizes") or list(next(iter(report["experiments"].values()))["tau"])
         print()
@@ -832,6 +859,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help=f"seeds of the Three Thirteen duplicate study (default {TT_SEEDS}; 0 skips it, as does --quick)",
     )
     parser.add_argument(
+        "--close-seeds",
+        type=int,
+        default=None,
+        help=f"seeds of the close-field duplicate study, per game (default {CLOSE_SEEDS}; 0 skips it, as does --quick)",
+    )
+    parser.add_argument(
         "--experiments", action="store_true", help="also run the rating and pairing variants (not arena's code) of the docs"
     )
     parser.add_argument("--skip-overhead", action="store_true")
@@ -844,8 +877,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     subprocess_rounds = args.subprocess_rounds if args.subprocess_rounds is not None else (1 if args.quick else 25)
     progress_games = args.progress_games if args.progress_games is not None else (0 if args.quick else 1000)
     tt_seeds = args.tt_seeds if args.tt_seeds is not None else (0 if args.quick else TT_SEEDS)
-    if tt_seeds < 0:
-        parser.error("--tt-seeds must be 0 or more")
+    close_seeds = args.close_seeds if args.close_seeds is not None else (0 if args.quick else CLOSE_SEEDS)
+    if tt_seeds < 0 or close_seeds < 0:
+        parser.error("--tt-seeds and --close-seeds must be 0 or more")
     if seeds < 1 or args.jobs < 1 or overhead_games < 1 or subprocess_rounds < 1 or progress_games < 0:
         parser.error("--seeds, --jobs, --overhead-games and --subprocess-rounds must be at least 1, --progress-games 0 or more")
 
@@ -899,6 +933,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             }
             report["three_thirteen"] = study
             targets.append(duplicate_study_target(study, study_sizes))
+        if close_seeds:
+            report["close_field"] = {}
+            for game in (GAME, THREE_THIRTEEN):
+                study = run_duplicate_study(game, close_seeds, CLOSE_SIZES, args.jobs, CLOSE_P_MAX)
+                report["close_field"][game] = study
+                targets.append(duplicate_study_target(study, CLOSE_SIZES))
     if args.experiments:
         report["experiments"] = run_experiments(seeds, sizes, args.jobs)
     report["targets"] = targets

@@ -33,6 +33,8 @@ def test_graded_players_spread_p_over_zero_to_one_strongest_first():
     players = bench.graded_players(16)
     assert [player.p for player in players] == [index / 15 for index in range(16)]
     assert len({player.name for player in players}) == 16
+    close = bench.graded_players(16, p_max=0.03)  # the close field of the duplicate study
+    assert [player.p for player in close] == [0.03 * index / 15 for index in range(16)]
 
 
 def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot():
