@@ -240,9 +240,7 @@ def kendall_tau(true_order: Sequence[str], rated_order: Sequence[str]) -> float:
 
 def order_quality(table: RatingTable, true_order: Sequence[str]) -> dict[str, float]:
     """Tau, top-three overlap (0..1) and whether the top three are exactly the true ones."""
-    rated = [line.bot for line in table.standings]
-    overlap = len(set(rated[:TOP]) & set(true_order[:TOP])) / TOP
-    return {"tau": kendall_tau(true_order, rated), "top3_overlap": overlap, "top3_exact": float(overlap == 1.0)}
+    return order_quality_of([line.bot for line in table.standings], true_order)
 
 
 def games_per_round(duplicate: bool) -> int:
@@ -317,6 +315,19 @@ def run_accuracy(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, Any]:
         }
         for fmt in FORMATS
     }
+    # The same for the top-three overlap averaged over the sizes (what the Swiss target compares).
+    means["top3_mean_stderr"] = {
+        fmt: {
+            mode: statistics.stdev(
+                statistics.fmean(run[fmt][mode][size]["top3_overlap"] for size in sizes) for run in runs
+            )
+            / math.sqrt(len(runs))
+            if len(runs) > 1
+            else 0.0
+            for mode in MODES
+        }
+        for fmt in FORMATS
+    }
     return means
 
 
@@ -356,7 +367,8 @@ def accuracy_targets(means: dict[str, Any], sizes: Sequence[int]) -> list[dict[s
         checks.append(
             {
                 "target": f"{mode}: Swiss ahead of round-robin on the top three (mean overlap over sizes)",
-                "detail": f"{swiss:.3f} vs {robin:.3f}",
+                "detail": f"{swiss:.3f} ± {means['top3_mean_stderr']['swiss'][mode]:.3f} vs "
+                f"{robin:.3f} ± {means['top3_mean_stderr']['round_robin'][mode]:.3f} (± one s.e.)",
                 "margin": round(swiss - robin, 4),
                 "pass": swiss > robin,
             }
@@ -528,7 +540,105 @@ def experiment_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[int, dict
                     ledger.add(play_scheduled(game, players))
                 if round_no * per_round in sizes:
                     out[name][round_no * per_round] = order_quality(ledger.table(), true_order)
+    # Is the information there? Plain round-robin and arena's plain Swiss, the same games,
+    # read by a batch Plackett-Luce fit of all games so far instead of TrueSkill's one pass.
+    swiss_played: list[GameResult] = []
+    ledger = RatingLedger(bots=true_order)
+    history = []
+    for round_no in range(1, max(sizes) + 1):
+        games = swiss_round(ledger.table().standings, SEATS, round=round_no, seed=seed, history=history)
+        history += games
+        for game in games:
+            swiss_played.append(play_scheduled(game, players))
+            ledger.add(swiss_played[-1])
+    for name, results in (("round_robin plain", played[False]), ("swiss plain (arena)", swiss_played)):
+        out[f"{name}, read by a batch Plackett-Luce fit"] = {
+            size: order_quality_of(plackett_luce_order(results[: size * ACCURACY_BOTS // SEATS], true_order), true_order)
+            for size in sizes
+        }
     return out
+
+
+def plackett_luce_order(results: Sequence[GameResult], bots: Sequence[str], iterations: int = 60) -> list[str]:
+    """Bots by a Plackett-Luce fit of the places of all `results` (Hunter's MM algorithm).
+
+    A batch estimate (every game weighed with everything known at the end), to compare with
+    TrueSkill's single pass. Each bot also gets one virtual win and one loss against a dummy
+    of strength 1, so an unbeaten bot has a finite strength. Ties are broken by seat order.
+    """
+    strength = {bot: 1.0 for bot in bots}
+    rankings = [[bot for _, _, bot in sorted(zip(result.places, range(len(result.bots)), result.bots))] for result in results]
+    wins = {bot: 1.0 for bot in bots}
+    for ranking in rankings:
+        for bot in ranking[:-1]:
+            wins[bot] += 1
+    for _ in range(iterations):
+        denominator = {bot: 2.0 / (strength[bot] + 1.0) for bot in bots}
+        for ranking in rankings:
+            tails = list(itertools.accumulate(strength[bot] for bot in reversed(ranking)))[::-1]
+            share = 0.0
+            for stage, bot in enumerate(ranking):
+                if stage < len(ranking) - 1:
+                    share += 1.0 / tails[stage]
+                denominator[bot] += share
+        strength = {bot: wins[bot] / denominator[bot] for bot in bots}
+    return sorted(bots, key=lambda bot: (-strength[bot], bot))
+
+
+def order_quality_of(rated: Sequence[str], true_order: Sequence[str]) -> dict[str, float]:
+    """`order_quality` for an order of bots instead of a rating table."""
+    overlap = len(set(rated[:TOP]) & set(true_order[:TOP])) / TOP
+    return {"tau": kendall_tau(true_order, rated), "top3_overlap": overlap, "top3_exact": float(overlap == 1.0)}
+
+
+# Tables of four graded players for `duplicate_worth`: game, the four p, deals.
+WORTH_TABLES = (
+    (GAME, (0.0, 0.3, 0.6, 1.0), 300),
+    (GAME, (0.0, 0.05, 0.1, 0.15), 300),
+    (GAME, (0.0, 0.01, 0.02, 0.03), 300),
+    (THREE_THIRTEEN, (0.0, 0.05, 0.1, 0.15), 40),
+    (THREE_THIRTEEN, (0.0, 0.01, 0.02, 0.03), 40),
+)
+
+
+def duplicate_worth(task: tuple[str, tuple[float, ...], int]) -> dict[str, Any]:
+    """How many plain games one duplicate game is worth at one table of four graded players.
+
+    The measure is the place difference between the strongest and the weakest player. Plain:
+    `deals` x 4 games, each a fresh deal and a random seating. Duplicate: `deals` deals, each
+    played in its four rotations, the difference averaged over them. Worth = the variance of
+    one plain game's difference over four times that of one deal's mean (a deal is four
+    games): 2 means a duplicate game tells as much as two plain ones.
+    """
+    game, ps, deals = task
+    players = [GradedPlayer(f"w{index}", p, game) for index, p in enumerate(ps)]
+    engine = get_game(game)
+
+    def play(seated: list[int], seed: int, tag: str) -> list[int]:
+        state = engine.new_game(SEATS, None, seed)
+        rngs = [random.Random(f"worth/{tag}/{seed}/{seat}") for seat in range(SEATS)]
+        while not state.is_over:
+            seat = state.current_player
+            state.apply(players[seated[seat]].act(state, rngs[seat]))
+        return state.places()
+
+    seating = random.Random(f"worth/{game}/{ps}")
+    plain, duplicate = [], []
+    for deal in range(deals):
+        for game_no in range(SEATS):
+            seated = list(range(SEATS))
+            seating.shuffle(seated)
+            places = play(seated, 10**6 + SEATS * deal + game_no, "plain")
+            place_of = {player: places[seat] for seat, player in enumerate(seated)}
+            plain.append(place_of[0] - place_of[SEATS - 1])
+        total = [0] * SEATS
+        for rotation in range(SEATS):
+            seated = [(seat + rotation) % SEATS for seat in range(SEATS)]
+            for seat, place in enumerate(play(seated, 2 * 10**6 + deal, f"rotation{rotation}")):
+                total[seated[seat]] += place
+        duplicate.append((total[0] - total[SEATS - 1]) / SEATS)
+    worth = statistics.variance(plain) / (SEATS * statistics.variance(duplicate))
+    return {"game": game, "ps": list(ps), "deals": deals, "worth": round(worth, 3)}
 
 
 def run_experiments(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, dict[str, dict[str, float]]]:
@@ -831,6 +941,12 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{figures['tau'][str(size)]:>8.3f} / {figures['top3_overlap'][str(size)]:.2f}" for size in sizes
             )
             print(f"  {name:66}{cells}")
+    if "duplicate_worth" in report:
+        print()
+        print("What one duplicate game is worth in plain games, one table of four graded players")
+        for row in report["duplicate_worth"]:
+            ps = ", ".join(f"{p:g}" for p in row["ps"])
+            print(f"  {row['game']:15} p = {ps:22} {row['deals']:4} deals  {row['worth']:.2f}")
     print()
     for check in report["targets"]:
         verdict = "PASS" if check["pass"] else "MISS"
@@ -941,6 +1057,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 targets.append(duplicate_study_target(study, CLOSE_SIZES))
     if args.experiments:
         report["experiments"] = run_experiments(seeds, sizes, args.jobs)
+        if args.jobs > 1:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                report["duplicate_worth"] = list(pool.map(duplicate_worth, WORTH_TABLES))
+        else:
+            report["duplicate_worth"] = [duplicate_worth(task) for task in WORTH_TABLES]
     report["targets"] = targets
     report["load_average_after"] = list(os_load())
     if args.json:

@@ -67,3 +67,14 @@ def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot()
     targets = report["targets"]
     assert len(targets) == 8  # 2 overhead (no progress run in --quick), 6 accuracy
     assert all(isinstance(check["pass"], bool) and check["target"] for check in targets)
+
+
+def test_plackett_luce_order_follows_consistent_places_and_weighs_opponents():
+    bench = load_bench()
+    result = bench.GameResult
+    games = [result(f"{n:05d}-00001-0", ("c", "a", "b"), (3, 1, 2)) for n in range(1, 6)]
+    assert bench.plackett_luce_order(games, ["a", "b", "c"]) == ["a", "b", "c"]
+    # d beat a once; e beat c once: beating the stronger bot is worth more.
+    games += [result("00006-00001-0", ("d", "a"), (1, 2)), result("00006-00002-0", ("e", "c"), (1, 2))]
+    order = bench.plackett_luce_order(games, ["a", "b", "c", "d", "e"])
+    assert order.index("d") < order.index("e")
