@@ -4,9 +4,9 @@ where engine states and bots meet.
 Each seat's bot gets only its own view: `state.events(seat)` and `state.observation(seat)`.
 A bot that faults (BotFault) forfeits: an incident is recorded, its process is stopped,
 and its seat is finished by a fallback player (a seeded random legal action) so the
-other seats' game completes. Forfeited seats share last place; the others are ranked
-among themselves by the game's own places. The `GameResult` is the plain record later
-layers store; `verify_replay` re-simulates it.
+other seats' game completes. Forfeited seats share the last place (the table's size);
+the others are ranked among themselves by the game's own places. The `GameResult` is
+the plain record later layers store; `verify_replay` re-simulates it.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class GameResult(BaseModel):
     rules: dict[str, Any]
     game_number: int = 1
     seats: list[str] = Field(description="Bot name in each seat.")
-    places: list[int] = Field(description="Arena places: forfeits share last, others ranked by the game.")
+    places: list[int] = Field(description="Arena places: forfeits share the last place (the table's size), others ranked by the game.")
     scores: list[float] = Field(description="The game's own scores.")
     engine_places: list[int] = Field(description="The game's own places, forfeits ignored.")
     forfeits: list[int]
@@ -82,14 +82,18 @@ Step = Callable[[State, int, Action, str], None]
 
 
 def places_with_forfeits(engine_places: Sequence[int], forfeits: Sequence[int]) -> list[int]:
-    """Forfeited seats share last place; the others keep their order from the game."""
+    """Forfeited seats share the last place, the table's size; the others keep their order.
+
+    A forfeit is never a win, and never earns a Swiss point: when every seat forfeits,
+    all are last (two seats: 2 and 2), not all first.
+    """
     out = set(forfeits)
     keep = [seat for seat in range(len(engine_places)) if seat not in out]
     places = [0] * len(engine_places)
     for seat in keep:
         places[seat] = 1 + sum(1 for other in keep if engine_places[other] < engine_places[seat])
     for seat in out:
-        places[seat] = len(keep) + 1
+        places[seat] = len(engine_places)
     return places
 
 

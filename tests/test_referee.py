@@ -10,6 +10,8 @@ import pytest
 
 from arena.match import run_match, standings
 from arena.protocol import GameOver, Start
+from arena.rating import GameResult as RatedResult
+from arena.rating import standings as rating_standings
 from arena.referee import (
     GameResult,
     Incident,
@@ -82,8 +84,10 @@ class Spy(Seat):
 def test_forfeits_share_last_place_and_the_others_keep_their_order():
     assert places_with_forfeits([1, 2, 3, 4], []) == [1, 2, 3, 4]
     assert places_with_forfeits([1, 2, 3, 4], [0]) == [4, 1, 2, 3]
-    assert places_with_forfeits([2, 1, 2, 3], [1, 3]) == [1, 3, 1, 3]
-    assert places_with_forfeits([1, 2], [0, 1]) == [1, 1]
+    assert places_with_forfeits([2, 1, 2, 3], [1, 3]) == [1, 4, 1, 4]
+    # Everyone forfeits: all last, nobody first (a forfeit is never a win or a Swiss point).
+    assert places_with_forfeits([1, 2], [0, 1]) == [2, 2]
+    assert places_with_forfeits([1, 2, 3], [0, 1, 2]) == [3, 3, 3]
 
 
 def test_a_game_between_in_process_bots_gives_the_exact_record():
@@ -149,8 +153,17 @@ def test_the_fallback_is_seeded_by_the_game_seed_and_seat():
 def test_two_forfeits_share_last_place():
     seats = [Spy("a", fault_at=1), Spy("b"), Spy("c", fault_at=1)]
     result = play_game("nim-test", seats, {"stones": 12}, seed=1)
-    assert result.forfeits == [0, 2] and result.places == [2, 1, 2]  # shared last = 1 + seats ahead
+    assert result.forfeits == [0, 2] and result.places == [3, 1, 3]  # shared last = the table's size
     assert [incident.seat for incident in result.incidents] == [0, 2]
+
+
+def test_when_every_seat_forfeits_nobody_wins_or_scores_a_swiss_point():
+    seats = [Spy("a", fault_at=1), Spy("b", fault_at=1)]
+    result = play_game("nim-test", seats, {"stones": 12}, seed=1)
+    assert result.forfeits == [0, 1] and result.places == [2, 2]
+    rated = rating_standings([RatedResult("00001-00001-0", ("a", "b"), tuple(result.places))])
+    line = {line.bot: line for line in rated}
+    assert (line["a"].wins, line["a"].score, line["b"].wins, line["b"].score) == (0, 0.0, 0, 0.0)
 
 
 def test_a_fault_at_the_start_forfeits_before_any_decision():
