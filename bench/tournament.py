@@ -54,7 +54,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -272,16 +272,35 @@ def accuracy_run(fmt: str, duplicate: bool, seed: int, sizes: Sequence[int]) -> 
             if round_no in checkpoints:
                 quality[checkpoints[round_no]] = order_quality(ledger.table(), true_order)
         return quality
-    history: list[ScheduledGame] = []
-    for round_no in range(1, last_round + 1):
-        standings = ledger.table().standings
-        games = swiss_round(standings, SEATS, round=round_no, seed=seed, history=history, duplicate=duplicate)
-        history += games
-        for game in games:
-            ledger.add(play_scheduled(game, players))
+    for round_no, _ in play_swiss(players, ledger, seed, last_round, duplicate):
         if round_no in checkpoints:
             quality[checkpoints[round_no]] = order_quality(ledger.table(), true_order)
     return quality
+
+
+def play_swiss(
+    players: dict[str, GradedPlayer], ledger: RatingLedger, seed: int, rounds: int, duplicate: bool
+) -> Iterator[tuple[int, list[GameResult]]]:
+    """Arena's Swiss, round by round: each round paired from `ledger`'s standings, played,
+    and added to `ledger`; yields the round's number and results once it is rated."""
+    history: list[ScheduledGame] = []
+    for round_no in range(1, rounds + 1):
+        games = swiss_round(
+            ledger.table().standings, SEATS, round=round_no, seed=seed, history=history, duplicate=duplicate
+        )
+        history += games
+        results = [play_scheduled(game, players) for game in games]
+        for result in results:
+            ledger.add(result)
+        yield round_no, results
+
+
+def map_jobs(function: Callable[[Any], Any], tasks: Sequence[Any], jobs: int) -> list[Any]:
+    """`function` over `tasks`, in `jobs` processes when more than one; results in task order."""
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(function, tasks))
+    return [function(task) for task in tasks]
 
 
 def accuracy_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[str, dict[int, dict[str, float]]]]:
@@ -295,11 +314,7 @@ def accuracy_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[str, dict[i
 def run_accuracy(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, Any]:
     """Every seed's runs, then per format, mode and size the mean of each measure."""
     tasks = [(seed, tuple(sizes)) for seed in range(1, seeds + 1)]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(accuracy_seed, tasks))
-    else:
-        runs = [accuracy_seed(task) for task in tasks]
+    runs = map_jobs(accuracy_seed, tasks, jobs)
     means: dict[str, Any] = {}
     for measure in ("tau", "top3_overlap", "top3_exact"):
         means[measure] = {
@@ -443,11 +458,7 @@ def run_duplicate_study(game: str, seeds: int, sizes: Sequence[int], jobs: int, 
     study, CLOSE_P_MAX a close one (nearly deterministic players of nearly equal strength).
     """
     tasks = [(game, seed, tuple(sizes), p_max) for seed in range(1, seeds + 1)]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(duplicate_study_seed, tasks))
-    else:
-        runs = [duplicate_study_seed(task) for task in tasks]
+    runs = map_jobs(duplicate_study_seed, tasks, jobs)
     figures: dict[str, Any] = {"game": game, "seeds": seeds, "p_max": p_max}
     for mode in ("plain", "duplicate"):
         reads = sorted(runs[0][mode])
@@ -551,15 +562,11 @@ def experiment_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[int, dict
                     out[name][round_no * per_round] = order_quality(ledger.table(), true_order)
     # Is the information there? Plain round-robin and arena's plain Swiss, the same games,
     # read by a batch Plackett-Luce fit of all games so far instead of TrueSkill's one pass.
-    swiss_played: list[GameResult] = []
-    ledger = RatingLedger(bots=true_order)
-    history = []
-    for round_no in range(1, max(sizes) + 1):
-        games = swiss_round(ledger.table().standings, SEATS, round=round_no, seed=seed, history=history)
-        history += games
-        for game in games:
-            swiss_played.append(play_scheduled(game, players))
-            ledger.add(swiss_played[-1])
+    swiss_played = [
+        result
+        for _, results in play_swiss(players, RatingLedger(bots=true_order), seed, max(sizes), duplicate=False)
+        for result in results
+    ]
     for name, results in (("round_robin plain", played[False]), ("swiss plain (arena)", swiss_played)):
         out[f"{name}, read by a batch Plackett-Luce fit"] = {
             size: order_quality_of(plackett_luce_order(results[: size * ACCURACY_BOTS // SEATS], true_order), true_order)
@@ -653,11 +660,7 @@ def duplicate_worth(task: tuple[str, tuple[float, ...], int]) -> dict[str, Any]:
 def run_experiments(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, dict[str, dict[str, float]]]:
     """Mean tau and top-three overlap of every variant, per size."""
     tasks = [(seed, tuple(sizes)) for seed in range(1, seeds + 1)]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            runs = list(pool.map(experiment_seed, tasks))
-    else:
-        runs = [experiment_seed(task) for task in tasks]
+    runs = map_jobs(experiment_seed, tasks, jobs)
     return {
         name: {
             measure: {str(size): statistics.fmean(run[name][size][measure] for run in runs) for size in sizes}
@@ -854,6 +857,16 @@ SUBPROCESS_FOLDERS = (BOTS_DIR / "threeup-heuristic", BOTS_DIR / "random")
 SUBPROCESS_COPIES = 4
 
 
+def print_study(study: dict[str, Any]) -> None:
+    """A duplicate study's rows: plain and duplicate, tau ± s.e. / top-three overlap per size."""
+    for mode in ("plain", "duplicate"):
+        cells = "  ".join(
+            f"{size}: {cell['tau']:.3f} ±{cell['tau_stderr']:.2f} / {cell['top3_overlap']:.2f}"
+            for size, cell in study[mode].items()
+        )
+        print(f"  {mode:10} {cells}")
+
+
 def print_report(report: dict[str, Any]) -> None:
     """The tables and the PASS/MISS lines, for people."""
     runs = (
@@ -920,12 +933,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"The duplicate question on Three Thirteen: {ACCURACY_BOTS} graded bots, round-robin, four seats, "
             f"mean of {study['seeds']} seeds (tau ± s.e. / top-three overlap)"
         )
-        for mode in ("plain", "duplicate"):
-            cells = "  ".join(
-                f"{size}: {cell['tau']:.3f} ±{cell['tau_stderr']:.2f} / {cell['top3_overlap']:.2f}"
-                for size, cell in study[mode].items()
-            )
-            print(f"  {mode:10} {cells}")
+        print_study(study)
         shares = ", ".join(f"p={p}: {100 * share:.0f}%" for p, share in study["deal_luck_share"].items())
         print(f"  Share of a seat's place variance due to the deal (four equal players): {shares}")
     for game, study in report.get("close_field", {}).items():
@@ -934,12 +942,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"The duplicate question in a close field, {game}: {ACCURACY_BOTS} graded bots of p = 0 to "
             f"{study['p_max']:g}, round-robin, four seats, mean of {study['seeds']} seeds (tau ± s.e. / top-three overlap)"
         )
-        for mode in ("plain", "duplicate"):
-            cells = "  ".join(
-                f"{size}: {cell['tau']:.3f} ±{cell['tau_stderr']:.2f} / {cell['top3_overlap']:.2f}"
-                for size, cell in study[mode].items()
-            )
-            print(f"  {mode:10} {cells}")
+        print_study(study)
     if "experiments" in report:
         sizes = report.get("sizes") or list(next(iter(report["experiments"].values()))["tau"])
         print()
@@ -1078,11 +1081,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 targets.append(duplicate_study_target(study, CLOSE_SIZES))
     if args.experiments:
         report["experiments"] = run_experiments(seeds, sizes, args.jobs)
-        if args.jobs > 1:
-            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                report["duplicate_worth"] = list(pool.map(duplicate_worth, WORTH_TABLES))
-        else:
-            report["duplicate_worth"] = [duplicate_worth(task) for task in WORTH_TABLES]
+        report["duplicate_worth"] = map_jobs(duplicate_worth, WORTH_TABLES, args.jobs)
     report["targets"] = targets
     report["load_average_after"] = list(os_load())
     if args.json:
