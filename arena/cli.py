@@ -69,7 +69,7 @@ def games_command(
 def demo_command(
     game: Annotated[str, typer.Option(help="Game name (see `arena games`).")] = "3up3down",
     cycles: Annotated[int, typer.Option(min=1, help="Complete round-robin cycles (each pair, both seat orders).")] = 8,
-    seed: Annotated[int, typer.Option(help="Tournament seed (schedule and deals).")] = 2026,
+    seed: Annotated[int, typer.Option(help="Public tournament seed (schedule and deals): a demo replays exactly.")] = 2026,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Games played at once.")] = 2,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (store and site).")] = Path("arena-demo"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -104,6 +104,7 @@ def demo_command(
         out=str(out),
         name=f"arena demo: {game}",
         quiet=quiet,
+        public_seed_ok=True,  # the example bots do not read arena's code; a demo replays exactly
     )
     console.print(f"Open {(out / 'site' / 'index.html').absolute()} in a browser, or run: arena serve {out}")
 
@@ -121,7 +122,13 @@ def match_command(
     game: Annotated[str, typer.Argument(help="Game name (see `arena games`).")],
     bot_dirs: Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml), one per seat.")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games (seats rotate).")] = 1,
-    seed: Annotated[int, typer.Option(help="Seed of the first game; game i is dealt from seed+i.")] = 1,
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Public seed: the match replays exactly, and any bot that guesses the seed can compute "
+            "the deals. Default: a secret key drawn for this match (shown with --verbose)."
+        ),
+    ] = None,
     sandbox: Annotated[str, typer.Option(help="Where bots run: local (trusted code only) or docker.")] = "local",
     rule: Annotated[
         Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")
@@ -146,6 +153,8 @@ def match_command(
             "limits: --decision-s and --startup-s must be > 0, --time-bank-s >= 0, --memory-mb >= 16"
         )
     limits = Limits(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
+    if seed is not None:
+        _warn_public_seed(seed)
     shown_events = [0]
 
     def show_step(state, seat, action, chooser) -> None:
@@ -202,6 +211,8 @@ def match_command(
         )
     console.print(table)
     console.print("place (score) and seat of each bot per game; 1 = best; forfeits share last place.")
+    if verbose and result.secret is not None:
+        console.print(f"deals from the secret key {result.secret}", highlight=False, markup=False, soft_wrap=True)
 
     summary = Table(title="standings", title_justify="left")
     for column in ("bot", "games", "wins", "mean place", "mean score", "incidents"):
@@ -282,7 +293,13 @@ def run_command(
     duplicate: Annotated[
         Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seat rotation.")
     ] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Tournament seed (schedule and deals).")] = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Public seed (schedule and deals): reproducible, and predictable by any bot that guesses it. "
+            "Default: a secret key is drawn and stored with the results (`arena secret DIR`)."
+        ),
+    ] = None,
     rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
     sandbox: Annotated[Optional[str], typer.Option(help="local (trusted code only) or docker.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once.")] = None,
@@ -301,6 +318,7 @@ def run_command(
         bool, typer.Option("--allow-changes", help="Resume even though the settings changed (finished games are kept).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
 ) -> None:
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -332,6 +350,8 @@ def run_command(
         if key in overrides:
             overrides[key] = [str(Path(bot).expanduser().absolute()) for bot in overrides[key]]
     config = load_tournament(tournament_file, overrides, rule or [])
+    if config.seed is not None and not public_seed_ok:
+        _warn_public_seed(config.seed)
     again = "arena " + shlex.join(sys.argv[1:])
     bar = Progress(
         TextColumn("{task.description}"),
@@ -376,6 +396,61 @@ def run_command(
     )
     for note in outcome.notes:
         console.print(note, highlight=False, markup=False, soft_wrap=True)
+
+
+def _warn_public_seed(seed: int) -> None:
+    from arena.seeds import PUBLIC_SEED_WARNING
+
+    errors.print("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("secret")
+def secret_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    check: Annotated[
+        Optional[str],
+        typer.Option(help="A published secret (hex): recompute every stored game's deal seed from it and compare."),
+    ] = None,
+) -> None:
+    """Print a tournament's secret key, or check the stored deals against a published one.
+
+    Every deal seed is HMAC-SHA256(secret, "deal/" + deal key) (arena/seeds.py). Publish
+    the secret only once the tournament is over: with it, anyone can compute every deal.
+    """
+    from arena.seeds import RunKey, SeedError
+    from arena.store import Store
+
+    with Store.open(out_dir) as store:
+        settings = store.settings() or {}
+        stored = store.secret()
+        games = store.games()
+    if check is None:
+        if stored is None:
+            seed = settings.get("seed")
+            raise UsageError(
+                f"{out_dir} has no secret: its deals come from the public seed {seed}"
+                if seed is not None
+                else f"{out_dir} has no secret yet (no game was scheduled)"
+            )
+        print(stored)
+        return
+    try:
+        key = RunKey.from_secret(check)
+    except SeedError as error:
+        raise UsageError(str(error)) from None
+    wrong = [game.key for game in games if key.deal_seed(game.deal) != game.seed]
+    if wrong:
+        errors.print(
+            f"arena: {len(wrong)} of {len(games)} games do not have the deal seed this secret gives: "
+            + ", ".join(wrong[:10]) + (" ..." if len(wrong) > 10 else ""),
+            highlight=False, markup=False, soft_wrap=True,
+        )
+        raise typer.Exit(1)
+    console.print(
+        f"all {len(games)} games were dealt from this secret (deal seed = HMAC-SHA256(secret, 'deal/' + deal key)); "
+        "`arena report` replays each stored game from its seed and checks its actions",
+        highlight=False, markup=False, soft_wrap=True,
+    )
 
 
 @app.command("standings")

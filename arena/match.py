@@ -1,14 +1,16 @@
 """A match: the same bots play N games of one game, seats rotating, one bot process per
 bot for the whole match (`arena match`, the bot author's debugging tool).
 
-Game i (0-based) is dealt from seed+i, and seat s is taken by bot (s + i) mod n, so over
-n games every bot sits in every seat. Each game is refereed by `arena.referee.play_game`
+Game i (1-based) is dealt from the deal seed `key.deal_seed("match-i")` of the match's
+`arena.seeds.RunKey` (a secret drawn for the match, or the public key of `--seed`), and
+seat s is taken by bot (s + i - 1) mod n, so over n games every bot sits in every seat.
+Each bot's `hello` seed is `key.bot_seed("match", name)`: neither seed can be computed
+from the other without the key. Each game is refereed by `arena.referee.play_game`
 and its `GameResult` kept; `standings` sums them up per bot.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from arena.referee import GameResult, Step, play_game
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits, Sandbox
 from arena.seats import RemoteBot, Seat
+from arena.seeds import RunKey
 from engine.api import Game
 from engine.registry import get_game
 
@@ -43,7 +46,10 @@ class MatchResult(BaseModel):
     """Every game of a match, and the bots in it."""
 
     game: str
-    seed: int
+    seed: int | None = Field(description="The public seed given, or None when the match drew a secret.")
+    secret: str | None = Field(
+        None, description="The match's secret key (hex) when no seed was given: with it every deal can be re-checked."
+    )
     rules: dict[str, Any]
     sandbox: str
     bots: list[BotEntry]
@@ -61,10 +67,9 @@ class Standing(BaseModel):
     incidents: dict[str, int]
 
 
-def bot_seed(match_seed: int, bot_index: int) -> int:
-    """The seed a bot gets for its own randomness: from the match seed, never a deal seed."""
-    digest = hashlib.sha256(f"arena-bot:{match_seed}:{bot_index}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
+def match_deal(number: int) -> str:
+    """The deal key of game `number` (1-based) of a match."""
+    return f"match-{number:05d}"
 
 
 def unique_names(manifests: Sequence[BotManifest]) -> list[str]:
@@ -93,7 +98,7 @@ def run_match(
     game: str,
     bot_dirs: Sequence[str | Path],
     games: int = 1,
-    seed: int = 1,
+    seed: int | None = None,
     sandbox: str | Sandbox = "local",
     rules: Mapping[str, Any] | None = None,
     limits: Limits | None = None,
@@ -101,7 +106,10 @@ def run_match(
     on_game: Callable[[GameResult], None] | None = None,
     sandbox_settings: Mapping[str, Any] | None = None,
 ) -> MatchResult:
-    """Play `games` games of `game` between the bots in `bot_dirs` (one seat each)."""
+    """Play `games` games of `game` between the bots in `bot_dirs` (one seat each).
+
+    `seed=None` (the default) draws a secret key for the match; an integer is a public
+    seed: the match is reproducible from it, and its deals predictable by anyone."""
     chosen: Game = get_game(game)
     if games < 1:
         raise MatchError(f"a match has at least 1 game, not {games}")
@@ -117,6 +125,7 @@ def run_match(
     limits = limits or Limits()
     box = get_sandbox(sandbox, **dict(sandbox_settings or {})) if isinstance(sandbox, str) else sandbox
     box.cleanup_leftovers()
+    key = RunKey.generate() if seed is None else RunKey.from_seed(seed)
     names = unique_names(manifests)
     players = len(manifests)
     bots = [
@@ -129,11 +138,11 @@ def run_match(
                 players=players,
                 rules=resolved_rules,
                 games=games,
-                seed=bot_seed(seed, index),
+                seed=key.bot_seed("match", name),
                 limits=limits_info(limits),
             ),
         )
-        for index, (manifest, name) in enumerate(zip(manifests, names))
+        for manifest, name in zip(manifests, names)
     ]
     results: list[GameResult] = []
     try:
@@ -143,7 +152,7 @@ def run_match(
                 chosen,
                 seats,
                 resolved_rules,
-                seed=seed + number,
+                seed=key.deal_seed(match_deal(number + 1)),
                 game_number=number + 1,
                 on_step=on_step,
             )
@@ -156,6 +165,7 @@ def run_match(
     return MatchResult(
         game=chosen.name,
         seed=seed,
+        secret=key.secret,
         rules=resolved_rules,
         sandbox=box.name,
         bots=[

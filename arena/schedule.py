@@ -1,6 +1,7 @@
 """Schedules: which bots sit at which table, in which seats, with which deal.
 
-Pure functions of their arguments (and a seed): no bots, no processes, no store, no clock.
+Pure functions of their arguments (and the run's key, `arena.seeds.RunKey`, or a public
+integer seed): no bots, no processes, no store, no clock.
 Three formats, all returning lists of `ScheduledGame` in schedule order:
 
 - `round_robin`: every table of `seats` bots (all k-subsets while there are at most
@@ -17,7 +18,6 @@ docs/tournaments.md explains the choices; tests/test_schedule.py proves the prop
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import random
@@ -25,6 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from arena.seeds import RunKey
 
 MIN_SEATS = 2
 MAX_SEATS = 6
@@ -92,10 +94,9 @@ def key_order(key: str) -> tuple[int, int, int]:
     return (round_no, table_no, rotation)
 
 
-def deal_seed(tournament_seed: int, deal: str) -> int:
-    """A deal's seed: a 63-bit hash of the tournament seed and the deal key (not `hash()`)."""
-    digest = hashlib.sha256(f"arena/{tournament_seed}/{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+def deal_seed(seed: int | RunKey, deal: str) -> int:
+    """A deal's seed, derived from the run's key (or a public integer seed) and the deal key."""
+    return RunKey.coerce(seed).deal_seed(deal)
 
 
 class Standing(Protocol):
@@ -145,7 +146,7 @@ def _check_count(name: str, value: int | None, allow_none: bool = True) -> None:
 
 def _games(
     tables_by_round: Sequence[Sequence[tuple[str, ...]]],
-    seed: int,
+    seed: int | RunKey,
     duplicate: bool,
     first_round: int = 1,
 ) -> list[ScheduledGame]:
@@ -320,7 +321,7 @@ def round_robin(
     bots: Sequence[str],
     seats: int,
     *,
-    seed: int,
+    seed: int | RunKey,
     rounds: int | None = None,
     cycles: int = 1,
     duplicate: bool = False,
@@ -341,7 +342,7 @@ def round_robin(
     _check_count("cycles", cycles, allow_none=False)
     if rounds is not None and cycles != 1:
         raise ScheduleError("give either rounds (design rounds) or cycles (whole round-robins), not both")
-    rng = random.Random(f"round-robin/{seed}")
+    rng = random.Random(f"round-robin/{RunKey.coerce(seed).schedule_seed}")
     if rounds is None and math.comb(len(bots), seats) <= complete_limit:
         subsets = list(itertools.combinations(bots, seats))
         cycle_tables = []
@@ -539,7 +540,7 @@ def gauntlet(
     field: Sequence[str],
     seats: int,
     *,
-    seed: int,
+    seed: int | RunKey,
     rounds: int = 1,
     duplicate: bool = False,
 ) -> list[ScheduledGame]:
@@ -556,7 +557,7 @@ def gauntlet(
     if both:
         raise ScheduleError(f"a bot is either a challenger or in the field, not both: {', '.join(both)}")
     _check_count("rounds", rounds, allow_none=False)
-    rng = random.Random(f"gauntlet/{seed}")
+    rng = random.Random(f"gauntlet/{RunKey.coerce(seed).schedule_seed}")
     opponents = seats - 1
     tables_by_round = []
     for _ in range(rounds):
@@ -603,7 +604,7 @@ def swiss_round(
     seats: int,
     *,
     round: int,
-    seed: int,
+    seed: int | RunKey,
     history: Iterable[ScheduledGame] = (),
     duplicate: bool = False,
     repeat_cost: float = SWISS_REPEAT_COST,
@@ -621,7 +622,7 @@ def swiss_round(
     entries = list(standings)
     _check_bots([entry.bot for entry in entries], "a Swiss round", 2)
     history = list(history)
-    rng = random.Random(f"swiss/{seed}/{round}")
+    rng = random.Random(f"swiss/{RunKey.coerce(seed).schedule_seed}/{round}")
     tiebreak = {entry.bot: rng.random() for entry in entries}
     ranked = [
         entry.bot

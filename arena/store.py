@@ -9,7 +9,9 @@ Tables (every JSON column is UTF-8 JSON text):
 
     meta       key TEXT PK, value TEXT           schema_version, settings (JSON of the
                                                  resolved tournament settings), fingerprint,
-                                                 created (ISO time, UTC)
+                                                 created (ISO time, UTC), deal_secret (hex: the
+                                                 run's secret key, `arena.seeds`; absent when
+                                                 the seed is public). The file is mode 0600.
     bots       bot TEXT PK                       the bot's id in this tournament (its name,
                                                  or name#2 when two folders share a name)
                name, version, content_hash       from bot.toml; sha256 of the folder's files
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -173,6 +176,16 @@ def content_hash(folder: str | Path) -> str:
     return digest.hexdigest()
 
 
+def _create_private(path: Path) -> None:
+    """Create the store file readable by its owner only: it holds the deal secret. SQLite
+    gives its -wal and -shm files the same mode. (A bot run as another user, as the local
+    sandbox does under root and Docker always does, cannot read it.)"""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -185,6 +198,8 @@ class Store:
         if not create and not self.path.is_file():
             raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if create:
+            _create_private(self.path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout=10000")
         self._use_wal()
@@ -258,6 +273,20 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", fingerprint)
+
+    def secret(self) -> str | None:
+        """The run's secret key (hex), from which every deal and bot seed is derived; None
+        when the tournament uses a public seed or has not started."""
+        return self._meta("deal_secret")
+
+    def save_secret(self, secret: str) -> str:
+        """Store the run's secret unless one is stored already; returns the stored one."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('deal_secret', ?)", (secret,))
+        stored = self.secret()
+        assert stored is not None
+        return stored
 
     # -- bots -----------------------------------------------------------------------------
 

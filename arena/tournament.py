@@ -48,6 +48,7 @@ from arena.rating import GameResult as RatedGame
 from arena.rating import RatingLedger, RatingSettings, RatingSettingsError, RatingTable
 from arena.referee import GameResult, play_game
 from arena.sandbox import BotFault, Limits, Sandbox, get_sandbox
+from arena.seeds import RunKey
 from arena.schedule import (
     ScheduledGame,
     ScheduleError,
@@ -147,7 +148,10 @@ class TournamentConfig(_Strict):
     challengers: list[str] = Field(default_factory=list)
     duplicate: bool = False
     bots: list[str] = Field(default_factory=list)
-    seed: int = Field(1, ge=0, le=2**63 - 1)
+    seed: int | None = Field(
+        None, ge=0, le=2**63 - 1,
+        description="A public seed (reproducible, and predictable by bots); none: a secret key is drawn and stored.",
+    )
     rules: dict[str, Any] = Field(default_factory=dict)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     rating: RatingConfig = Field(default_factory=RatingConfig)
@@ -397,6 +401,7 @@ class GameSpec(_Strict):
     game: str
     rules: dict[str, Any]
     bots: list[BotRef]  # seat order
+    bot_seeds: list[int]  # what each seat's bot gets in `hello` (`RunKey.bot_seed`), seat order
     limits: LimitsConfig
     sandbox: Literal["local", "docker"] = "local"
 
@@ -409,12 +414,6 @@ class PlayedGame(BaseModel):
     logs: list[str] = Field(description="The end of each seat's stderr in this game ('' if none).")
     duration_s: float
     startup_s: float = Field(description="Seconds the game waited for its bot processes to start.")
-
-
-def hello_seed(deal_seed: int, bot_id: str) -> int:
-    """A bot's own random seed in one game: from the deal and its id (never the deal itself)."""
-    digest = hashlib.sha256(f"arena-bot:{deal_seed}:{bot_id}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
 
 
 _sandboxes: dict[str, Sandbox] = {}
@@ -440,7 +439,7 @@ def play_scheduled_game(
     limits = spec.limits.limits()
     players = len(spec.bots)
     seats: list[Seat] = []
-    for bot in spec.bots:
+    for bot, bot_seed in zip(spec.bots, spec.bot_seeds, strict=True):
         if bot.kind == "in-process":
             if not in_process or bot.id not in in_process:
                 raise TournamentError([f"in-process bot {bot.id!r} is not available here"])
@@ -456,7 +455,7 @@ def play_scheduled_game(
                     players=players,
                     rules=spec.rules,
                     games=1,
-                    seed=hello_seed(spec.seed, bot.id),
+                    seed=bot_seed,
                     limits=limits_info(limits),
                 ),
             )
@@ -663,8 +662,9 @@ class _OrderedLedger:
 class _Runner:
     """One run of a tournament: schedule, pool, store."""
 
-    def __init__(self, config, store, field_bots, challengers, in_process, progress, stop, sandbox):
+    def __init__(self, config, store, key, field_bots, challengers, in_process, progress, stop, sandbox):
         self.config = config
+        self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
         self.store = store
         self.bots = {bot.id: bot for bot in [*field_bots, *challengers]}
         self.field = [bot.id for bot in field_bots]
@@ -697,7 +697,7 @@ class _Runner:
         if self.config.format != "swiss":
             return len(self.store.games())
         first = swiss_round(
-            [_Entry(bot) for bot in self.field], self.config.seats, round=1, seed=self.config.seed,
+            [_Entry(bot) for bot in self.field], self.config.seats, round=1, seed=self.key,
             duplicate=self.config.duplicate,
         )
         return len(first) * self.config.rounds
@@ -706,8 +706,8 @@ class _Runner:
         """The whole schedule of a round-robin or gauntlet."""
         c = self.config
         if c.format == "round-robin":
-            return round_robin(self.field, c.seats, seed=c.seed, rounds=c.rounds, cycles=c.cycles, duplicate=c.duplicate)
-        return gauntlet(self.challengers, self.field, c.seats, seed=c.seed, rounds=c.rounds or 1, duplicate=c.duplicate)
+            return round_robin(self.field, c.seats, seed=self.key, rounds=c.rounds, cycles=c.cycles, duplicate=c.duplicate)
+        return gauntlet(self.challengers, self.field, c.seats, seed=self.key, rounds=c.rounds or 1, duplicate=c.duplicate)
 
     def swiss_schedule(self, round_no: int) -> list[ScheduledGame]:
         """Swiss round `round_no` from the stored standings (every earlier round is stored)."""
@@ -718,7 +718,7 @@ class _Runner:
         standings = self.ratings.ledger.table().standings
         history = [game.scheduled() for game in self.store.games()]
         return swiss_round(
-            standings, self.config.seats, round=round_no, seed=self.config.seed, history=history,
+            standings, self.config.seats, round=round_no, seed=self.key, history=history,
             duplicate=self.config.duplicate,
         )
 
@@ -731,6 +731,7 @@ class _Runner:
             game=self.config.game,
             rules=self.config.rules,
             bots=[self.bots[bot_id] for bot_id in game.table],
+            bot_seeds=[self.key.bot_seed(game.key, bot_id) for bot_id in game.table],
             limits=self.config.limits,
             sandbox=self.config.sandbox,
         )
@@ -874,6 +875,7 @@ def run_tournament(
                 )
             store.drop_unfinished()
         store.save_settings(settings, fingerprint)
+        key = run_key(config, store)
         store.add_bots(bot.record() for bot in [*field_bots, *challengers])
         resumed = len(store.done_keys())
         folder_bots = [bot for bot in [*field_bots, *challengers] if bot.kind == "folder"]
@@ -890,7 +892,7 @@ def run_tournament(
                             box.image_for(load_spec(bot))
                         except BotFault:
                             pass
-        runner = _Runner(config, store, field_bots, challengers, in_process, progress, stop, sandbox)
+        runner = _Runner(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox)
         try:
             if config.format == "swiss":
                 total = runner.total()
@@ -925,6 +927,18 @@ def run_tournament(
     if report:
         outcome.notes.extend(render_report(config.output_dir()))
     return outcome
+
+
+def run_key(config: TournamentConfig, store: Store) -> RunKey:
+    """The run's key: the public key of `config.seed`, else the stored secret (drawn and
+    stored on the first run, so a resume deals the same cards)."""
+    if config.seed is not None:
+        return RunKey.from_seed(config.seed)
+    secret = store.secret()
+    if secret is not None:
+        return RunKey.from_secret(secret)
+    # Two runners starting one store at once keep the first secret stored.
+    return RunKey.from_secret(store.save_secret(RunKey.generate().secret))
 
 
 def render_report(out_dir: Path) -> list[str]:

@@ -344,7 +344,7 @@ def test_a_task_key_names_the_game_and_ignores_where_the_organiser_keeps_the_bot
 
     field, _ = resolve_bots(config(tmp_path, bot_dirs[:3]))
     spec = GameSpec(key="1-1-0", deal="1-1", seed=5, game="3up3down", rules={}, bots=field,
-                    limits=config(tmp_path, bot_dirs[:3]).limits)
+                    bot_seeds=[11, 12, 13], limits=config(tmp_path, bot_dirs[:3]).limits)
     moved = spec.model_copy(update={"bots": [b.model_copy(update={"folder": "/elsewhere"}) for b in field]})
     reseeded = spec.model_copy(update={"seed": 6})
     assert task_key(spec).startswith("arena-game-1-1-0-")

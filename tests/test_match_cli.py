@@ -4,6 +4,7 @@ subprocess, with the example random bot)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee import GameResult, verify_replay
+from arena.seeds import RunKey
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random")
@@ -30,10 +32,12 @@ def test_a_match_prints_places_standings_and_writes_replays(tmp_path):
     assert "3UP 3DOWN: 2 games, sandbox local" in run.stdout
     assert "standings" in run.stdout and "random#2" in run.stdout
     assert "does not isolate untrusted code" in run.stderr
+    assert "seed 4 is public: any bot that guesses it can compute every deal" in run.stderr
     records = [GameResult.model_validate_json(line) for line in replays.read_text().splitlines()]
+    key = RunKey.from_seed(4)
     assert [(r.game_number, r.seed, r.seats) for r in records] == [
-        (1, 4, ["random", "random#2"]),
-        (2, 5, ["random#2", "random"]),
+        (1, key.deal_seed("match-00001"), ["random", "random#2"]),
+        (2, key.deal_seed("match-00002"), ["random#2", "random"]),
     ]
     for record in records:
         assert record.rules["max_turns"] == 40 and record.incidents == []
@@ -44,7 +48,11 @@ def test_verbose_shows_every_action_and_the_end_of_each_game():
     run = arena("match", "3up3down", RANDOM, RANDOM, "--rule", "max_turns=10", "--verbose")
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("  seat 0: ") >= 3 and '"type": "choose_up"' in run.stdout
-    assert "game 1 (seed 1) over: places" in run.stdout
+    # No --seed: the deals come from a secret drawn for the match, shown to the user only.
+    [secret] = re.findall(r"deals from the secret key ([0-9a-f]{64})", run.stdout)
+    deal_seed = RunKey.from_secret(secret).deal_seed("match-00001")
+    assert f"game 1 (seed {deal_seed}) over: places" in run.stdout
+    assert "is public" not in run.stderr
 
 
 def test_a_crashing_bot_is_shown_as_an_incident_and_the_match_completes(tmp_path):

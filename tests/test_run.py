@@ -317,7 +317,7 @@ def test_a_game_spec_is_small_and_picklable_for_a_cluster(tmp_path, bot_dirs):
     by_id = {bot.id: bot for bot in field}
     spec = GameSpec(
         key=game.key, deal=game.deal, seed=game.seed, game=settings.game, rules=settings.rules,
-        bots=[by_id[bot_id] for bot_id in game.table], limits=settings.limits,
+        bots=[by_id[bot_id] for bot_id in game.table], bot_seeds=[7, 8, 9], limits=settings.limits,
     )
     again = pickle.loads(pickle.dumps(spec))
     assert again == spec and len(pickle.dumps(spec)) < 4000

@@ -1,0 +1,222 @@
+"""The deal stays secret: with default settings a bot cannot compute any hidden card.
+
+Every seed of a run comes from its `RunKey` (arena/seeds.py): a stored secret by default,
+the public key of a user's seed otherwise. The "seer" test bot (tests/bots/seer) knows
+arena's code, old and new, and tries every seed below a million with every derivation;
+with a public seed it must find its deal (so the test can fail), with the default secret
+it must not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.match import match_deal, run_match
+from arena.sandbox.base import Limits
+from arena.seats import InProcessBot
+from arena.seeds import RunKey, SeedError
+from arena.store import Store
+from arena.tournament import TournamentInterrupted, run_tournament, validate_config
+
+ROOT = Path(__file__).resolve().parent.parent
+SEER = ROOT / "tests" / "bots" / "seer"
+RANDOM = ROOT / "bots" / "random"
+SEARCHED = 1_000_000  # seeds the seer tries against a default run
+SHORT = {"max_turns": 40}
+# The seer searches at its first decision: give it the time a million candidates take.
+PATIENT = {"decision_s": 600, "time_bank_s": 0, "startup_s": 30}
+
+
+def seer_folder(tmp_path: Path, seeds: int) -> Path:
+    """The seer with its own copy of arena.seeds and engine (as a bot that read arena's
+    source would carry them), so it runs whatever user the sandbox runs it as."""
+    folder = tmp_path / "seer"
+    shutil.copytree(SEER, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    lib = folder / "lib"
+    (lib / "arena").mkdir(parents=True)
+    (lib / "arena" / "__init__.py").write_text("")
+    shutil.copy(ROOT / "arena" / "seeds.py", lib / "arena" / "seeds.py")
+    shutil.copytree(ROOT / "engine", lib / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "seer.json").write_text(json.dumps({"root": "lib", "seeds": seeds, "names": ["seer"], "tables": 1}))
+    for path in [folder, *folder.rglob("*")]:  # readable by anyone: bots may run as nobody
+        path.chmod(path.stat().st_mode | stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0))
+    return folder
+
+
+def verdict(log: str) -> str:
+    """The seer's one line about its search."""
+    lines = [line for line in log.splitlines() if line.startswith("SEER ")]
+    assert len(lines) == 1, log[-2000:]
+    return lines[0]
+
+
+def seer_match(tmp_path: Path, seed: int | None, seeds: int) -> str:
+    result = run_match(
+        "3up3down", [seer_folder(tmp_path, seeds), RANDOM], games=1, seed=seed,
+        rules=SHORT, limits=Limits(**PATIENT),
+    )
+    assert [incident.reason for incident in result.games[0].incidents] == []
+    return verdict(result.bots[0].log)
+
+
+def seer_tournament(tmp_path: Path, seed: int | None, seeds: int) -> tuple[str, int, Path]:
+    out = tmp_path / "out"
+    settings = {
+        "game": "3up3down", "seats": 2, "bots": [str(seer_folder(tmp_path, seeds)), str(RANDOM)],
+        "output": str(out), "rules": SHORT, "limits": PATIENT,
+    }
+    if seed is not None:
+        settings["seed"] = seed
+    outcome = run_tournament(validate_config(settings), report=False)
+    assert outcome.done == outcome.total == 1
+    with Store.open(out) as store:
+        [game] = store.games()
+        seer_seat = list(game.bots).index("seer")
+        return verdict(store.logs(game.key)[seer_seat]), game.seed, out
+
+
+# ------------------------------------------------------------------ the seer
+
+
+def test_a_seer_computes_its_deal_from_a_public_match_seed(tmp_path):
+    line = seer_match(tmp_path, seed=31_337, seeds=40_000)
+    key = RunKey.from_seed(31_337)
+    assert line.startswith(f"SEER PREDICTED deal seed {key.deal_seed(match_deal(1))} (public seed 31337 (match)")
+
+
+def test_a_seer_computes_its_deal_from_a_public_tournament_seed(tmp_path):
+    line, deal_seed, _ = seer_tournament(tmp_path, seed=4242, seeds=40_000)
+    assert deal_seed == RunKey.from_seed(4242).deal_seed("00001-00001")
+    assert line.startswith(f"SEER PREDICTED deal seed {deal_seed} (public seed 4242 (00001-00001-0)")
+
+
+def test_a_seer_cannot_compute_its_deal_in_a_default_match_or_tournament(tmp_path):
+    # Both at once: each search is about a core-minute.
+    lines: dict[str, str] = {}
+    match = threading.Thread(target=lambda: lines.update(match=seer_match(tmp_path / "m", None, SEARCHED)))
+    match.start()
+    lines["tournament"] = seer_tournament(tmp_path / "t", None, SEARCHED)[0]
+    match.join()
+    for where in ("match", "tournament"):
+        assert lines[where].startswith(f"SEER BLIND after {SEARCHED} seeds"), (where, lines[where])
+
+
+# ------------------------------------------------------------------ the key
+
+
+def test_deal_and_bot_seeds_are_separate_hmacs_of_the_key():
+    key = RunKey.from_secret("00" * 16 + "ff" * 16)
+    expected_deal = int.from_bytes(hmac.new(key.material, b"deal/00002-00003", hashlib.sha256).digest()[:8], "big") >> 1
+    expected_bot = int.from_bytes(hmac.new(key.material, b"bot/00002-00003-1/ann", hashlib.sha256).digest()[:6], "big")
+    assert key.deal_seed("00002-00003") == expected_deal
+    assert key.bot_seed("00002-00003-1", "ann") == expected_bot
+    assert key.bot_seed("00002-00003-1", "ann") != key.bot_seed("00002-00003-1", "bob")
+    assert RunKey.from_seed(5).deal_seed("x") == RunKey.from_seed(5).deal_seed("x") != RunKey.from_seed(6).deal_seed("x")
+
+
+def test_a_generated_key_is_a_256_bit_secret_that_never_prints_itself():
+    first, second = RunKey.generate(), RunKey.generate()
+    assert len(first.secret) == 64 and first.secret != second.secret
+    assert not first.is_public and RunKey.from_seed(3).is_public and RunKey.from_seed(3).secret is None
+    assert first.secret not in repr(first) and first.secret not in str(first)
+    assert RunKey.from_secret(first.secret).deal_seed("d") == first.deal_seed("d")
+
+
+@pytest.mark.parametrize("bad", ["xyz", "abcd", "", "0" * 30])
+def test_a_bad_secret_says_what_a_secret_is(bad):
+    with pytest.raises(SeedError, match="hex digits|at least 128 bits"):
+        RunKey.from_secret(bad)
+
+
+def _in_process_tournament(out: Path, progress=None, stop=None, **settings):
+    bots = {f"b{n}": (lambda: InProcessBot(lambda observation, legal: 0)) for n in range(3)}
+    config = validate_config({"game": "3up3down", "seats": 3, "output": str(out), "rules": SHORT, **settings})
+    return run_tournament(config, in_process=bots, report=False, progress=progress, stop=stop)
+
+
+def test_a_default_tournament_stores_its_secret_and_every_deal_comes_from_it(tmp_path):
+    _in_process_tournament(tmp_path / "a", rounds=2)
+    _in_process_tournament(tmp_path / "b", rounds=2)
+    seeds = {}
+    for name in ("a", "b"):
+        with Store.open(tmp_path / name) as store:
+            secret = store.secret()
+            assert re.fullmatch(r"[0-9a-f]{64}", secret)
+            assert store.settings()["seed"] is None and secret not in json.dumps(store.settings())
+            key = RunKey.from_secret(secret)
+            seeds[name] = [game.seed for game in store.games()]
+            assert seeds[name] == [key.deal_seed(game.deal) for game in store.games()]
+    assert set(seeds["a"]).isdisjoint(seeds["b"])  # two default runs: unrelated deals
+    # Only its owner may read the store (it holds the secret), journal files included.
+    for path in (tmp_path / "a").glob("arena.sqlite*"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_a_resumed_default_tournament_keeps_its_secret_and_its_deals(tmp_path):
+    out = tmp_path / "out"
+    stop = threading.Event()
+    with pytest.raises(TournamentInterrupted):
+        _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
+    with Store.open(out) as store:
+        secret, first = store.secret(), [(g.key, g.seed) for g in store.games()]
+    assert len(first) == 1
+    outcome = _in_process_tournament(out, format="swiss", rounds=3)  # resume: rounds 2 and 3
+    assert outcome.done == outcome.total == 3 and outcome.resumed == 1
+    with Store.open(out) as store:
+        assert store.secret() == secret
+        games = store.games()
+    assert [(g.key, g.seed) for g in games][:1] == first
+    assert [g.seed for g in games] == [RunKey.from_secret(secret).deal_seed(g.deal) for g in games]
+
+
+def test_a_public_seed_tournament_stores_no_secret(tmp_path):
+    _in_process_tournament(tmp_path / "out", rounds=1, seed=9)
+    with Store.open(tmp_path / "out") as store:
+        assert store.secret() is None
+        assert [game.seed for game in store.games()] == [RunKey.from_seed(9).deal_seed("00001-00001")]
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_arena_secret_prints_the_secret_and_checks_a_published_one(tmp_path):
+    _in_process_tournament(tmp_path / "out", rounds=2)
+    with Store.open(tmp_path / "out") as store:
+        secret = store.secret()
+    shown = arena("secret", str(tmp_path / "out"))
+    assert shown.returncode == 0 and shown.stdout.strip() == secret
+    good = arena("secret", str(tmp_path / "out"), "--check", secret)
+    assert good.returncode == 0 and "all 2 games were dealt from this secret" in good.stdout
+    bad = arena("secret", str(tmp_path / "out"), "--check", "ab" * 32)
+    assert bad.returncode == 1 and "2 of 2 games do not have the deal seed this secret gives" in bad.stderr
+    typo = arena("secret", str(tmp_path / "out"), "--check", "nothex")
+    assert typo.returncode == 2 and "arena: error: a secret is 64 hex digits" in typo.stderr
+
+
+def test_arena_secret_of_a_public_seed_tournament_names_the_seed(tmp_path):
+    _in_process_tournament(tmp_path / "out", rounds=1, seed=9)
+    run = arena("secret", str(tmp_path / "out"))
+    assert run.returncode == 2 and "has no secret: its deals come from the public seed 9" in run.stderr
+
+
+def test_a_given_seed_is_warned_about_and_the_default_is_not(tmp_path):
+    common = ["run", "--game", "3up3down", "--seats", "2", "--bot", str(RANDOM), "--bot", str(ROOT / "bots" / "threeup-heuristic"),
+              "--rule", "max_turns=20", "-q"]
+    public = arena(*common, "--seed", "1", "--out", str(tmp_path / "public"))
+    assert public.returncode == 0, public.stderr
+    assert "seed 1 is public: any bot that guesses it can compute every deal" in public.stderr
+    secret = arena(*common, "--out", str(tmp_path / "secret"))
+    assert secret.returncode == 0, secret.stderr
+    assert "is public" not in secret.stderr
