@@ -2,7 +2,8 @@
 
 A `Game` holds the facts about a game (name, seat range, rule options) and makes new
 states; a `State` is one game in progress: whose decision it is, the legal actions in a
-stable order, what each seat may observe, applying an action, and the result once over.
+stable order, what each seat may observe, applying an action, and the result once over
+(plus, for replays after the game, everything: `spectator_view()` and `full_events()`).
 Actions, observations and events are plain JSON-able data (dicts, lists, str, int, bool).
 All randomness comes from the seed, so (players, options, seed, actions) replays a game.
 """
@@ -236,6 +237,14 @@ class State(ABC):
     @abstractmethod
     def events(self, seat: int | None = None) -> list[Event]:
         """The event log as `seat` saw it (its own private details included); None = public."""
+
+    @abstractmethod
+    def full_events(self) -> list[Event]:
+        """Every event so far with every hidden detail shown (all private details, whoever owns them).
+
+        For replays after the game (the site's replay viewer, golden replays), never for
+        bots: the referee gives a bot only `events(seat)`.
+        """
 
     @abstractmethod
     def _apply(self, action: Action) -> None:

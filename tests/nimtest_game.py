@@ -47,6 +47,9 @@ class NimState(State):
         # (owner, event): owner None = public; else only that seat (and spectators) see it.
         return [dict(event) for owner, event in self.log if owner is None or owner == seat]
 
+    def full_events(self) -> list[Event]:
+        return [dict(event) for _, event in self.log]
+
     def _apply(self, action: Action) -> None:
         seat = self.turn
         self.stones -= action["take"]
