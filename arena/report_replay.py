@@ -2,16 +2,18 @@
 
 The referee stores a game as its seed, rules and actions. Here the engine replays it and,
 after every action, records the table as a spectator sees it (everything) and, for each
-seat, what `state.observation(seat)` showed that seat. Both are normalised into the same
-small "table" of zones (lists of card ids, counts, flags), so the browser draws any frame
-with one function and needs no copy of the rules.
+seat, what `state.observation(seat)` showed that seat. Each game turns both into the same
+small "table" of zones (lists of card ids, counts, flags) with the builders its
+`Game.replay_tables()` returns (they live in the game's folder, `engine/<game>/replay.py`;
+the zones' contract is engine/replay_tables.py), so this module knows no game and the
+browser needs no copy of the rules.
 
 Compactness (a Three Thirteen game is over 3,000 actions):
-- cards are ids; each card's face is written once, in `cards`;
+- cards are ids; each card's face (the game's `card_face`) is written once, in `cards`;
 - a frame stores only the zones that changed since the previous frame, and a list that
   only grew or shrank at its end is stored as `{"k": kept, "t": [new tail]}`;
 - a seat's view is the full view passed through `mask` (other hands become counts,
-  3DOWN cards become backs, only the seat's own setup offer is kept); only where the
+  face-down cards become backs, only the seat's own setup offer is kept); only where the
   seat's real observation differs from that (e.g. 3UP choices hidden until the reveal)
   is an exception stored, itself diffed. `replay_frames` checks every seat's view
   rebuilt this way equals the observation-derived one.
@@ -27,142 +29,22 @@ from typing import Any
 from arena.referee import GameResult
 from engine.api import GameError
 from engine.registry import get_game
+from engine.replay_tables import ReplayTables, Table
 
 FORMAT = 1  # bump when the data shape changes: cached replay files carry it in their name
-
-Table = dict[str, Any]
 
 
 class ReplayUnavailable(Exception):
     """A stored game cannot be shown as a replay (its actions do not re-simulate)."""
 
 
-def _ids(cards: list[dict[str, Any]] | None) -> list[int] | None:
-    return None if cards is None else [card["id"] for card in cards]
-
-
-def _hands(hands: list[Any]) -> Table:
-    """One zone per seat (h0, h1, ...) so a frame stores only the hand that changed."""
-    return {f"h{seat}": cards for seat, cards in enumerate(hands)}
-
-
-# --- 3UP 3DOWN ---------------------------------------------------------------------------
-
-
-def _threeup_common(view: dict[str, Any]) -> Table:
-    table: Table = {
-        "phase": view["phase"],
-        "cur": view["current_player"],
-        "turn": view["turn"],
-        "dir": view["direction"],
-        "draw": view["draw_pile_size"],
-        "discard": _ids(view["discard_pile"]),
-        "removed": _ids(view["removed"]),
-        "finished": list(view["finished"]),
-        "chosen": list(view["chosen_up"]),
-        "up": None if view["up"] is None else [_ids(cards) for cards in view["up"]],
-        "left": view.get("actions_left"),
-        "src": view.get("source"),
-    }
-    if view["phase"] == "over":
-        table["end"] = {"places": view["places"], "scores": view["scores"], "reason": view.get("end_reason")}
-    return table
-
-
-def _threeup_full(state: Any, views: list[dict[str, Any]]) -> Table:
-    view = state.spectator_view()
-    table = _threeup_common(view)
-    table.update(_hands([_ids(cards) for cards in view["hands"]]))
-    table["down"] = [[None if card is None else card["id"] for card in slots] for slots in view["down_cards"]]
-    table["setup"] = [_ids(cards) for cards in view["setup_cards"]]
-    return table
-
-
-def _threeup_seat(view: dict[str, Any], seat: int) -> Table:
-    table = _threeup_common(view)
-    sizes = view["hand_sizes"]
-    table.update(_hands([_ids(view["hand"]) if s == seat else sizes[s] for s in range(len(sizes))]))
-    table["down"] = [[-1 if present else None for present in slots] for slots in view["down"]]
-    # A seat knows only its own setup offer; the mask keeps only that one too.
-    table["setup"] = None
-    if view.get("setup_cards") is not None:
-        table["setup"] = _ids(view["setup_cards"])
-    if view.get("own_up") is not None:
-        table["own_up"] = _ids(view["own_up"])
-    return table
-
-
-# --- Three Thirteen ----------------------------------------------------------------------
-
-
-def _melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"kind": m["kind"], "cards": _ids(m["cards"]), "ranks": m["ranks"]} for m in melds]
-
-
-def _last_round(last: dict[str, Any] | None) -> dict[str, Any] | None:
-    if last is None:
-        return None
-    return {
-        "round": last["round"],
-        "wild": last["wild_rank"],
-        "reason": last["reason"],
-        "went_out": last["went_out"],
-        "hands": [
-            {"melds": _melds(hand["melds"]), "deadwood": _ids(hand["deadwood"]), "penalty": hand["penalty"]}
-            for hand in last["hands"]
-        ],
-        "penalties": last["penalties"],
-        "totals": last["totals"],
-    }
-
-
-def _thirteen_table(view: dict[str, Any], hands: list[Any]) -> Table:
-    taken = view["taken_from_discard"]
-    table: Table = {
-        "phase": view["phase"],
-        "cur": view["current_player"],
-        "round": view["round"],
-        "wild": view["wild_rank"],
-        "dealer": view["dealer"],
-        "turn": view["turn"],
-        "stock": view["stock_size"],
-        "discard": _ids(view["discard_pile"]),
-        "taken": None if taken is None else taken["id"],
-        "went_out": view["went_out"],
-        "laid": _melds(view["laid_down"]),
-        "final_left": view["final_turns_left"],
-        "totals": list(view["totals"]),
-        "last": _last_round(view["last_round"]),
-    }
-    table.update(_hands(hands))
-    return table
-
-
-def _thirteen_full(state: Any, views: list[dict[str, Any]]) -> Table:
-    # The union of every seat's observation is everything but the stock's order, which a
-    # spectator does not need; spectator_view() would cost 5x more per frame.
-    return _thirteen_table(views[0], [_ids(view["hand"]) for view in views])
-
-
-def _thirteen_seat(view: dict[str, Any], seat: int) -> Table:
-    sizes = view["hand_sizes"]
-    return _thirteen_table(view, [_ids(view["hand"]) if s == seat else sizes[s] for s in range(len(sizes))])
-
-
-# Per game: the full table from (state, every seat's observation), and a seat's table
-# from its observation.
-_TABLES: dict[str, tuple[Callable[[Any, list[dict[str, Any]]], Table], Callable[[dict[str, Any], int], Table]]] = {
-    "3up3down": (_threeup_full, _threeup_seat),
-    "three-thirteen": (_thirteen_full, _thirteen_seat),
-}
-
-
 # --- masking and diffs (mirrored in replay.js) -------------------------------------------
 
 
 def mask(full: Table, seat: int) -> Table:
-    """What a seat sees of the full table by the general rule: others' hands as counts,
-    every 3DOWN card as a back, only its own setup offer. Exceptions are stored per frame."""
+    """What a seat sees of the full table by the general rule: others' hands (`h<seat>`) as
+    counts, every face-down card (`down`) as a back, only its own setup offer (`setup`).
+    Exceptions are stored per frame."""
     out = dict(full)
     for zone, cards in full.items():
         if zone[0] == "h" and zone[1:].isdigit() and int(zone[1:]) != seat and isinstance(cards, list):
@@ -218,36 +100,41 @@ def patch(old: Table, change: Table) -> Table:
 # --- the frames --------------------------------------------------------------------------
 
 
-def _collect_cards(value: Any, cards: dict[int, Any]) -> Any:
+def _collect_cards(value: Any, card_face: Callable[[dict[str, Any]], list[Any] | None], cards: dict[int, list[Any]]) -> Any:
     """Replace every card object in an event by its id, remembering the card's face."""
     if isinstance(value, dict):
-        if "id" in value and ("suit" in value or "kind" in value):
-            cards.setdefault(value["id"], value)
+        face = card_face(value)
+        if face is not None:
+            cards.setdefault(value["id"], face)
             return value["id"]
-        return {key: _collect_cards(item, cards) for key, item in value.items()}
+        return {key: _collect_cards(item, card_face, cards) for key, item in value.items()}
     if isinstance(value, list):
-        return [_collect_cards(item, cards) for item in value]
+        return [_collect_cards(item, card_face, cards) for item in value]
     return value
 
 
-def _face(card: dict[str, Any]) -> list[Any]:
-    if "suit" in card:
-        return [card["rank"], card["suit"]]
-    return [card["kind"], card["value"], card["colour"]]
+def _tables(name: str) -> ReplayTables:
+    """The game's replay-table builders, or ReplayUnavailable when it has no viewer."""
+    try:
+        tables = get_game(name).replay_tables()
+    except GameError:
+        tables = None
+    if tables is None:
+        raise ReplayUnavailable(f"no replay viewer for game {name!r}")
+    return tables
 
 
 def replay_frames(result: GameResult) -> dict[str, Any]:
     """Re-simulate a stored game into the viewer's data (see the module docstring)."""
-    if result.game not in _TABLES:
-        raise ReplayUnavailable(f"no replay viewer for game {result.game!r}")
-    full_table, seat_table = _TABLES[result.game]
+    tables = _tables(result.game)
+    full_table, seat_table, card_face = tables.full, tables.seat, tables.card_face
     try:
         game = get_game(result.game)
         state = game.new_game(result.players, result.rules, result.seed)
     except GameError as error:
         raise ReplayUnavailable(f"the stored game cannot be set up again: {error}") from None
     players = state.players
-    cards: dict[int, Any] = {}
+    cards: dict[int, list[Any]] = {}
     steps: list[list[Any]] = []  # [seat, action, events?, "fallback"?] per action
     frames: list[list[Any]] = []
     seen_events = 0
@@ -275,7 +162,7 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
         except GameError as error:
             raise ReplayUnavailable(f"action {number + 1} of the stored game does not replay: {error}") from None
         public = state.events(None)
-        fresh = _collect_cards(public[seen_events:], cards)
+        fresh = _collect_cards(public[seen_events:], card_face, cards)
         seen_events = len(public)
         # The event that only repeats the action (a draw, a discard) is left out: the
         # viewer describes the action itself.
@@ -291,16 +178,16 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     if not state.is_over:
         raise ReplayUnavailable("the stored actions end before the game is over")
     # Every card the game dealt, so frames can name any id they show.
-    deal_cards: dict[int, Any] = {}
-    _collect_cards(state.spectator_view(), deal_cards)
-    _collect_cards(state.full_events(), deal_cards)
+    deal_cards: dict[int, list[Any]] = {}
+    _collect_cards(state.spectator_view(), card_face, deal_cards)
+    _collect_cards(state.full_events(), card_face, deal_cards)
     deal_cards.update(cards)
     return {
         "format": FORMAT,
         "game": result.game,
         "players": players,
         "seats": list(result.seats),
-        "cards": {str(card_id): _face(card) for card_id, card in sorted(deal_cards.items())},
+        "cards": {str(card_id): face for card_id, face in sorted(deal_cards.items())},
         "steps": steps,
         "frames": frames,
     }

@@ -18,6 +18,7 @@ from engine.api import (
     UnknownGame,
 )
 from engine.registry import all_games, get_game, register
+from engine.replay_tables import ReplayTables
 
 __all__ = [
     "Action",
@@ -29,6 +30,7 @@ __all__ = [
     "IllegalAction",
     "Observation",
     "OptionSpec",
+    "ReplayTables",
     "State",
     "UnknownGame",
     "all_games",

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.replay_tables import ReplayTables
+
 Action = dict[str, Any]
 Observation = dict[str, Any]
 Event = dict[str, Any]
@@ -196,6 +198,10 @@ class Game(ABC):
         for action in actions:
             state.apply(action)
         return state
+
+    def replay_tables(self) -> ReplayTables | None:
+        """How the site's replay viewer tabulates this game (engine/replay_tables.py); None: no viewer."""
+        return None
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able description of the game (for `arena games --json`)."""

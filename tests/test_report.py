@@ -22,7 +22,6 @@ from arena.cli import app
 from arena.referee import GameResult, Replay, ReplayAction
 from arena.report import ReportError, load_site_data, make_server, rate, rating_chart, render_site, slug, write_site
 from arena.report_replay import (
-    _TABLES,
     FORMAT,
     ReplayUnavailable,
     diff,
@@ -79,7 +78,8 @@ def test_every_frame_equals_the_engine_in_full_and_in_each_seats_own_view(game, 
     result = result_of(game, players, seed, rules)
     data = replay_frames(result)
     assert len(data["frames"]) == len(result.replay.actions) + 1
-    full_table, seat_table = _TABLES[game]
+    tables = get_game(game).replay_tables()
+    full_table, seat_table = tables.full, tables.seat
     state = get_game(game).new_game(players, result.rules, seed)
     for index in range(len(data["frames"])):
         if index:

@@ -25,6 +25,7 @@ from engine.api import (
     OptionSpec,
     State,
 )
+from engine.replay_tables import ReplayTables
 from engine.three_thirteen.melds import (
     SUITS,
     Arrangement,
@@ -32,6 +33,7 @@ from engine.three_thirteen.melds import (
     best_arrangement,
     going_out_discards,
 )
+from engine.three_thirteen.replay import TABLES
 
 ROUNDS = 11
 DRAW, DISCARD, OVER = "draw", "discard", "over"
@@ -487,6 +489,10 @@ class ThreeThirteen(Game):
                 f"{-(-(13 * players + 1) // 52)} decks for the last round (or 0 = automatic)"
             )
         return ThreeThirteenState(players, options, seed)
+
+    def replay_tables(self) -> ReplayTables:
+        """The site's replay tables of Three Thirteen (engine/three_thirteen/replay.py)."""
+        return TABLES
 
     def position(
         self,

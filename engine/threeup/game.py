@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.api import BadOption, Game, GameError, OptionSpec
+from engine.replay_tables import ReplayTables
 from engine.threeup.cards import build_deck
+from engine.threeup.replay import TABLES
 from engine.threeup.state import ThreeUpState
 
 OPTIONS = (
@@ -61,6 +63,10 @@ class ThreeUpGame(Game):
     def _new_state(self, players: int, options: dict[str, Any], seed: int) -> ThreeUpState:
         self._check_table(players, options)
         return ThreeUpState(players, options, seed)
+
+    def replay_tables(self) -> ReplayTables:
+        """The site's replay tables of 3UP 3DOWN (engine/threeup/replay.py)."""
+        return TABLES
 
     def from_position(
         self,
