@@ -461,10 +461,11 @@ def standings_command(
     """Print the standings of a tournament (finished or not) from its store."""
     import dataclasses
 
+    from arena.rating import stored_standings
     from arena.store import Store
 
     with Store.open(out_dir) as store:
-        table = store.standings()
+        table = stored_standings(store)
         settings = store.settings() or {}
         done, total = len(store.done_keys()), len(store.games())
     if as_json:

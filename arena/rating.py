@@ -22,10 +22,16 @@ floats and the same results to the bit; only where it hands over does the packag
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import mpmath
 import trueskill
@@ -96,7 +102,7 @@ class RatingSettings:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class RatedGame:
     """One finished game as the rating needs it; the runner builds these from the store.
 
     key: the scheduled game key (`ScheduledGame.key`); bots and places are per seat, seat
@@ -144,6 +150,17 @@ class BotStanding:
     # Swiss points: per game (table size - place) / (table size - 1): 1 for first, 0 for
     # last, whatever the table size, so smaller Swiss tables score on the same scale.
     score: float
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating right after one of its updates (a game, or a whole duplicate deal)."""
+
+    key: str  # the game key after which the rating was taken (a deal's last rotation)
+    games: int  # the bot's games so far
+    mu: float
+    sigma: float
+    conservative: float
 
 
 @dataclass(frozen=True)
@@ -232,35 +249,56 @@ def competition_ranks(totals: Sequence[float]) -> list[int]:
 
 
 class RatingLedger:
-    """Ratings and counts kept up to date as results arrive in schedule order.
+    """Ratings, counts and (optionally) each bot's rating history, kept up to date as results
+    arrive in schedule order: the one place where results become ratings and standings.
 
     Feeding results one by one in schedule order gives exactly what `rate_results` gives
     for the same results, so a Swiss runner can read the standings between rounds without
-    re-rating the whole tournament each time.
+    re-rating the whole tournament each time. With `history=True` it also records a
+    `RatingPoint` per bot after each of its rated updates: after each game, or in
+    duplicate mode once per deal when the deal is rated (an unfinished deal's bots get a
+    point as the deal stands, in `points()`). A plain ledger can be saved and resumed
+    (`to_json`, `from_json`) so a later pass only rates the games added since.
     """
 
-    def __init__(self, settings: RatingSettings | None = None, *, duplicate: bool = False, bots: Iterable[str] = ()):
+    def __init__(
+        self,
+        settings: RatingSettings | None = None,
+        *,
+        duplicate: bool = False,
+        bots: Iterable[str] = (),
+        history: bool = False,
+    ):
         self.ratings = Ratings(settings)
         self.duplicate = duplicate
         self._bots = set(bots)
-        self._last: GameResult | None = None
-        self._deal: list[GameResult] = []  # rotations of the current duplicate deal
+        self._last_key: str | None = None
+        self._deal: list[RatedGame] = []  # rotations of the current duplicate deal
         self._rated_deals: set[str] = set()
         self._games: dict[str, int] = defaultdict(int)
         self._wins: dict[str, int] = defaultdict(int)
         self._place_sum: dict[str, int] = defaultdict(int)
         self._forfeits: dict[str, int] = defaultdict(int)
         self._score: dict[str, float] = defaultdict(float)
+        self.history: dict[str, list[RatingPoint]] | None = {bot: [] for bot in bots} if history else None
+        self.fed = 0  # results taken so far
 
-    def add(self, result: GameResult) -> None:
+    def add(self, result: RatedGame) -> None:
         """Take the next result in schedule order (a repeated or earlier key is refused)."""
-        if self._last is not None:
-            before, now = key_order(self._last.key), key_order(result.key)
+        if self._last_key is not None:
+            before, now = key_order(self._last_key), key_order(result.key)
             if now == before:
                 raise ValueError(f"a game is stored once; game key {result.key} appears more than once")
             if now < before:
-                raise ValueError(f"results must come in schedule order: {result.key} came after {self._last.key}")
-        self._last = result
+                raise ValueError(f"results must come in schedule order: {result.key} came after {self._last_key}")
+        if self.duplicate:
+            deal = result.deal or result.key
+            if self._deal and (self._deal[0].deal or self._deal[0].key) != deal:
+                self._close_deal()  # before this game counts: the deal's points are as of its end
+            if deal in self._rated_deals:
+                raise ValueError(f"the rotations of deal {deal!r} must come one after another; {result.key} came late")
+        self._last_key = result.key
+        self.fed += 1
         size = len(result.bots)
         for bot, place, forfeited in zip(result.bots, result.places, result.forfeits):
             self._games[bot] += 1
@@ -270,25 +308,48 @@ class RatingLedger:
             self._score[bot] += (size - place) / (size - 1)
         if not self.duplicate:
             self.ratings.update(result.bots, [place - 1 for place in result.places], label=result.key)
+            self._points(self.ratings, result.bots, result.key, self.history)
             return
-        deal = result.deal or result.key
-        if self._deal and (self._deal[0].deal or self._deal[0].key) != deal:
-            self._close_deal()
-        if deal in self._rated_deals:
-            raise ValueError(f"the rotations of deal {deal!r} must come one after another; {result.key} came late")
         self._deal.append(result)
 
     def _close_deal(self) -> None:
         _rate_deal(self.ratings, self._deal)
         self._rated_deals.add(self._deal[0].deal or self._deal[0].key)
+        self._points(self.ratings, _deal_bots(self._deal), self._deal[-1].key, self.history)
         self._deal = []
+
+    def _points(
+        self, ratings: Ratings, bots: Iterable[str], key: str, history: dict[str, list[RatingPoint]] | None
+    ) -> None:
+        if history is None:
+            return
+        for bot in bots:
+            rating = ratings.rating(bot)
+            history.setdefault(bot, []).append(
+                RatingPoint(key, self._games[bot], rating.mu, rating.sigma, rating.mu - 3 * rating.sigma)
+            )
+
+    def _now(self) -> Ratings:
+        """The ratings with the open duplicate deal rated as it stands (on a copy: more
+        rotations may still come)."""
+        if not self._deal:
+            return self.ratings
+        ratings = self.ratings.copy()
+        _rate_deal(ratings, self._deal)
+        return ratings
+
+    def points(self) -> dict[str, list[RatingPoint]]:
+        """Each bot's rating after each of its updates (needs `history=True`)."""
+        if self.history is None:
+            raise ValueError("this ledger keeps no history (RatingLedger(history=True) does)")
+        history = {bot: list(points) for bot, points in self.history.items()}
+        if self._deal:
+            self._points(self._now(), _deal_bots(self._deal), self._deal[-1].key, history)
+        return history
 
     def table(self) -> RatingTable:
         """The standings now, best conservative rating first (a deal in progress counts as played so far)."""
-        ratings = self.ratings
-        if self._deal:  # rate the open deal on a copy: more rotations may still come
-            ratings = ratings.copy()
-            _rate_deal(ratings, self._deal)
+        ratings = self._now()
         lines = []
         for bot in sorted(set(self._games) | self._bots):
             rating = ratings.rating(bot)
@@ -309,9 +370,56 @@ class RatingLedger:
         lines.sort(key=lambda line: (-line.conservative, -line.mu, line.bot))
         return RatingTable(lines, tuple(ratings.mpmath_updates), tuple(ratings.skipped_updates))
 
+    # -- saved and resumed (plain JSON: never pickle, a tournament folder may come from elsewhere)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything a plain ledger needs to go on rating later games exactly as if it had
+        never stopped (floats survive JSON exactly)."""
+        if self.duplicate:
+            raise ValueError("a duplicate ledger is not saved: a deal may be open")
+        return {
+            "settings": dataclasses.asdict(self.ratings.settings),
+            "bots": sorted(self._bots),
+            "last": self._last_key,
+            "fed": self.fed,
+            "ratings": {bot: [rating.mu, rating.sigma] for bot, rating in self.ratings._ratings.items()},
+            "mpmath_updates": list(self.ratings.mpmath_updates),
+            "skipped_updates": list(self.ratings.skipped_updates),
+            "counts": {
+                bot: [self._games[bot], self._wins[bot], self._place_sum[bot], self._forfeits[bot], self._score[bot]]
+                for bot in self._games
+            },
+            "history": None
+            if self.history is None
+            else {bot: [dataclasses.astuple(point) for point in points] for bot, points in self.history.items()},
+        }
+
+    @classmethod
+    def from_json(cls, state: Mapping[str, Any]) -> RatingLedger:
+        """A plain ledger resumed from `to_json`."""
+        settings = RatingSettings(**state["settings"])
+        ledger = cls(settings, bots=state["bots"], history=state["history"] is not None)
+        initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
+        ledger.ratings = Ratings(settings, initial=initial)
+        ledger.ratings.mpmath_updates = list(state["mpmath_updates"])
+        ledger.ratings.skipped_updates = list(state["skipped_updates"])
+        for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
+            ledger._games[bot], ledger._wins[bot], ledger._place_sum[bot] = games, wins, place_sum
+            ledger._forfeits[bot], ledger._score[bot] = forfeits, score
+        if state["history"] is not None:
+            ledger.history = {bot: [RatingPoint(*point) for point in points] for bot, points in state["history"].items()}
+        ledger._last_key = state["last"]
+        ledger.fed = state["fed"]
+        return ledger
+
+
+def _deal_bots(games: Sequence[RatedGame]) -> list[str]:
+    """The bots of a deal's rotations, in order of first appearance."""
+    return list(dict.fromkeys(bot for game in games for bot in game.bots))
+
 
 def rate_results(
-    results: Iterable[GameResult],
+    results: Iterable[RatedGame],
     settings: RatingSettings | None = None,
     *,
     duplicate: bool = False,
@@ -328,7 +436,7 @@ def rate_results(
 
 
 def standings(
-    results: Iterable[GameResult],
+    results: Iterable[RatedGame],
     settings: RatingSettings | None = None,
     *,
     duplicate: bool = False,
@@ -338,7 +446,7 @@ def standings(
     return rate_results(results, settings, duplicate=duplicate, bots=bots).standings
 
 
-def _rate_deal(ratings: Ratings, games: list[GameResult]) -> None:
+def _rate_deal(ratings: Ratings, games: list[RatedGame]) -> None:
     """Rate the rotations of one duplicate deal as `ratings.settings.duplicate_update` says."""
     table = sorted(games[0].bots)
     for game in games[1:]:
@@ -368,3 +476,136 @@ def _rate_deal(ratings: Ratings, games: list[GameResult]) -> None:
             totals[bot] += place
     bots = list(games[0].bots)
     ratings.update(bots, competition_ranks([totals[bot] for bot in bots]), label=label)
+
+
+# ----------------------------------------------------------- a tournament's stored results
+# The store persists results; these turn them into ratings (the store imports nothing of
+# this module). `store` is an `arena.store.Store`, or anything with its read API.
+
+
+def settings_of(stored: Mapping[str, Any] | None) -> RatingSettings:
+    """The rating settings stored with a tournament (its `rating` table; defaults when none)."""
+    return RatingSettings(**((stored or {}).get("rating") or {}))
+
+
+def rated_games(store: Any) -> list[RatedGame]:
+    """Every finished game of a store as the rating takes it, in schedule order."""
+    by_game: dict[str, list[Any]] = {}
+    for seat in store.seats():
+        by_game.setdefault(seat.game_key, []).append(seat)
+    duplicate = bool((store.settings() or {}).get("duplicate", False))
+    deals = {game.key: game.deal for game in store.games(status="done")} if duplicate else {}
+    return [
+        RatedGame(
+            key=key,
+            bots=tuple(seat.bot for seat in seats),
+            places=tuple(seat.place for seat in seats),
+            forfeits=tuple(seat.forfeit for seat in seats),
+            deal=deals[key] if duplicate else None,
+        )
+        for key, seats in sorted(by_game.items(), key=lambda item: key_order(item[0]))
+    ]
+
+
+def store_ledger(store: Any, *, history: bool = False, results: bool = True) -> RatingLedger:
+    """A ledger with a store's settings and bots, fed every stored result (unless `results=False`)."""
+    stored = store.settings() or {}
+    ledger = RatingLedger(
+        settings_of(stored),
+        duplicate=bool(stored.get("duplicate", False)),
+        bots=[bot.bot for bot in store.bots()],
+        history=history,
+    )
+    if results:
+        for result in rated_games(store):
+            ledger.add(result)
+    return ledger
+
+
+def stored_standings(store: Any) -> RatingTable:
+    """Ratings and standings over every result in a store, in schedule order."""
+    return store_ledger(store).table()
+
+
+def stored_history(store: Any) -> dict[str, list[RatingPoint]]:
+    """Per bot, its rating after each of its updates over a store's results (for charts)."""
+    return store_ledger(store, history=True).points()
+
+
+class OrderedLedger:
+    """Ratings fed in schedule order while games finish in any order: a finished game waits
+    until every game scheduled before it is in, so each game is rated once, in order."""
+
+    def __init__(self, ledger: RatingLedger):
+        self.ledger = ledger
+        self.order: list[str] = []
+        self.next = 0
+        self.waiting: dict[str, RatedGame] = {}
+
+    def schedule(self, keys: Sequence[str]) -> None:
+        """The keys of every scheduled game so far (later rounds only add later keys)."""
+        self.order = sorted(keys, key=key_order)
+        self._advance()
+
+    def add(self, rated: RatedGame) -> None:
+        """A finished game, in any order."""
+        self.waiting[rated.key] = rated
+        self._advance()
+
+    def _advance(self) -> None:
+        while self.next < len(self.order) and self.order[self.next] in self.waiting:
+            self.ledger.add(self.waiting.pop(self.order[self.next]))
+            self.next += 1
+
+    @property
+    def complete(self) -> bool:
+        """True when every scheduled game has been rated."""
+        return self.next == len(self.order)
+
+
+# ------------------------------------------------------ the site's pass, resumed from a cache
+
+CACHE_VERSION = 2  # of the JSON cache file `rate_cached` reads and writes
+
+
+def _digest(games: Sequence[RatedGame]) -> str:
+    digest = hashlib.sha256()
+    for game in games:
+        record = [game.key, list(game.bots), list(game.places), [bool(f) for f in game.forfeits]]
+        digest.update(json.dumps(record, separators=(",", ":")).encode())
+    return digest.hexdigest()
+
+
+def rate_cached(
+    games: Sequence[RatedGame], bots: Sequence[str], stored: Mapping[str, Any], cache: Path | None = None
+) -> tuple[list[BotStanding], dict[str, list[RatingPoint]]]:
+    """Standings and each bot's rating after each of its updates, in one pass over `games`
+    (schedule order). With `cache` (a JSON file), a plain tournament whose games only grew
+    at the end of the schedule since the last pass is rated from where that pass stopped."""
+    settings = settings_of(stored)
+    duplicate = bool(stored.get("duplicate", False))
+    ledger: RatingLedger | None = None
+    if cache is not None and cache.is_file() and not duplicate:
+        try:
+            state = json.loads(cache.read_text(encoding="utf-8"))
+            if (
+                state.get("version") == CACHE_VERSION
+                and state["settings"] == dataclasses.asdict(settings)
+                and state["bots"] == sorted(bots)
+                and 0 < state["fed"] <= len(games)
+                and _digest(games[: state["fed"]]) == state["digest"]
+            ):
+                ledger = RatingLedger.from_json(state)
+        except (ValueError, KeyError, TypeError):
+            ledger = None  # an unreadable cache is only a slower pass
+    if ledger is None:
+        ledger = RatingLedger(settings, duplicate=duplicate, bots=bots, history=True)
+    for game in games[ledger.fed :]:
+        ledger.add(game)
+    if cache is not None and not duplicate:
+        partial = cache.with_suffix(".part")
+        # The ledger's own state, with what says which games it is valid for.
+        state = {"version": CACHE_VERSION, "digest": _digest(games), **ledger.to_json()}
+        partial.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(partial, cache)
+    return ledger.table().standings, ledger.points()

@@ -11,8 +11,9 @@ Replay data (`arena.report_replay`) lives in `replays/<key>.r<FORMAT>.js`, one s
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
-Ratings are recomputed in schedule order (`RatingPass`, equal to `Store.standings()`) and
-saved as JSON beside the store, so the next render only rates the games added since.
+Ratings come from `arena.rating` (`rate_cached`: the same ledger as the runner's and
+`arena standings`), saved as JSON beside the store, so the next render only rates the
+games added since.
 Nothing is loaded from the network: the CSS and the two small scripts are in `assets/`.
 Docs: docs/report.md.
 """
@@ -36,8 +37,7 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from arena.rating import BotStanding, RatingLedger, RatingSettings
-from arena.rating import GameResult as RatedGame
+from arena.rating import BotStanding, RatedGame, rate_cached, settings_of
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 
@@ -97,7 +97,7 @@ class SiteData:
     settings: dict[str, Any]
     bots: list[SiteBot]
     standings: list[BotStanding]
-    history: dict[str, list[tuple[int, float, float, float]]]  # bot -> (games, mu, sigma, conservative)
+    history: History  # bot -> (games, mu, sigma, conservative) after each of its rated updates
     games: list[SiteGame]  # finished games in schedule order
     total_games: int  # scheduled, finished or not
     logs: Callable[[str], dict[int, str]] = lambda key: {}
@@ -115,163 +115,26 @@ class SiteData:
 
 
 CACHE_FILE = ".report-ratings.json"  # beside arena.sqlite: the rating pass as of the last render
-CACHE_VERSION = 1
 
-
-def _record(game: SiteGame) -> list[Any]:
-    return [game.key, list(game.seats), list(game.places), [bool(f) for f in game.forfeits]]
-
-
-def _digest(games: Sequence[SiteGame]) -> str:
-    digest = hashlib.sha256()
-    for game in games:
-        digest.update(json.dumps(_record(game), separators=(",", ":")).encode())
-    return digest.hexdigest()
-
-
-class RatingPass:
-    """TrueSkill over the games in schedule order, recording each bot's rating after each of
-    its rated updates; it can be saved and resumed when later renders only add games."""
-
-    def __init__(self, bots: Sequence[str], settings: dict[str, Any]):
-        self.bots = list(bots)
-        self.rating_settings = dict(settings.get("rating") or {})
-        self.duplicate = bool(settings.get("duplicate", False))
-        self.ledger = RatingLedger(RatingSettings(**self.rating_settings), duplicate=self.duplicate, bots=self.bots)
-        self.history: dict[str, list[tuple[int, float, float, float]]] = {bot: [] for bot in self.bots}
-        # games, wins, place sum, forfeits, Swiss score: kept here too so a resumed pass
-        # (whose ledger only saw the new games) still gives whole-tournament standings.
-        self.counts: dict[str, list[float]] = {}
-        self.fed = 0
-        self.pending: list[str] = []  # bots of the duplicate deal being played
-        self.deal_of: str | None = None
-
-    def feed(self, game: SiteGame) -> None:
-        """Rate the next game in schedule order."""
-        deal = _deal(game.key) if self.duplicate else game.key
-        self.ledger.add(
-            RatedGame(key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits), deal=deal)
-        )
-        if self.duplicate and self.deal_of is not None and deal != self.deal_of:
-            self._points(self.pending)  # the ledger rated the finished deal when this one began
-            self.pending = []
-        self.deal_of = deal
-        size = len(game.seats)
-        for bot, place, forfeited in zip(game.seats, game.places, game.forfeits):
-            count = self.counts.setdefault(bot, [0, 0, 0, 0, 0.0])
-            count[0] += 1
-            count[1] += place == 1
-            count[2] += place
-            count[3] += bool(forfeited)
-            count[4] += (size - place) / (size - 1)
-        if self.duplicate:
-            self.pending = list(dict.fromkeys(self.pending + list(game.seats)))
-        else:
-            self._points(game.seats)
-        self.fed += 1
-
-    def _points(self, bots: Sequence[str]) -> None:
-        for bot in bots:
-            rating = self.ledger.ratings.rating(bot)
-            self.history.setdefault(bot, []).append(
-                (int(self.counts[bot][0]), rating.mu, rating.sigma, rating.mu - 3 * rating.sigma)
-            )
-
-    def result(self) -> tuple[list[BotStanding], dict[str, list[tuple[int, float, float, float]]]]:
-        """The standings (best conservative rating first) and the rating history."""
-        if self.duplicate:
-            # The ledger rates an open deal on a copy; its table is whole (no resume in duplicate mode).
-            table = self.ledger.table()
-            history = {bot: list(points) for bot, points in self.history.items()}
-            lines = {line.bot: line for line in table.standings}
-            for bot in self.pending:
-                line = lines[bot]
-                history.setdefault(bot, []).append((line.games, line.mu, line.sigma, line.conservative))
-            return table.standings, history
-        lines = []
-        for bot in sorted(set(self.counts) | set(self.bots)):
-            rating = self.ledger.ratings.rating(bot)
-            games, wins, place_sum, forfeits, score = self.counts.get(bot, [0, 0, 0, 0, 0.0])
-            lines.append(
-                BotStanding(
-                    bot=bot,
-                    mu=rating.mu,
-                    sigma=rating.sigma,
-                    conservative=rating.mu - 3 * rating.sigma,
-                    games=int(games),
-                    wins=int(wins),
-                    average_place=place_sum / games if games else 0.0,
-                    forfeits=int(forfeits),
-                    score=score,
-                )
-            )
-        lines.sort(key=lambda line: (-line.conservative, -line.mu, line.bot))  # as RatingLedger.table()
-        return lines, self.history
-
-    # -- the cache: plain JSON (never pickle: a tournament folder may come from elsewhere) --
-
-    def to_json(self, digest: str) -> dict[str, Any]:
-        """The state to resume from, valid for games whose first `fed` records hash to `digest`."""
-        ratings = {bot: [points[-1][1], points[-1][2]] for bot, points in self.history.items() if points}
-        return {
-            "version": CACHE_VERSION,
-            "rating": self.rating_settings,
-            "bots": self.bots,
-            "fed": self.fed,
-            "digest": digest,
-            "ratings": ratings,
-            "counts": self.counts,
-            "history": self.history,
-        }
-
-    @classmethod
-    def from_json(cls, state: dict[str, Any], settings: dict[str, Any]) -> RatingPass:
-        """A pass resumed from `to_json` (only for plain, non-duplicate tournaments)."""
-        import trueskill
-
-        from arena.rating import Ratings
-
-        rating_pass = cls(state["bots"], settings)
-        initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
-        rating_pass.ledger.ratings = Ratings(RatingSettings(**rating_pass.rating_settings), initial=initial)
-        rating_pass.counts = {bot: list(count) for bot, count in state["counts"].items()}
-        rating_pass.history = {bot: [tuple(point) for point in points] for bot, points in state["history"].items()}
-        rating_pass.fed = state["fed"]
-        return rating_pass
+History = dict[str, list[tuple[int, float, float, float]]]  # bot -> (games, mu, sigma, conservative)
 
 
 def rate(
     games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
-) -> tuple[list[BotStanding], dict]:
-    """Standings and each bot's rating after each of its rated updates, in one pass.
-
-    With `cache` (a JSON file), a plain tournament whose stored games only grew at the end
-    of the schedule since the last render is rated from where that render stopped.
-    """
-    rating_pass: RatingPass | None = None
+) -> tuple[list[BotStanding], History]:
+    """Standings and each bot's rating after each of its rated updates, in one pass
+    (`arena.rating.rate_cached`, resumed from `cache` when the games only grew)."""
     duplicate = bool(settings.get("duplicate", False))
-    if cache is not None and cache.is_file() and not duplicate:
-        try:
-            state = json.loads(cache.read_text(encoding="utf-8"))
-            if (
-                state.get("version") == CACHE_VERSION
-                and state["rating"] == dict(settings.get("rating") or {})
-                and state["bots"] == list(bots)
-                and 0 < state["fed"] <= len(games)
-                and _digest(games[: state["fed"]]) == state["digest"]
-            ):
-                rating_pass = RatingPass.from_json(state, settings)
-        except (ValueError, KeyError, TypeError):
-            rating_pass = None  # an unreadable cache is only a slower render
-    if rating_pass is None:
-        rating_pass = RatingPass(bots, settings)
-    for game in games[rating_pass.fed :]:
-        rating_pass.feed(game)
-    if cache is not None and not duplicate:
-        partial = cache.with_suffix(".part")
-        partial.write_text(json.dumps(rating_pass.to_json(_digest(games))), encoding="utf-8")
-        os.replace(partial, cache)
-    return rating_pass.result()
+    rated = [
+        RatedGame(
+            key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits),
+            deal=_deal(game.key) if duplicate else None,
+        )
+        for game in games
+    ]
+    standings, points = rate_cached(rated, bots, settings, cache)
+    history = {bot: [(p.games, p.mu, p.sigma, p.conservative) for p in line] for bot, line in points.items()}
+    return standings, history
 
 
 def _deal(key: str) -> str:
@@ -353,7 +216,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     pending = None
     cache = tournament_dir / CACHE_FILE if cache_ratings else None
     standings: list[BotStanding] = []
-    history: dict[str, list[tuple[int, float, float, float]]] = {}
+    history: History = {}
     if background and len(games) >= BACKGROUND_RATING_GAMES and _can_fork():
         pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache)
     else:
@@ -503,7 +366,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     bots = {bot.bot: bot for bot in data.bots}
-    rating_settings = RatingSettings(**(data.settings.get("rating") or {}))
+    rating_settings = settings_of(data.settings)
     prior = (rating_settings.mu, rating_settings.sigma)
     agg = _aggregate(data)
     games_by_key = {game.key: game for game in data.games}

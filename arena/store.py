@@ -31,9 +31,9 @@ Tables (every JSON column is UTF-8 JSON text):
     logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
 
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
-`games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`,
-`rating_results()`, `standings()` (an `arena.rating.RatingTable`) and `rating_history()`
-(per bot, its rating after each of its rated updates, in schedule order).
+`games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
+The store only persists and returns results: ratings and standings are computed from
+them by `arena.rating` (`stored_standings(store)`, `stored_history(store)`).
 """
 
 from __future__ import annotations
@@ -50,8 +50,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from arena.rating import GameResult as RatedGame
-from arena.rating import RatingLedger, RatingSettings, RatingTable
 from arena.referee import GameResult, Incident, Replay
 from arena.schedule import ScheduledGame, key_order
 
@@ -147,17 +145,6 @@ class SeatRow:
     score: float
     engine_place: int
     forfeit: bool
-
-
-@dataclass(frozen=True)
-class RatingPoint:
-    """A bot's rating right after one update (a game, or a whole duplicate deal)."""
-
-    key: str  # the game key after which the rating was taken
-    games: int  # the bot's games so far
-    mu: float
-    sigma: float
-    conservative: float
 
 
 def content_hash(folder: str | Path) -> str:
@@ -471,60 +458,3 @@ class Store:
             incidents=[incident for _, incident in self.incidents(key)],
             replay=self.replay(key),
         )
-
-    # -- ratings --------------------------------------------------------------------------
-
-    def rating_results(self) -> list[RatedGame]:
-        """Every finished game as `arena.rating` takes it, in schedule order."""
-        by_game: dict[str, list[SeatRow]] = {}
-        for seat in self.seats():
-            by_game.setdefault(seat.game_key, []).append(seat)
-        deals = dict(self._db.execute("SELECT key, deal FROM games WHERE status = 'done'").fetchall())
-        duplicate = bool((self.settings() or {}).get("duplicate", False))
-        return [
-            RatedGame(
-                key=key,
-                bots=tuple(seat.bot for seat in seats),
-                places=tuple(seat.place for seat in seats),
-                forfeits=tuple(seat.forfeit for seat in seats),
-                deal=deals[key] if duplicate else None,
-            )
-            for key, seats in sorted(by_game.items(), key=lambda item: key_order(item[0]))
-        ]
-
-    def rating_settings(self) -> RatingSettings:
-        """The rating settings stored with the tournament (defaults when none)."""
-        return RatingSettings(**((self.settings() or {}).get("rating") or {}))
-
-    def _ledger(self) -> RatingLedger:
-        settings = self.settings() or {}
-        return RatingLedger(
-            self.rating_settings(),
-            duplicate=bool(settings.get("duplicate", False)),
-            bots=[bot.bot for bot in self.bots()],
-        )
-
-    def standings(self) -> RatingTable:
-        """Ratings and standings over every stored result, in schedule order."""
-        ledger = self._ledger()
-        for result in self.rating_results():
-            ledger.add(result)
-        return ledger.table()
-
-    def rating_history(self) -> dict[str, list[RatingPoint]]:
-        """Per bot, its rating after each game it played, in schedule order (for charts).
-
-        In duplicate mode a deal is rated as one update; the point after each rotation
-        shows the deal rated as far as it was played (what the standings said then).
-        """
-        ledger = self._ledger()
-        history: dict[str, list[RatingPoint]] = {bot.bot: [] for bot in self.bots()}
-        for result in self.rating_results():
-            ledger.add(result)
-            table = {line.bot: line for line in ledger.table().standings}
-            for bot in result.bots:
-                line = table[bot]
-                history.setdefault(bot, []).append(
-                    RatingPoint(result.key, line.games, line.mu, line.sigma, line.conservative)
-                )
-        return history

@@ -44,8 +44,16 @@ from pydantic import (
 from arena.botfolder import BotFolderError, load_bot
 from arena.match import limits_info, unique_names
 from arena.protocol import Hello, MatchOver
-from arena.rating import GameResult as RatedGame
-from arena.rating import RatingLedger, RatingSettings, RatingSettingsError, RatingTable
+from arena.rating import (
+    OrderedLedger,
+    RatedGame,
+    RatingSettings,
+    RatingSettingsError,
+    RatingTable,
+    rated_games,
+    store_ledger,
+    stored_standings,
+)
 from arena.referee import GameResult, play_game
 from arena.sandbox import BotFault, Limits, Sandbox, get_sandbox
 from arena.seeds import RunKey
@@ -617,46 +625,15 @@ def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[
     return lines
 
 
-class _OrderedLedger:
-    """Ratings fed in schedule order while games finish in any order: a finished game waits
-    until every game scheduled before it is in, so each game is rated once, in order."""
-
-    def __init__(self, store: Store, duplicate: bool):
-        self.duplicate = duplicate
-        self.ledger = RatingLedger(store.rating_settings(), duplicate=duplicate, bots=[b.bot for b in store.bots()])
-        self.order: list[str] = []
-        self.next = 0
-        self.waiting: dict[str, RatedGame] = {}
-
-    def schedule(self, keys: Sequence[str]) -> None:
-        """The keys of every scheduled game so far (later rounds only add later keys)."""
-        self.order = sorted(keys, key=key_order)
-        self._advance()
-
-    def add(self, rated: RatedGame) -> None:
-        """A finished game, in any order."""
-        self.waiting[rated.key] = rated
-        self._advance()
-
-    def _advance(self) -> None:
-        while self.next < len(self.order) and self.order[self.next] in self.waiting:
-            self.ledger.add(self.waiting.pop(self.order[self.next]))
-            self.next += 1
-
-    @property
-    def complete(self) -> bool:
-        """True when every scheduled game has been rated."""
-        return self.next == len(self.order)
-
-    def rated(self, key: str, deal: str, result: GameResult) -> RatedGame:
-        """The rating's view of a finished game."""
-        return RatedGame(
-            key=key,
-            bots=tuple(result.seats),
-            places=tuple(result.places),
-            forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
-            deal=deal if self.duplicate else None,
-        )
+def rated(key: str, deal: str | None, result: GameResult) -> RatedGame:
+    """The rating's view of a finished game (`deal` None unless the tournament is duplicate)."""
+    return RatedGame(
+        key=key,
+        bots=tuple(result.seats),
+        places=tuple(result.places),
+        forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
+        deal=deal,
+    )
 
 
 class _Runner:
@@ -680,9 +657,9 @@ class _Runner:
         self.startup_s = 0.0
         self._leader: str | None = None
         self._leader_at = 0.0
-        self.ratings = _OrderedLedger(store, config.duplicate)
-        for rated in store.rating_results():
-            self.ratings.add(rated)
+        self.ratings = OrderedLedger(store_ledger(store, results=False))
+        for result in rated_games(store):
+            self.ratings.add(result)
         self.deals: dict[str, str] = {}
 
     def scheduled(self, games: Sequence[ScheduledGame]) -> None:
@@ -793,7 +770,8 @@ class _Runner:
                         self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
                     except DuplicateResult:
                         continue  # already stored (a game that ran twice on a cluster): keep the first
-                    self.ratings.add(self.ratings.rated(played.key, self.deals[played.key], played.result))
+                    deal = self.deals[played.key] if self.config.duplicate else None
+                    self.ratings.add(rated(played.key, deal, played.result))
                     self.played += 1
                     self.done += 1
                     self.game_s += played.duration_s
@@ -916,8 +894,8 @@ def run_tournament(
             done=len(store.done_keys()),
             played=runner.played,
             resumed=resumed,
-            # Rated once, in schedule order, as the games came in; equal to store.standings().
-            standings=runner.ratings.ledger.table() if runner.ratings.complete else store.standings(),
+            # Rated once, in schedule order, as the games came in; equal to stored_standings(store).
+            standings=runner.ratings.ledger.table() if runner.ratings.complete else stored_standings(store),
             wall_s=time.monotonic() - runner.began,
             game_s=runner.game_s,
             startup_s=runner.startup_s,

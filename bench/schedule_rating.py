@@ -21,14 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import GameResult, RatingLedger, Ratings, rate_results
+from arena.rating import RatedGame, RatingLedger, Ratings, rate_results
 from arena.schedule import gauntlet, round_robin, swiss_round
 
 
-def random_result(game, rng: random.Random) -> GameResult:
+def random_result(game, rng: random.Random) -> RatedGame:
     places = list(range(1, len(game.table) + 1))
     rng.shuffle(places)
-    return GameResult(game.key, game.table, tuple(places), deal=game.deal)
+    return RatedGame(game.key, game.table, tuple(places), deal=game.deal)
 
 
 def timed(make, *args, **kwargs):

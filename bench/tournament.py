@@ -63,7 +63,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import GameResult, RatingLedger, RatingSettings, RatingTable
+from arena.rating import RatedGame, RatingLedger, RatingSettings, RatingTable
 from arena.schedule import (
     ScheduledGame,
     deal_seed,
@@ -218,7 +218,7 @@ def graded_players(count: int, game: str = GAME, p_max: float = 1.0) -> list[Gra
     return [GradedPlayer(f"p{index:02d}", p_max * index / (count - 1), game) for index in range(count)]
 
 
-def play_scheduled(game: ScheduledGame, players: dict[str, GradedPlayer]) -> GameResult:
+def play_scheduled(game: ScheduledGame, players: dict[str, GradedPlayer]) -> RatedGame:
     """Play one scheduled game in process; the players' randomness comes from its deal and seat."""
     game_name = next(iter(players.values())).game
     state = get_game(game_name).new_game(len(game.table), None, game.seed)
@@ -227,7 +227,7 @@ def play_scheduled(game: ScheduledGame, players: dict[str, GradedPlayer]) -> Gam
     while not state.is_over:
         seat = state.current_player
         state.apply(seated[seat].act(state, rngs[seat]))
-    return GameResult(game.key, game.table, tuple(state.places()), deal=game.deal)
+    return RatedGame(game.key, game.table, tuple(state.places()), deal=game.deal)
 
 
 # ------------------------------------------------------------------ accuracy
@@ -280,7 +280,7 @@ def accuracy_run(fmt: str, duplicate: bool, seed: int, sizes: Sequence[int]) -> 
 
 def play_swiss(
     players: dict[str, GradedPlayer], ledger: RatingLedger, seed: int, rounds: int, duplicate: bool
-) -> Iterator[tuple[int, list[GameResult]]]:
+) -> Iterator[tuple[int, list[RatedGame]]]:
     """Arena's Swiss, round by round: each round paired from `ledger`'s standings, played,
     and added to `ledger`; yields the round's number and results once it is rated."""
     history: list[ScheduledGame] = []
@@ -575,7 +575,7 @@ def experiment_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[int, dict
     return out
 
 
-def plackett_luce_order(results: Sequence[GameResult], bots: Sequence[str], iterations: int = 60) -> list[str]:
+def plackett_luce_order(results: Sequence[RatedGame], bots: Sequence[str], iterations: int = 60) -> list[str]:
     """Bots by a Plackett-Luce fit of the places of all `results` (Hunter's MM algorithm).
 
     A batch estimate (every game weighed with everything known at the end), to compare with
@@ -729,13 +729,13 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     """Time the real runner's parts by wrapping what it calls; keep each played game's record.
 
     Scheduling: the schedule functions; rating: the rating ledger the runner feeds as games
-    finish (`RatingLedger.add`/`table`, the runner's in-order buffer around it) and
-    `Store.standings`; storage: every other store method; play: `play_scheduled_game`
+    finish (`RatingLedger.add`/`table`, the in-order buffer around it) and reading the
+    stored results into ratings (`rated_games`, `stored_standings`); storage: every other store method; play: `play_scheduled_game`
     (referee, bots, engine). The HTML site is not built (`report=False`): it is the report,
     not the tournament.
     """
     import arena.tournament as runner
-    from arena.rating import RatingLedger
+    from arena.rating import OrderedLedger, RatingLedger
     from arena.store import Store
 
     def keep(spec: Any, *args: Any, **kwargs: Any) -> Any:
@@ -746,10 +746,10 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     play = runner.play_scheduled_game
     patches: list[tuple[Any, str, Any]] = [(runner, "play_scheduled_game", timer.wrap("play", keep))]
     patches += [(runner, name, timer.wrap("schedule", getattr(runner, name))) for name in ("round_robin", "swiss_round", "gauntlet")]
-    patches += [(Store, "standings", timer.wrap("rating", Store.standings))]
+    patches += [(runner, name, timer.wrap("rating", getattr(runner, name))) for name in ("rated_games", "stored_standings")]
     patches += [(RatingLedger, name, timer.wrap("rating", getattr(RatingLedger, name))) for name in ("add", "table")]
-    ordered = runner._OrderedLedger  # the runner's buffer that feeds the ledger in schedule order
-    patches += [(ordered, name, timer.wrap("rating", getattr(ordered, name))) for name in ("schedule", "add")]
+    # The buffer that feeds the ledger in schedule order.
+    patches += [(OrderedLedger, name, timer.wrap("rating", getattr(OrderedLedger, name))) for name in ("schedule", "add")]
     patches += [(Store, name, timer.wrap("storage", getattr(Store, name))) for name in store_methods(Store)]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
     try:

@@ -71,7 +71,7 @@ def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot()
 
 def test_plackett_luce_order_follows_consistent_places_and_weighs_opponents():
     bench = load_bench()
-    result = bench.GameResult
+    result = bench.RatedGame
     games = [result(f"{n:05d}-00001-0", ("c", "a", "b"), (3, 1, 2)) for n in range(1, 6)]
     assert bench.plackett_luce_order(games, ["a", "b", "c"]) == ["a", "b", "c"]
     # d beat a once; e beat c once: beating the stronger bot is worth more.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from arena import trueskill_ffa
 from arena.rating import (
-    GameResult,
+    RatedGame,
     RatingLedger,
     Ratings,
     RatingSettings,
@@ -41,7 +41,7 @@ def test_defaults_suit_fixed_bots_no_drift_and_rare_draws():
 
 def test_one_game_is_one_rate_with_ranks_from_places():
     # Seat order is not finishing order: seat 2 won, seat 0 came last.
-    result = GameResult("00001-00001-0", ("a", "b", "c", "d"), (4, 2, 1, 3))
+    result = RatedGame("00001-00001-0", ("a", "b", "c", "d"), (4, 2, 1, 3))
     env = direct_env()
     prior = env.create_rating()
     expected = env.rate([(prior,)] * 4, ranks=[3, 1, 0, 2])
@@ -53,9 +53,9 @@ def test_one_game_is_one_rate_with_ranks_from_places():
 
 
 def test_games_are_rated_in_schedule_order_not_the_order_they_finished():
-    first = GameResult("00001-00002-0", ("a", "b", "c"), (1, 2, 3))
-    second = GameResult("00002-00001-0", ("c", "a", "b"), (1, 3, 2))
-    third = GameResult("00010-00001-0", ("b", "c", "a"), (1, 1, 3))
+    first = RatedGame("00001-00002-0", ("a", "b", "c"), (1, 2, 3))
+    second = RatedGame("00002-00001-0", ("c", "a", "b"), (1, 3, 2))
+    third = RatedGame("00010-00001-0", ("b", "c", "a"), (1, 1, 3))
     env = direct_env()
     ratings = {bot: env.create_rating() for bot in "abc"}
     for game in (first, second, third):
@@ -78,14 +78,14 @@ def test_any_finishing_order_gives_identical_standings(seed):
             table = rng.sample(bots, 4)
             places = [1, 2, 3, 4]
             rng.shuffle(places)
-            results.append(GameResult(f"{round_no:05d}-{table_no:05d}-0", tuple(table), tuple(places)))
+            results.append(RatedGame(f"{round_no:05d}-{table_no:05d}-0", tuple(table), tuple(places)))
     shuffled = results[:]
     rng.shuffle(shuffled)
     assert standings(shuffled) == standings(results)
 
 
 def test_equal_places_are_a_tie():
-    result = GameResult("00001-00001-0", ("a", "b", "c", "d"), (1, 1, 3, 4))
+    result = RatedGame("00001-00001-0", ("a", "b", "c", "d"), (1, 1, 3, 4))
     env = direct_env()
     prior = env.create_rating()
     expected = env.rate([(prior,)] * 4, ranks=[0, 0, 2, 3])
@@ -100,9 +100,9 @@ def test_equal_places_are_a_tie():
 
 def test_standings_count_games_wins_places_forfeits_and_swiss_score():
     results = [
-        GameResult("00001-00001-0", ("a", "b", "c"), (1, 2, 3), forfeits=(False, False, True)),
-        GameResult("00002-00001-0", ("a", "b"), (2, 1)),
-        GameResult("00003-00001-0", ("c", "b", "a"), (1, 2, 3)),
+        RatedGame("00001-00001-0", ("a", "b", "c"), (1, 2, 3), forfeits=(False, False, True)),
+        RatedGame("00002-00001-0", ("a", "b"), (2, 1)),
+        RatedGame("00003-00001-0", ("c", "b", "a"), (1, 2, 3)),
     ]
     table = by_bot(standings(results, bots=["idle"]))
     a, b, c = table["a"], table["b"], table["c"]
@@ -118,7 +118,7 @@ def test_standings_count_games_wins_places_forfeits_and_swiss_score():
 
 
 def test_standings_are_sorted_by_conservative_rating():
-    results = [GameResult(f"{r:05d}-00001-0", ("a", "b", "c"), (1, 2, 3)) for r in range(1, 6)]
+    results = [RatedGame(f"{r:05d}-00001-0", ("a", "b", "c"), (1, 2, 3)) for r in range(1, 6)]
     lines = standings(results)
     assert [line.bot for line in lines] == ["a", "b", "c"]
     assert [line.conservative for line in lines] == sorted((line.conservative for line in lines), reverse=True)
@@ -130,7 +130,7 @@ def rotations_of_a_deal(deal_round: int, places_by_rotation, bots=("a", "b", "c"
     for rotation, places in enumerate(places_by_rotation):
         seated = tuple(bots[(seat - rotation) % len(bots)] for seat in range(len(bots)))
         games.append(
-            GameResult(
+            RatedGame(
                 f"{deal_round:05d}-00001-{rotation}",
                 seated,
                 tuple(places[bot] for bot in seated),
@@ -222,7 +222,7 @@ def test_duplicate_cancels_a_deal_where_the_hand_decides_everything(update):
     games = []
     for rotation in range(4):
         seated = tuple("abcd"[(seat - rotation) % 4] for seat in range(4))
-        games.append(GameResult(f"00001-00001-{rotation}", seated, (1, 2, 3, 4), deal="00001-00001"))
+        games.append(RatedGame(f"00001-00001-{rotation}", seated, (1, 2, 3, 4), deal="00001-00001"))
     table = by_bot(standings(games, RatingSettings(duplicate_update=update), duplicate=True))
     assert {bot: round(table[bot].mu, 4) for bot in "abcd"} == dict.fromkeys("abcd", 25.0)
     plain = by_bot(standings(games))
@@ -242,7 +242,7 @@ def test_duplicate_deals_are_rated_in_schedule_order():
 
 def test_duplicate_deal_with_different_bots_is_refused():
     games = rotations_of_a_deal(1, [{"a": 1, "b": 2, "c": 3}] * 2)
-    stranger = GameResult("00001-00001-2", ("a", "b", "x"), (1, 2, 3), deal="00001-00001")
+    stranger = RatedGame("00001-00001-2", ("a", "b", "x"), (1, 2, 3), deal="00001-00001")
     with pytest.raises(ValueError, match="share deal '00001-00001' but not the same bots"):
         standings([*games, stranger], duplicate=True)
 
@@ -275,7 +275,7 @@ def test_an_update_no_backend_can_compute_is_skipped_and_listed_not_raised(monke
 
     monkeypatch.setattr(trueskill.TrueSkill, "rate", always_fails)
     monkeypatch.setattr(trueskill_ffa, "rate", lambda *args: None)  # the fast path hands over too
-    result = GameResult("00003-00002-0", ("a", "b"), (1, 2))
+    result = RatedGame("00003-00002-0", ("a", "b"), (1, 2))
     table = rate_results([result])
     assert table.mpmath_updates == ("00003-00002-0",)
     assert table.skipped_updates == ("00003-00002-0",)
@@ -289,16 +289,16 @@ def test_an_update_with_a_missing_rank_is_refused_not_swallowed_by_the_fallback(
 
 
 def test_a_game_key_stored_twice_is_refused():
-    result = GameResult("00001-00001-0", ("a", "b"), (1, 2))
+    result = RatedGame("00001-00001-0", ("a", "b"), (1, 2))
     with pytest.raises(ValueError, match="game key 00001-00001-0 appears more than once"):
         standings([result, result])
 
 
 def test_the_ledger_refuses_a_result_out_of_schedule_order():
     ledger = RatingLedger()
-    ledger.add(GameResult("00002-00001-0", ("a", "b"), (1, 2)))
+    ledger.add(RatedGame("00002-00001-0", ("a", "b"), (1, 2)))
     with pytest.raises(ValueError, match="schedule order: 00001-00003-0 came after 00002-00001-0"):
-        ledger.add(GameResult("00001-00003-0", ("a", "b"), (1, 2)))
+        ledger.add(RatedGame("00001-00003-0", ("a", "b"), (1, 2)))
 
 
 @pytest.mark.parametrize("duplicate", [False, True])
@@ -313,7 +313,7 @@ def test_the_ledger_between_rounds_equals_rating_everything_so_far(duplicate):
             places = [1, 2, 3]
             rng.shuffle(places)
             seated = table[-rotation:] + table[:-rotation] if rotation else table
-            result = GameResult(f"{round_no:05d}-00001-{rotation}", seated, tuple(places), deal=f"{round_no:05d}-00001")
+            result = RatedGame(f"{round_no:05d}-00001-{rotation}", seated, tuple(places), deal=f"{round_no:05d}-00001")
             ledger.add(result)
             so_far.append(result)
             # Mid-deal too: the open deal counts as played so far, and is not rated twice.
@@ -333,7 +333,7 @@ def test_the_ledger_between_rounds_equals_rating_everything_so_far(duplicate):
 )
 def test_a_malformed_result_is_refused_with_what_is_allowed(bots, places, forfeits, message):
     with pytest.raises(ValueError, match=message):
-        GameResult("00001-00001-0", bots, places, forfeits)
+        RatedGame("00001-00001-0", bots, places, forfeits)
 
 
 @pytest.mark.parametrize(
@@ -356,6 +356,6 @@ def test_settings_reach_the_environment():
     custom = RatingSettings(mu=1000.0, sigma=300.0, beta=150.0, tau=3.0, draw_probability=0.05)
     env = custom.environment()
     assert (env.mu, env.sigma, env.beta, env.tau, env.draw_probability) == (1000.0, 300.0, 150.0, 3.0, 0.05)
-    line = by_bot(standings([GameResult("00001-00001-0", ("a", "b"), (1, 2))], custom))["a"]
+    line = by_bot(standings([RatedGame("00001-00001-0", ("a", "b"), (1, 2))], custom))["a"]
     expected = env.rate([(env.create_rating(),), (env.create_rating(),)], ranks=[0, 1])[0][0]
     assert line.mu == expected.mu

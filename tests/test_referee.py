@@ -10,7 +10,7 @@ import pytest
 
 from arena.match import run_match, standings
 from arena.protocol import GameOver, Start
-from arena.rating import GameResult as RatedResult
+from arena.rating import RatedGame
 from arena.rating import standings as rating_standings
 from arena.referee import (
     GameResult,
@@ -161,7 +161,7 @@ def test_when_every_seat_forfeits_nobody_wins_or_scores_a_swiss_point():
     seats = [Spy("a", fault_at=1), Spy("b", fault_at=1)]
     result = play_game("nim-test", seats, {"stones": 12}, seed=1)
     assert result.forfeits == [0, 1] and result.places == [2, 2]
-    rated = rating_standings([RatedResult("00001-00001-0", ("a", "b"), tuple(result.places))])
+    rated = rating_standings([RatedGame("00001-00001-0", ("a", "b"), tuple(result.places))])
     line = {line.bot: line for line in rated}
     assert (line["a"].wins, line["a"].score, line["b"].wins, line["b"].score) == (0, 0.0, 0, 0.0)
 

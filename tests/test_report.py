@@ -31,6 +31,7 @@ from arena.report_replay import (
     replay_frames,
     script_text,
 )
+from arena.rating import stored_history, stored_standings
 from arena.store import Store
 from arena.tournament import TournamentInterrupted
 from engine.players import play_random_game
@@ -206,7 +207,7 @@ def test_pages_load_nothing_from_the_network_and_are_small(site):
 
 def test_the_standings_page_lists_every_bot_in_rating_order(site):
     with Store.open(site) as store:
-        standings = store.standings().standings
+        standings = stored_standings(store).standings
     index = (site / "site" / "index.html").read_text()
     rows = re.findall(r'<td data-value="([^"]*)"><a href="bots/', index)
     assert rows == [
@@ -218,8 +219,8 @@ def test_the_standings_page_lists_every_bot_in_rating_order(site):
 def test_rating_over_time_ends_at_the_standings(site):
     data = load_site_data(site)
     with Store.open(site) as store:
-        standings = {line.bot: line for line in store.standings().standings}
-        history = store.rating_history()
+        standings = {line.bot: line for line in stored_standings(store).standings}
+        history = stored_history(store)
     for bot, line in standings.items():
         games, mu, sigma, conservative = data.history[bot][-1]
         assert (games, mu, sigma, conservative) == (
@@ -232,8 +233,8 @@ def test_duplicate_deals_rated_as_one_update_each_as_the_store_does(tmp_path):
     cup = build_tournament(tmp_path / "duplicate", duplicate=True, rules={"max_turns": 40})
     data = load_site_data(cup)
     with Store.open(cup) as store:
-        expected = store.standings().standings
-        history = store.rating_history()
+        expected = stored_standings(store).standings
+        history = stored_history(store)
     assert len(data.games) == 12  # 4 tables x 3 rotations
     assert data.standings == expected
     for line in expected:
@@ -271,7 +272,7 @@ def test_a_rating_pass_resumed_from_its_cache_equals_a_full_one(site, tmp_path):
     data = load_site_data(site, cache_ratings=False)
     bots = [bot.bot for bot in data.bots]
     with Store.open(site) as store:
-        expected = store.standings().standings
+        expected = stored_standings(store).standings
     cache = tmp_path / "ratings.json"
     rate(data.games[:2], bots, data.settings, cache)
     assert json.loads(cache.read_text())["fed"] == 2

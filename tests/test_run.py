@@ -17,6 +17,7 @@ import pytest
 
 from arena.referee import verify_replay
 from arena.seats import InProcessBot
+from arena.rating import stored_standings
 from arena.store import Store
 from arena.tournament import (
     SettingsChanged,
@@ -76,9 +77,9 @@ def test_every_scheduled_game_is_stored_once_and_replays(tmp_path, bot_dirs):
         ) or len({frozenset(game.bots) for game in games}) == 4
         for game in games:
             verify_replay(store.game_result(game.key))
-        assert [line.games for line in store.standings().standings] == [3, 3, 3, 3]
+        assert [line.games for line in stored_standings(store).standings] == [3, 3, 3, 3]
         assert {bot.bot: bot.version for bot in store.bots()} == {"ann": "1.0", "bob": "1.0", "cat": "1.0", "dan": "1.0"}
-    assert outcome.standings == Store.open(tmp_path / "out").standings()
+    assert outcome.standings == stored_standings(Store.open(tmp_path / "out"))
 
 
 def test_jobs_1_and_jobs_3_give_the_same_results_and_standings(tmp_path, bot_dirs):
@@ -161,7 +162,7 @@ def test_swiss_rounds_are_scheduled_one_after_another_with_a_bye(tmp_path, bot_d
         played = {bot: sum(bot in game.bots for game in games) for bot in ("ann", "bob", "cat", "dan", "eve")}
         assert sorted(played.values()) == [2, 2, 2, 3, 3]
     with Store.open(tmp_path / "out") as store:
-        assert outcome.standings == store.standings()  # rated as they came == rated from the store
+        assert outcome.standings == stored_standings(store)  # rated as they came == rated from the store
     # A resume of a finished Swiss plays nothing and reschedules nothing.
     again = run_tournament(config(tmp_path / "out", bot_dirs[:5], seats=2, format="swiss", rounds=3))
     assert (again.played, again.done) == (0, 6)
@@ -175,7 +176,7 @@ def test_duplicate_deals_share_a_seed_over_every_rotation(tmp_path, bot_dirs):
     assert {seats for seats, _, _, _ in stored.values()} == {("ann", "bob", "cat"), ("cat", "ann", "bob"), ("bob", "cat", "ann")}
     assert [line.games for line in outcome.standings.standings] == [3, 3, 3]
     with Store.open(tmp_path / "out") as store:
-        assert outcome.standings == store.standings()
+        assert outcome.standings == stored_standings(store)
 
 
 def test_a_gauntlet_seats_the_challenger_at_every_table(tmp_path, bot_dirs):
@@ -264,7 +265,7 @@ def test_kill_9_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path, 
     assert whole.returncode == 0, whole.stderr
     assert results_of(tmp_path / "killed") == results_of(tmp_path / "whole")
     with Store.open(tmp_path / "killed") as killed_store, Store.open(tmp_path / "whole") as whole_store:
-        assert killed_store.standings() == whole_store.standings()
+        assert stored_standings(killed_store) == stored_standings(whole_store)
     standings = subprocess.run(
         [sys.executable, "-m", "arena", "standings", str(tmp_path / "killed")], check=False, capture_output=True, text=True
     )

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from arena.rating import rate_results
 from arena.referee import GameResult, Incident, Replay, ReplayAction
 from arena.schedule import ScheduledGame
+from arena.rating import rate_results, rated_games, stored_history, stored_standings
 from arena.store import BotRecord, DuplicateResult, Store, StoreError, content_hash
 
 
@@ -91,11 +91,11 @@ def test_standings_use_schedule_order_not_finishing_order(tmp_path, store):
         for key in sorted(places):
             game = next(t for t in tables if t.key == key)
             forward.record(key, result(game.table, places[key]))
-        assert forward.standings() == store.standings()
-    assert store.standings().standings == rate_results(store.rating_results()).standings
-    history = store.rating_history()
+        assert stored_standings(forward) == stored_standings(store)
+    assert stored_standings(store).standings == rate_results(rated_games(store)).standings
+    history = stored_history(store)
     assert [point.key for point in history["a"]] == ["00001-00001-0", "00002-00001-0"]
-    assert history["a"][-1].mu == next(s.mu for s in store.standings().standings if s.bot == "a")
+    assert history["a"][-1].mu == next(s.mu for s in stored_standings(store).standings if s.bot == "a")
 
 
 def test_the_store_is_in_wal_mode_and_survives_reopening(tmp_path, store):
