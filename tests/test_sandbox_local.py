@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -13,8 +15,10 @@ import pytest
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError, UnknownSandbox, get_sandbox
 from arena.sandbox.cgroups import PREFIX, BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, TimeBank, fault_for_exit
-from arena.sandbox.local import WARNING, LocalSandbox
+from arena.sandbox.local import COVER, WARNING, LocalSandbox, mount_steps, unshare_works
 
+# As root the bots run as user nobody, who cannot reach a Python under /root (pyenv's).
+PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") if os.geteuid() == 0 else sys.executable
 LIMITS = Limits(startup_s=5, decision_s=0.5, time_bank_s=0.5, memory_mb=64, pids=16, cpu_s=30,
                 file_size_mb=1, stderr_keep_bytes=1000)
 
@@ -94,11 +98,25 @@ def sandbox():
     return LocalSandbox(warn=False)
 
 
+@pytest.fixture
+def open_tmp(tmp_path):
+    """A scratch folder user nobody can reach (pytest's own sits in a folder of mode 700)."""
+    if os.geteuid() != 0:
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
 def bot(tmp_path: Path, code: str, name: str = "probe") -> BotSpec:
     folder = tmp_path / name
     folder.mkdir()
     (folder / "bot.py").write_text(code)
-    return BotSpec(name=name, folder=folder, command=(sys.executable, "bot.py"))
+    return BotSpec(name=name, folder=folder, command=(PYTHON, "bot.py"))
 
 
 ECHO = """
@@ -149,7 +167,8 @@ def test_an_exit_is_a_crash_with_the_code_and_a_signal_by_name(tmp_path, sandbox
 
 
 def test_a_missing_program_is_a_crash_with_code_127(tmp_path, sandbox):
-    spec = BotSpec(name="ghost", folder=tmp_path, command=("no-such-program-anywhere",))
+    (tmp_path / "ghost").mkdir()
+    spec = BotSpec(name="ghost", folder=tmp_path / "ghost", command=("no-such-program-anywhere",))
     process = sandbox.start(spec, LIMITS)
     try:
         with pytest.raises(BotFault) as caught:
@@ -255,7 +274,7 @@ def test_leftover_cgroups_of_a_dead_run_are_removed():
         cgroup.remove()
 
 
-def test_what_this_machine_cannot_enforce_is_said_once(tmp_path, capsys, monkeypatch):
+def test_what_this_machine_cannot_enforce_is_said_once(open_tmp, capsys, monkeypatch):
     import arena.sandbox.local as local
 
     monkeypatch.setattr(local, "_warned", True)
@@ -263,6 +282,140 @@ def test_what_this_machine_cannot_enforce_is_said_once(tmp_path, capsys, monkeyp
     monkeypatch.setattr(local, "unshare_works", lambda: False)
     plain = LocalSandbox(use_cgroup=False)
     for name in ("n1", "n2"):
-        plain.start(bot(tmp_path, ECHO, name=name), LIMITS).close()
+        plain.start(bot(open_tmp, ECHO, name=name), LIMITS).close()
     err = capsys.readouterr().err
-    assert err.count("arena: local sandbox: `unshare -n --pid` is not available") == 1
+    assert err.count("arena: local sandbox: no namespaces (they need root)") == 1
+
+
+# -- a bot that closes a pipe but runs on ------------------------------------------------
+
+
+def _isolated(isolate: bool) -> LocalSandbox:
+    if isolate and not unshare_works():
+        pytest.skip("no namespaces here (they need root): only the plain path can be tested")
+    return LocalSandbox(isolate=isolate, warn=False)
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
+def test_closing_stdout_while_running_is_a_crash_at_once(open_tmp, isolate):
+    code = "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(60)\n"
+    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
+    try:
+        process.send_line(b"go")
+        started = time.monotonic()
+        with pytest.raises(BotFault) as caught:
+            process.receive_line(5)
+        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "closed its stdout but kept running")
+        assert time.monotonic() - started < 1.0
+    finally:
+        process.close()
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
+def test_closing_stdin_while_running_is_a_crash_at_once(open_tmp, isolate):
+    code = "import os, time\nos.close(0)\nprint('closed', flush=True)\ntime.sleep(60)\n"
+    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
+    try:
+        assert process.receive_line(5) == b"closed"
+        started = time.monotonic()
+        with pytest.raises(BotFault) as caught:
+            process.send_line(b"are you there")
+        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "closed its stdin but kept running")
+        assert time.monotonic() - started < 1.0
+    finally:
+        process.close()
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
+def test_an_exit_is_told_apart_from_a_closed_pipe(open_tmp, isolate):
+    code = "import os, sys, time\nsys.stdin.readline()\ntime.sleep(0.3)\nos._exit(5)\n"
+    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
+    try:
+        process.send_line(b"go")
+        with pytest.raises(BotFault) as caught:
+            process.receive_line(5)
+        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "exited with code 5")
+    finally:
+        process.close()
+
+
+# -- what the init mounts ---------------------------------------------------------------
+
+
+def test_only_the_outermost_of_nested_covers_is_mounted_and_the_own_folder_is_bound_back():
+    folder = Path("/srv/registry/mine/1.0")
+    steps = mount_steps(
+        folder,
+        covers=[Path("/srv/registry"), Path("/srv/registry/other/1.0"), Path("/srv/registry/mine"), folder,
+                Path("/run"), Path("/")],
+        scratch=[Path("/tmp"), Path("/dev/shm")],
+        scratch_mb=16,
+    )
+    assert steps == [
+        ["private"], ["readonly_all"], ["proc"],
+        ["tmpfs", "/run", COVER, True],
+        ["tmpfs", "/tmp", "size=16m,mode=1777", False],
+        ["tmpfs", "/dev/shm", "size=16m,mode=1777", False],
+        ["tmpfs", "/srv/registry", COVER, False], ["bind_folder"], ["readonly", "/srv/registry"],
+    ]
+
+
+def test_a_private_tmp_holding_the_bot_folder_stays_writable_and_a_path_inside_the_folder_is_covered_after_it():
+    folder = Path("/tmp/run/bots/mine")
+    steps = mount_steps(
+        folder, covers=[folder.parent, folder / "out", Path("/tmp/run")], scratch=[Path("/tmp")], scratch_mb=1,
+        files=[Path("/tmp/run/secret"), Path("/etc/arena.key")],
+    )
+    assert steps == [
+        ["private"], ["readonly_all"], ["proc"],
+        ["tmpfs", "/tmp", "size=1m,mode=1777", False], ["bind_folder"],
+        ["tmpfs", "/tmp/run/bots/mine/out", COVER, True],
+        ["null", "/etc/arena.key"],
+    ]
+
+
+# -- as root without namespaces ---------------------------------------------------------
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="only root's bots are made nobody; not root here")
+
+
+@root_only
+def test_without_namespaces_root_still_runs_bots_as_nobody(open_tmp, monkeypatch):
+    import arena.sandbox.local as local
+
+    monkeypatch.setattr(local, "unshare_works", lambda: False)
+    code = "import os, sys\nprint(os.getuid(), os.getgid(), os.getgroups(), flush=True)\nsys.stdin.readline()\n"
+    process = LocalSandbox(warn=False).start(bot(open_tmp, code), LIMITS)
+    try:
+        assert process.receive_line(5) == b"65534 65534 []"
+    finally:
+        process.close()
+
+
+@root_only
+def test_without_namespaces_a_bot_folder_nobody_cannot_reach_is_refused(open_tmp, monkeypatch):
+    import arena.sandbox.local as local
+
+    monkeypatch.setattr(local, "unshare_works", lambda: False)
+    closed = open_tmp / "closed"
+    closed.mkdir(mode=0o700)
+    spec = bot(closed, ECHO)
+    with pytest.raises(SandboxError) as caught:
+        LocalSandbox(warn=False).start(spec, LIMITS)
+    assert str(caught.value) == (
+        f"the bot folder {spec.folder} cannot be reached by user nobody (uid 65534), who runs the bots "
+        f"when arena runs as root: {closed} is closed to others, and without namespaces "
+        "it cannot be covered; move the bot folder elsewhere"
+    )
+
+
+@root_only
+def test_a_bot_file_nobody_cannot_read_is_refused_with_what_to_chmod(open_tmp):
+    spec = bot(open_tmp, ECHO)
+    (spec.folder / "bot.py").chmod(0o600)
+    with pytest.raises(SandboxError) as caught:
+        LocalSandbox(warn=False).start(spec, LIMITS)
+    assert str(caught.value) == (
+        f"{spec.folder / 'bot.py'} is not readable by user nobody (uid 65534), who runs the bots when arena "
+        f"runs as root; make the bot folder readable by everyone: chmod -R a+rX {spec.folder}"
+    )

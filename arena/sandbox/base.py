@@ -8,13 +8,15 @@ with a `Reason`; a failure of arena's own machinery (e.g. the Docker engine) is 
 Shared building blocks for implementations (line caps, stderr log, time bank, exit
 words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
 Added after the first version (compatible): `BotProcess.poll_line()` (concrete, built on
-`receive_line(0.0)`), and the rule that `send_line` restarts the per-decision byte count.
+`receive_line(0.0)`), the rule that `send_line` restarts the per-decision byte count, and
+`Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it).
 """
 
 from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,3 +130,10 @@ class Sandbox(ABC):
     def cleanup_leftovers(self) -> int:
         """Remove what a killed earlier run left behind; returns how many were removed."""
         return 0
+
+    def hide_paths(self, paths: Iterable[str | Path]) -> None:
+        """Keep these folders (or files) out of every bot's sight from now on; a bot still
+        sees its own folder. Callers pass the field's bot folders, the registry and the
+        run's output folder. The default does nothing: a sandbox that shows each bot only
+        its own folder (Docker) has nothing more to hide.
+        """
