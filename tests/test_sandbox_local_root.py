@@ -179,3 +179,19 @@ def test_a_bot_folder_under_a_folder_closed_to_others_is_still_reached(place):
         assert probe.ask("list", str(closed)) == ["deep"]
         assert probe.ask("read", str(closed / "private.txt")) == "ENOENT"
 
+
+def test_a_submitted_bot_cannot_read_the_registry_in_its_smoke_match(place):
+    from arena.submit import submit_bot
+    from nimtest_game import nim_registered
+
+    registry = place / "registry"
+    accepted = install(registry / "accepted" / "1.0")
+    candidate, opponent = place / "incoming" / "read-other", place / "incoming" / "steady"
+    for source, target in ((PROBE.parent / "read-other", candidate), (PROBE.parent / "steady", opponent)):
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (candidate / "victims.json").write_text(json.dumps([str(accepted.folder / "bot.py")]))
+    for path in [place / "incoming", *(place / "incoming").rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    with nim_registered():
+        done = submit_bot(candidate, registry, opponent=opponent, limits=LIMITS)  # refused if it read it
+    assert done.folder == registry / "read-other" / "1" and done.smoke_games == {"nim-test": 2}
