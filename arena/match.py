@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from arena.botfolder import BotManifest, load_bot
 from arena.protocol import Hello, LimitsInfo, MatchOver
-from arena.referee import GameResult, Step, play_game
+from arena.record import GameResult
+from arena.referee import Step, play_game
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits, Sandbox
 from arena.seats import RemoteBot, Seat

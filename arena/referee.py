@@ -5,8 +5,9 @@ Each seat's bot gets only its own view: `state.events(seat)` and `state.observat
 A bot that faults (BotFault) forfeits: an incident is recorded, its process is stopped,
 and its seat is finished by a fallback player (a seeded random legal action) so the
 other seats' game completes. Forfeited seats share the last place (the table's size);
-the others are ranked among themselves by the game's own places. The `GameResult` is
-the plain record later layers store; `verify_replay` re-simulates it.
+the others are ranked among themselves by the game's own places. The record it returns
+(`GameResult`, in `arena.record`) is what later layers store; `verify_replay`
+re-simulates it.
 """
 
 from __future__ import annotations
@@ -15,63 +16,13 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from arena.protocol import GameOver, Start
+from arena.record import GameResult, Incident, Replay, ReplayAction
 from arena.sandbox.base import BotFault, Reason
 from arena.seats import Seat
 from engine.api import Action, Game, GameError, State
 from engine.players import random_action
 from engine.registry import get_game
-
-
-class Incident(BaseModel):
-    """A bot's fault: which seat and bot, why, and at which decision of the game."""
-
-    game_number: int = Field(description="1-based number of the game in its match.")
-    seat: int
-    bot: str
-    reason: Reason
-    detail: str
-    decision: int = Field(description="Actions taken in the game before the fault (0 = at the start).")
-    forfeit: bool = Field(True, description="False for a fault after the game had ended (the result stands).")
-    log_tail: str = Field("", description="The end of the bot's stderr log when it faulted.")
-
-
-class ReplayAction(BaseModel):
-    """One action of the game: whose, what, and whether the bot or the fallback chose it."""
-
-    seat: int
-    action: dict[str, Any]
-    by: str = Field(description="'bot', or 'fallback' for a forfeited seat.")
-
-
-class Replay(BaseModel):
-    """Enough to re-simulate and to show the game: the actions and the public event log."""
-
-    actions: list[ReplayAction]
-    events: list[dict[str, Any]] = Field(description="The public event log (state.events(None)).")
-
-
-class GameResult(BaseModel):
-    """The record of one game, stored once and never edited."""
-
-    game: str
-    seed: int
-    rules: dict[str, Any]
-    game_number: int = 1
-    seats: list[str] = Field(description="Bot name in each seat.")
-    places: list[int] = Field(description="Arena places: forfeits share the last place (the table's size), others ranked by the game.")
-    scores: list[float] = Field(description="The game's own scores.")
-    engine_places: list[int] = Field(description="The game's own places, forfeits ignored.")
-    forfeits: list[int]
-    incidents: list[Incident]
-    replay: Replay
-
-    @property
-    def players(self) -> int:
-        """Number of seats."""
-        return len(self.seats)
 
 
 class ReplayMismatch(Exception):

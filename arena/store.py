@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from arena.referee import GameResult, Incident, Replay
+from arena.record import GameResult, Incident, Replay
 from arena.schedule import ScheduledGame, key_order
 
 STORE_FILE = "arena.sqlite"

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.referee import GameResult, Replay, ReplayAction
+from arena.record import GameResult, Replay, ReplayAction
 from arena.report import load_site_data, write_site
 from arena.report_replay import replay_frames, script_text
 from arena.schedule import ScheduledGame

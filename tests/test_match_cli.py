@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import GameResult, verify_replay
+from arena.record import GameResult
+from arena.referee import verify_replay
 from arena.seeds import RunKey
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,9 +12,8 @@ from arena.match import run_match, standings
 from arena.protocol import GameOver, Start
 from arena.rating import RatedGame
 from arena.rating import standings as rating_standings
+from arena.record import GameResult, Incident
 from arena.referee import (
-    GameResult,
-    Incident,
     ReplayMismatch,
     fallback_rng,
     places_with_forfeits,

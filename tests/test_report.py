@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.referee import GameResult, Replay, ReplayAction
+from arena.record import GameResult, Replay, ReplayAction
 from arena.report import ReportError, load_site_data, make_server, rate, rating_chart, render_site, slug, write_site
 from arena.report_replay import (
     FORMAT,

@@ -1,0 +1,64 @@
+"""The record of a played game: what the referee returns, the store keeps and the report shows.
+
+A leaf module (pydantic and the fault reasons only), so the referee, the store, the report
+and the tools that read stored games share one definition without importing each other.
+A `GameResult` is stored once and never edited; its `replay` re-simulates the game
+(`arena.referee.verify_replay`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from arena.sandbox.base import Reason
+
+
+class Incident(BaseModel):
+    """A bot's fault: which seat and bot, why, and at which decision of the game."""
+
+    game_number: int = Field(description="1-based number of the game in its match.")
+    seat: int
+    bot: str
+    reason: Reason
+    detail: str
+    decision: int = Field(description="Actions taken in the game before the fault (0 = at the start).")
+    forfeit: bool = Field(True, description="False for a fault after the game had ended (the result stands).")
+    log_tail: str = Field("", description="The end of the bot's stderr log when it faulted.")
+
+
+class ReplayAction(BaseModel):
+    """One action of the game: whose, what, and whether the bot or the fallback chose it."""
+
+    seat: int
+    action: dict[str, Any]
+    by: str = Field(description="'bot', or 'fallback' for a forfeited seat.")
+
+
+class Replay(BaseModel):
+    """Enough to re-simulate and to show the game: the actions and the public event log."""
+
+    actions: list[ReplayAction]
+    events: list[dict[str, Any]] = Field(description="The public event log (state.events(None)).")
+
+
+class GameResult(BaseModel):
+    """The record of one game, stored once and never edited."""
+
+    game: str
+    seed: int
+    rules: dict[str, Any]
+    game_number: int = 1
+    seats: list[str] = Field(description="Bot name in each seat.")
+    places: list[int] = Field(description="Arena places: forfeits share the last place (the table's size), others ranked by the game.")
+    scores: list[float] = Field(description="The game's own scores.")
+    engine_places: list[int] = Field(description="The game's own places, forfeits ignored.")
+    forfeits: list[int]
+    incidents: list[Incident]
+    replay: Replay
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
