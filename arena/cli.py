@@ -110,11 +110,16 @@ def demo_command(
 
 
 @app.command("schema")
-def schema_command() -> None:
-    """Print the JSON Schema of the bot protocol (both directions)."""
-    from arena.protocol import json_schema
+def schema_command(
+    game: Annotated[
+        Optional[str],
+        typer.Option("--game", help="Print instead what this game's observations and actions look like (see `arena games`)."),
+    ] = None,
+) -> None:
+    """Print the JSON Schema of the bot protocol (both directions), or with --game G, of G's observation and action."""
+    from arena.protocol import game_json_schema, json_schema
 
-    print(json.dumps(json_schema(), indent=2))
+    print(json.dumps(json_schema() if game is None else game_json_schema(get_game(game)), indent=2))
 
 
 @app.command("match")

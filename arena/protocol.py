@@ -1,5 +1,7 @@
 """Every message between the referee and a bot, as pydantic models (the JSON Schema
-printed by `arena schema` comes from here; docs/protocol.md shows each with an example).
+printed by `arena schema` comes from here; docs/protocol.md shows each with an example),
+and the JSON Schema of a game's observation and actions (`arena schema --game G`), read
+from the shapes the game declares (`Game.observation_type`, `Game.action_type`).
 
 JSON Lines over the bot's stdin/stdout, UTF-8, one object per line, each with a "type".
 A match is: `hello` -> bot answers `ready`; then per game `start`, and until the game
@@ -9,11 +11,16 @@ ends `events` (what this seat saw happen) and `request` -> bot answers `action`;
 
 from __future__ import annotations
 
+import functools
+import types
+import typing
 from typing import Annotated, Any, Literal, Union
 
+import typing_extensions
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError, model_validator
 
 from arena.sandbox.base import BotFault, Reason
+from engine.api import Game, GameError
 
 PROTOCOL_VERSION = 1
 
@@ -178,4 +185,63 @@ def json_schema() -> dict[str, Any]:
         "description": "JSON Lines over the bot's stdin (referee_to_bot) and stdout (bot_to_referee).",
         "referee_to_bot": _REFEREE.json_schema(),
         "bot_to_referee": _BOT.json_schema(),
+    }
+
+
+# --- a game's own shapes: what `observation` and each action look like ---------------------
+
+
+def _pydantic_type(shape: Any) -> Any:
+    """`shape` with every `typing.TypedDict` in it rebuilt as a `typing_extensions.TypedDict`
+    (pydantic reads only those on Python < 3.12; the engine declares stdlib ones)."""
+    if typing.is_typeddict(shape):
+        return _typed_dict(shape)
+    origin, args = typing.get_origin(shape), typing.get_args(shape)
+    if origin is None or origin is Literal or not args:
+        return shape
+    converted = tuple(_pydantic_type(arg) for arg in args)
+    if origin in (Union, types.UnionType):
+        return Union[converted]
+    return origin[converted]
+
+
+@functools.cache
+def _typed_dict(shape: type) -> Any:
+    hints = typing.get_type_hints(shape)
+    fields = {
+        name: _pydantic_type(hint) if name in shape.__required_keys__ else typing_extensions.NotRequired[_pydantic_type(hint)]
+        for name, hint in hints.items()
+    }
+    rebuilt = typing_extensions.TypedDict(shape.__name__, fields)  # type: ignore[operator]
+    rebuilt.__doc__ = shape.__doc__
+    rebuilt.__module__ = shape.__module__
+    # Exactly the declared keys: a key the engine adds without declaring it fails the shape test.
+    rebuilt.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
+    return rebuilt
+
+
+def game_adapters(game: Game) -> tuple[TypeAdapter[Any], TypeAdapter[Any]]:
+    """Validators of the game's declared observation and action; GameError if it declares none."""
+    if game.observation_type is None or game.action_type is None:
+        raise GameError(f"game {game.name!r} does not declare the shapes of its observations and actions")
+    action = _pydantic_type(game.action_type)
+    if typing.get_origin(action) is Union:
+        action = Annotated[action, Field(discriminator="type")]
+    return TypeAdapter(_pydantic_type(game.observation_type)), TypeAdapter(action)
+
+
+def game_json_schema(game: Game) -> dict[str, Any]:
+    """The JSON Schema of what a bot playing `game` is sent and answers: `observation` (in
+    `request`) and `action` (each of `request.legal_actions`, and `action.action`)."""
+    observation, action = game_adapters(game)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{game.title} ({game.name}): observation and action, bot protocol version {PROTOCOL_VERSION}",
+        "description": (
+            f"`observation` is request.observation; `action` is each item of request.legal_actions "
+            f"(answer with one of them). Meanings: docs/rules/{game.name}.md."
+        ),
+        "game": game.name,
+        "observation": observation.json_schema(),
+        "action": action.json_schema(),
     }

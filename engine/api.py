@@ -4,7 +4,9 @@ A `Game` holds the facts about a game (name, seat range, rule options) and makes
 states; a `State` is one game in progress: whose decision it is, the legal actions in a
 stable order, what each seat may observe, applying an action, and the result once over
 (plus, for replays after the game, everything: `spectator_view()` and `full_events()`).
-Actions, observations and events are plain JSON-able data (dicts, lists, str, int, bool).
+Actions, observations and events are plain JSON-able data (dicts, lists, str, int, bool);
+a game declares the shapes of its actions and observations as `typing.TypedDict`s
+(`Game.action_type`, `Game.observation_type`) without building or checking any at run time.
 All randomness comes from the seed, so (players, options, seed, actions) replays a game.
 """
 
@@ -130,6 +132,11 @@ class Game(ABC):
     min_players: int
     max_players: int
     options: tuple[OptionSpec, ...]
+    action_type: Any = None
+    """The shape of an action: a `typing.TypedDict`, or a Union of them told apart by their
+    "type" (None: not declared). Declared, not checked: actions stay plain dicts."""
+    observation_type: Any = None
+    """The shape of `observation(seat)`: a `typing.TypedDict` (None: not declared)."""
 
     def option_spec(self, name: str) -> OptionSpec:
         """The spec of one option, or BadOption naming the known ones."""

@@ -3,7 +3,8 @@
 The public face of the game: `GAME` (registered as "three-thirteen") and the meld solver's
 pure functions. Rules as enforced, every ruling and option, and the shape of actions and
 observations: docs/rules/three-thirteen.md. Modules: `game` (state, rules, views, events),
-`melds` (the meld solver), `replay` (the site's replay tables).
+`melds` (the meld solver), `shapes` (the declared shapes of actions and observations),
+`replay` (the site's replay tables).
 
     from engine import get_game
     state = get_game("three-thirteen").new_game(players=4, seed=7)

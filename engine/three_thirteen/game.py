@@ -33,6 +33,7 @@ from engine.three_thirteen.melds import (
     best_arrangement,
     going_out_discards,
 )
+from engine.three_thirteen import shapes
 from engine.three_thirteen.replay import TABLES
 
 ROUNDS = 11
@@ -480,6 +481,8 @@ class ThreeThirteen(Game):
     min_players = 2
     max_players = 6
     options = OPTIONS
+    action_type = shapes.Action
+    observation_type = shapes.Observation
 
     def _new_state(self, players: int, options: dict[str, Any], seed: int) -> ThreeThirteenState:
         decks = decks_for(players, options)

@@ -17,8 +17,8 @@ three of a kind remove the pile. The first to run out of cards wins.
 
 The rules as enforced, every ruling and option, and the shape of actions and
 observations: docs/rules/3up3down.md. Modules: `cards` (decks and ids), `state` (the
-rules), `view` (what each seat may see), `game` (options and factories), `replay` (the
-site's replay tables).
+rules), `view` (what each seat may see), `shapes` (the declared shapes of actions and
+observations), `game` (options and factories), `replay` (the site's replay tables).
 
 Version history: 1 (2026-11-29) — first version: both decks, every optional rule.
 """

@@ -12,6 +12,7 @@ from typing import Any
 from engine.api import BadOption, Game, GameError, OptionSpec
 from engine.replay_tables import ReplayTables
 from engine.threeup.cards import build_deck
+from engine.threeup import shapes
 from engine.threeup.replay import TABLES
 from engine.threeup.state import ThreeUpState
 
@@ -43,6 +44,8 @@ class ThreeUpGame(Game):
     min_players = 2
     max_players = 6
     options = OPTIONS
+    action_type = shapes.Action
+    observation_type = shapes.Observation
 
     def _check_table(self, players: int, options: Mapping[str, Any]) -> None:
         """Options that depend on the number of players: the smaller deck and its size."""
