@@ -24,7 +24,6 @@ import gzip
 import hashlib
 import io
 import json
-import re
 import shutil
 import tarfile
 import tempfile
@@ -37,20 +36,18 @@ from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import arena
-from arena.sandbox import BotFault, SandboxError
-from arena.store import content_hash
-from arena.tournament import (
-    BotRef,
+from arena.field import BotRef
+from arena.play import (
     GameSpec,
     PlayedGame,
-    TournamentError,
-    _sandbox,
     load_spec,
     play_scheduled_game,
+    sandbox_named,
 )
+from arena.sandbox import BotFault, SandboxError
+from arena.store import content_hash
+from arena.tournament_file import TournamentError, check_address
 
-# `tcp://HOST:PORT` (or tls://); HOST a name, IPv4 or [IPv6] address.
-_ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 CONNECT_TIMEOUT_S = 15.0
 # How long a run waits for the first worker before it gives up with a message.
 WORKERS_TIMEOUT_S = 60.0
@@ -82,17 +79,6 @@ class ClusterFailure(SandboxError):
             f"game {game_key} could not be played on the cluster ({type(error).__name__}: {error}); "
             "every finished game is stored: run the same command to resume"
         )
-
-
-def check_address(address: str) -> str:
-    """The scheduler address if it reads `tcp://HOST:PORT`; ValueError saying what is allowed."""
-    match = _ADDRESS.match(address.strip())
-    if not match or not 1 <= int(match.group(3)) <= 65535:
-        raise ValueError(
-            "a cluster is the Dask scheduler's address, tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786; "
-            "tls:// when the cluster uses TLS)"
-        )
-    return address.strip()
 
 
 # ------------------------------------------------------------------ bots by content hash
@@ -180,7 +166,7 @@ class BotShipment(WorkerPlugin):
             for expected_hash, tarball in self.tarballs.items():
                 _shipped[expected_hash] = unpack_bot(expected_hash, tarball, cache)
         # Bot processes (or containers) of a worker that was killed mid-game are orphans now.
-        _sandbox(self.sandbox).cleanup_leftovers()
+        sandbox_named(self.sandbox).cleanup_leftovers()
 
 
 def play_on_worker(spec: GameSpec) -> PlayedGame:
@@ -212,7 +198,7 @@ def _build_images(bots: Sequence[BotRef]) -> None:
             if bot.content_hash in _images:
                 continue
             try:
-                _sandbox("docker").image_for(load_spec(bot))
+                sandbox_named("docker").image_for(load_spec(bot))
             except BotFault:
                 pass  # a failed build is remembered by the sandbox and forfeits that bot's games
             _images.add(bot.content_hash)

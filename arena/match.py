@@ -17,13 +17,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.botfolder import BotManifest, load_bot
-from arena.protocol import Hello, LimitsInfo, MatchOver
+from arena.botfolder import load_bot
+from arena.field import unique_names
+from arena.play import remote_bot
+from arena.protocol import MatchOver
 from arena.record import GameResult
 from arena.referee import Step, play_game
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits, Sandbox
-from arena.seats import RemoteBot, Seat
+from arena.seats import Seat
 from arena.seeds import RunKey
 from engine.api import Game
 from engine.registry import get_game
@@ -73,28 +75,6 @@ def match_deal(number: int) -> str:
     return f"match-{number:05d}"
 
 
-def unique_names(manifests: Sequence[BotManifest]) -> list[str]:
-    """Bot names as shown in results: a name used twice becomes name#2, name#3..."""
-    seen: dict[str, int] = {}
-    names = []
-    for manifest in manifests:
-        seen[manifest.name] = seen.get(manifest.name, 0) + 1
-        count = seen[manifest.name]
-        names.append(manifest.name if count == 1 else f"{manifest.name}#{count}")
-    return names
-
-
-def limits_info(limits: Limits) -> LimitsInfo:
-    """The part of the limits a bot is told in `hello`."""
-    return LimitsInfo(
-        startup_s=limits.startup_s,
-        decision_s=limits.decision_s,
-        time_bank_s=limits.time_bank_s,
-        max_line_bytes=limits.max_line_bytes,
-        memory_mb=limits.memory_mb,
-    )
-
-
 def run_match(
     game: str,
     bot_dirs: Sequence[str | Path],
@@ -130,18 +110,9 @@ def run_match(
     names = unique_names(manifests)
     players = len(manifests)
     bots = [
-        RemoteBot(
-            manifest.spec(name),
-            box,
-            limits,
-            Hello(
-                game=chosen.name,
-                players=players,
-                rules=resolved_rules,
-                games=games,
-                seed=key.bot_seed("match", name),
-                limits=limits_info(limits),
-            ),
+        remote_bot(
+            manifest.spec(name), box, limits, game=chosen.name, players=players, rules=resolved_rules,
+            games=games, seed=key.bot_seed("match", name),
         )
         for manifest, name in zip(manifests, names)
     ]

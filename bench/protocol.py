@@ -25,11 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bots" / "random"))
 
-from arena.match import limits_info, run_match  # noqa: E402
+from arena.match import run_match  # noqa: E402
+from arena.play import remote_bot  # noqa: E402
 from arena.seeds import RunKey  # noqa: E402
-from arena.protocol import Hello, MatchOver, Start  # noqa: E402
+from arena.protocol import MatchOver, Start  # noqa: E402
 from arena.sandbox import Limits, get_sandbox  # noqa: E402
-from arena.seats import InProcessBot, RemoteBot  # noqa: E402
+from arena.seats import InProcessBot  # noqa: E402
 from arena.botfolder import load_bot  # noqa: E402
 from engine import get_game  # noqa: E402
 from engine.players import random_action  # noqa: E402
@@ -71,8 +72,10 @@ def remote_round_trips(sandbox_name: str, game: str, observation, legal, count: 
     sandbox = get_sandbox(sandbox_name, **({"warn": False} if sandbox_name == "local" else {}))
     limits = Limits()
     rules = get_game(game).resolve_options({})
-    hello = Hello(game=game, players=2, rules=rules, games=1, seed=RunKey.from_seed(1).bot_seed("match", "random"), limits=limits_info(limits))
-    seat = RemoteBot(load_bot(RANDOM_BOT).spec(), sandbox, limits, hello)
+    seat = remote_bot(
+        load_bot(RANDOM_BOT).spec(), sandbox, limits, game=game, players=2, rules=rules, games=1,
+        seed=RunKey.from_seed(1).bot_seed("match", "random"),
+    )
     try:
         seat.start_game(Start(game_number=1, seat=0, players=2, rules=rules))
         return time_decisions(seat, observation, legal, count), seat.startup_s[0]

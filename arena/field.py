@@ -1,0 +1,128 @@
+"""The field: the bot folders a tournament names (folders or globs), checked and given ids.
+
+`resolve_bots(config)` returns the field and the challengers as `BotRef`s (a bot as a game
+needs it: its id in the tournament, folder, command and content hash); every mistake is
+one line of a `TournamentError`.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from arena.botfolder import BotFolderError, BotManifest, load_bot
+from arena.seats import Seat
+from arena.store import BotRecord, content_hash
+from arena.tournament_file import TournamentConfig, TournamentError, _Strict
+
+
+class BotRef(_Strict):
+    """A bot as a game needs it: id in the tournament, and where its program is."""
+
+    id: str
+    name: str
+    version: str
+    folder: str
+    command: tuple[str, ...] = ()
+    dockerfile: str | None = None
+    content_hash: str
+    kind: Literal["folder", "in-process"] = "folder"
+
+    def record(self) -> BotRecord:
+        """The store's row for this bot."""
+        return BotRecord(self.id, self.name, self.version, self.content_hash, self.folder, self.kind)
+
+
+def unique_names(manifests: Sequence[BotManifest]) -> list[str]:
+    """Bot names as shown in results: a name used twice becomes name#2, name#3..."""
+    seen: dict[str, int] = {}
+    names = []
+    for manifest in manifests:
+        seen[manifest.name] = seen.get(manifest.name, 0) + 1
+        count = seen[manifest.name]
+        names.append(manifest.name if count == 1 else f"{manifest.name}#{count}")
+    return names
+
+
+SeatFactory = Callable[[], Seat]
+
+_GLOB = set("*?[")
+
+
+def _expand(entries: Sequence[str], base: Path, key: str, game: str, mistakes: list[str]) -> list:
+    """Bot folders named by `entries` (folders or globs), each checked; mistakes collected."""
+    manifests = []
+    for entry in entries:
+        pattern = Path(entry).expanduser()
+        pattern = pattern if pattern.is_absolute() else base / pattern
+        if _GLOB & set(entry):
+            folders = sorted(Path(p) for p in glob.glob(str(pattern)) if (Path(p) / "bot.toml").is_file())
+            if not folders:
+                mistakes.append(f"{key}: {entry!r} matches no bot folder (a folder with a bot.toml)")
+                continue
+        else:
+            if not pattern.is_dir():
+                mistakes.append(f"{key}: bot folder {entry!r} does not exist ({pattern})")
+                continue
+            folders = [pattern]
+        globbed = bool(_GLOB & set(entry))
+        mistakes_before = len(mistakes)
+        playing = 0
+        for folder in folders:
+            try:
+                manifest = load_bot(folder)
+            except BotFolderError as error:
+                mistakes.append(f"{key}: {folder}: " + "; ".join(error.mistakes))
+                continue
+            if globbed and not manifest.plays(game):
+                continue  # a glob takes the bots that play this game
+            if not manifest.plays(game):
+                mistakes.append(
+                    f"{key}: bot {manifest.name!r} ({folder}) does not play {game!r}; "
+                    f"its bot.toml lists: {', '.join(manifest.games)}"
+                )
+                continue
+            manifests.append(manifest)
+            playing += 1
+        if globbed and not playing and len(mistakes) == mistakes_before:
+            mistakes.append(f"{key}: {entry!r} matches no bot folder whose bot.toml lists {game!r}")
+    return manifests
+
+
+def resolve_bots(
+    config: TournamentConfig, in_process: Mapping[str, SeatFactory] | None = None
+) -> tuple[list[BotRef], list[BotRef]]:
+    """The field and the challengers as BotRefs, ids unique; TournamentError lists every mistake."""
+    base = Path(config.base_dir)
+    mistakes: list[str] = []
+    field = _expand(config.bots, base, "bots", config.game, mistakes)
+    challengers = _expand(config.challengers, base, "challengers", config.game, mistakes)
+    folders = [m.folder for m in field + challengers]
+    repeated = sorted({str(f) for f in folders if folders.count(f) > 1})
+    if repeated:
+        mistakes.append(f"bots: a folder is listed more than once: {', '.join(repeated)}")
+    if mistakes:
+        raise TournamentError(mistakes)
+    ids = unique_names(field + challengers)
+    refs = [
+        BotRef(
+            id=bot_id,
+            name=m.name,
+            version=m.version,
+            folder=str(m.folder),
+            command=m.command,
+            dockerfile=m.dockerfile,
+            content_hash=content_hash(m.folder),
+        )
+        for bot_id, m in zip(ids, field + challengers)
+    ]
+    for name in in_process or {}:
+        if name in ids:
+            raise TournamentError([f"in-process bot {name!r} has the id of a bot folder; ids must differ"])
+    field_refs = refs[: len(field)] + [
+        BotRef(id=name, name=name, version="in-process", folder="", content_hash="", kind="in-process")
+        for name in in_process or {}
+    ]
+    return field_refs, refs[len(field) :]

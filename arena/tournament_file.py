@@ -1,0 +1,302 @@
+"""The tournament file: what a tournament is, validated, and how to tell that it changed.
+
+`load_tournament(path, overrides, rule_args)` reads a TOML tournament file (or none: flags
+alone), applies overrides (the `arena run` flags) and validates it with pydantic; every
+mistake is one line naming the key, the bad value and what is allowed (`TournamentError`).
+`settings_of` / `fingerprint_of` / `changed_settings` are the identity of a tournament that
+a resume checks (what is played, not how: name, jobs, output and cluster may change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from arena.rating import RatingSettings
+from arena.sandbox import Limits
+from engine.api import GameError
+from engine.registry import get_game
+
+FORMATS = ("round-robin", "swiss", "gauntlet")
+SANDBOXES = ("local", "docker")
+# Settings that do not change what is played: free to differ between runs of one tournament.
+UNFINGERPRINTED = ("name", "jobs", "output", "cluster")
+
+
+class TournamentError(ValueError):
+    """A tournament cannot run as given; `mistakes` has one line per mistake."""
+
+    def __init__(self, mistakes: Sequence[str], source: str = "tournament"):
+        self.mistakes = list(mistakes)
+        self.source = source
+        super().__init__(
+            mistakes[0] if len(mistakes) == 1 else f"{len(mistakes)} mistakes in the {source}:\n"
+            + "\n".join(f"  - {line}" for line in mistakes)
+        )
+
+
+class SettingsChanged(TournamentError):
+    """The output folder holds a tournament with other settings."""
+
+
+# A cluster is a Dask scheduler, `tcp://HOST:PORT` (or tls://); HOST a name, IPv4 or [IPv6].
+_ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+
+
+def check_address(address: str) -> str:
+    """The scheduler address if it reads `tcp://HOST:PORT`; ValueError saying what is allowed."""
+    match = _ADDRESS.match(address.strip())
+    if not match or not 1 <= int(match.group(3)) <= 65535:
+        raise ValueError(
+            "a cluster is the Dask scheduler's address, tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786; "
+            "tls:// when the cluster uses TLS)"
+        )
+    return address.strip()
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LimitsConfig(_Strict):
+    """Per bot per game: start-up, per decision, time bank, memory, CPU."""
+
+    startup_s: float = Field(10.0, gt=0, le=600, description="Seconds from start to the bot's `ready`.")
+    decision_s: float = Field(1.0, gt=0, le=600, description="Seconds per decision before the time bank.")
+    time_bank_s: float = Field(10.0, ge=0, le=3600, description="Extra seconds per game, spent on overruns.")
+    memory_mb: int = Field(512, ge=16, le=65536, description="Memory per bot, MB.")
+    cpu_s: int = Field(600, ge=1, le=86400, description="CPU seconds per bot per game.")
+    cpus: float = Field(1.0, gt=0, le=64, description="CPU share in the docker sandbox.")
+
+    def limits(self) -> Limits:
+        """The sandbox's Limits."""
+        return Limits(
+            startup_s=self.startup_s,
+            decision_s=self.decision_s,
+            time_bank_s=self.time_bank_s,
+            memory_mb=self.memory_mb,
+            cpu_s=self.cpu_s,
+            cpus=self.cpus,
+        )
+
+
+class RatingConfig(_Strict):
+    """TrueSkill settings (see docs/tournaments.md)."""
+
+    mu: float = 25.0
+    sigma: float = Field(25.0 / 3, gt=0)
+    beta: float = Field(25.0 / 6, gt=0)
+    tau: float = Field(0.0, ge=0)
+    draw_probability: float = Field(0.001, gt=0, lt=1)
+    duplicate_update: Literal["hand", "deal", "rotation"] = "hand"
+
+    def settings(self) -> RatingSettings:
+        """arena.rating's settings."""
+        return RatingSettings(**self.model_dump())
+
+
+class TournamentConfig(_Strict):
+    """A validated tournament file (after the flags' overrides)."""
+
+    name: str = Field("tournament", min_length=1, max_length=200)
+    game: str
+    seats: int = Field(ge=2, le=6)
+    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
+    rounds: int | None = Field(None, ge=1, le=100_000)
+    cycles: int = Field(1, ge=1, le=10_000)
+    challengers: list[str] = Field(default_factory=list)
+    duplicate: bool = False
+    bots: list[str] = Field(default_factory=list)
+    seed: int | None = Field(
+        None, ge=0, le=2**63 - 1,
+        description="A public seed (reproducible, and predictable by bots); none: a secret key is drawn and stored.",
+    )
+    rules: dict[str, Any] = Field(default_factory=dict)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    rating: RatingConfig = Field(default_factory=RatingConfig)
+    sandbox: Literal["local", "docker"] = "local"
+    jobs: int = Field(1, ge=1, le=256)
+    cluster: str | None = Field(None, description="Dask scheduler tcp://HOST:PORT; none: the local pool.")
+    output: str = "arena-results"
+    base_dir: str = Field(".", exclude=True, description="Folder that relative paths start from.")
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_address(cls, cluster: str | None) -> str | None:
+        if cluster is None or not cluster.strip():
+            return None  # cluster = "" (or --cluster '') means the local pool
+        return check_address(cluster)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, game: str) -> str:
+        try:
+            return get_game(game).name
+        except GameError as error:
+            raise ValueError(str(error)) from None
+
+    @model_validator(mode="after")
+    def _fits_together(self) -> TournamentConfig:
+        chosen = get_game(self.game)
+        mistakes = []
+        try:
+            chosen.check_players(self.seats)
+        except GameError as error:
+            mistakes.append(f"seats = {self.seats}: {error}")
+        try:
+            resolved = chosen.resolve_options(self.rules)
+        except GameError as error:
+            mistakes.append(f"rules = {json.dumps(self.rules)}: {error}")
+        else:
+            object.__setattr__(self, "rules", resolved)
+        if self.format == "swiss" and self.rounds is None:
+            mistakes.append("rounds is missing: a Swiss tournament needs a number of rounds (e.g. rounds = 5)")
+        if self.format == "gauntlet" and not self.challengers:
+            mistakes.append("challengers is missing: a gauntlet needs challenger bot folders (e.g. challengers = [\"my-bot\"])")
+        if self.format != "gauntlet" and self.challengers:
+            mistakes.append(f"challengers is only for format = \"gauntlet\", not {self.format!r}")
+        if self.format != "round-robin" and self.cycles != 1:
+            mistakes.append(f"cycles is only for format = \"round-robin\", not {self.format!r}")
+        if self.rounds is not None and self.cycles != 1:
+            mistakes.append("give either rounds (design rounds) or cycles (whole round-robins), not both")
+        if mistakes:
+            raise ValueError("\n".join(mistakes))
+        return self
+
+    def output_dir(self) -> Path:
+        """The output folder (relative to the tournament file's folder)."""
+        return Path(self.base_dir, self.output).resolve()
+
+
+def _describe_error(error: dict[str, Any]) -> str:
+    """One readable line for one pydantic error: key, bad value, what is allowed."""
+    key = ".".join(str(part) for part in error["loc"]) or "(file)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = error["loc"][:-1]
+        model = TournamentConfig
+        for part in parent:
+            model = {"limits": LimitsConfig, "rating": RatingConfig}.get(str(part), model)
+        allowed = ", ".join(name for name in model.model_fields if name != "base_dir")
+        return f"unknown key {key!r}; allowed keys: {allowed}"
+    if kind == "missing":
+        return f"{key} is missing"
+    message = error["msg"].removeprefix("Value error, ")
+    if kind == "value_error" and not error["loc"]:
+        return message  # a check across keys: its message names them
+    return f"{key} = {json.dumps(error.get('input'), default=str)}: {message}"
+
+
+def validate_config(data: Mapping[str, Any], source: str = "tournament") -> TournamentConfig:
+    """A TournamentConfig from plain data; TournamentError lists every mistake, one per line."""
+    try:
+        return TournamentConfig.model_validate(dict(data))
+    except ValidationError as invalid:
+        lines = []
+        for error in invalid.errors():
+            line = _describe_error(error)
+            lines.extend(line.split("\n") if not error["loc"] else [line])
+        raise TournamentError(lines, source) from None
+
+
+def load_tournament(
+    path: str | Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    rule_args: Sequence[str] = (),
+) -> TournamentConfig:
+    """Read a tournament file (or none), apply `overrides` (the flags) and validate it.
+
+    `overrides` holds top-level keys; a `limits` or `rating` dict is merged key by key
+    into the file's. `rule_args` are `key=value` rule strings (the `--rule` flag), parsed
+    by the game's own option types and merged over the file's rules.
+    """
+    data: dict[str, Any] = {}
+    source = "command-line tournament"
+    if path is not None:
+        path = Path(path)
+        source = f"tournament file {path}"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise TournamentError([f"tournament file {path} does not exist"], source) from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise TournamentError([f"{path} is not valid TOML: {error}"], source) from None
+        data["base_dir"] = str(path.resolve().parent)
+    for key, value in (overrides or {}).items():
+        if key in ("limits", "rating", "rules") and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    rule_mistakes = []
+    if rule_args:
+        try:
+            parsed = get_game(str(data.get("game"))).parse_options(rule_args)
+        except GameError as error:
+            rule_mistakes.append(f"--rule: {error}")
+        else:
+            data["rules"] = {**(data.get("rules") or {}), **parsed}
+    try:
+        config = validate_config(data, source)
+    except TournamentError as invalid:
+        raise TournamentError(rule_mistakes + invalid.mistakes, source) from None
+    if rule_mistakes:
+        raise TournamentError(rule_mistakes, source)
+    return config
+
+
+# ------------------------------------------------------------- what a resume compares
+
+
+def settings_of(
+    config: TournamentConfig, field_bots: Sequence[BaseModel], challengers: Sequence[BaseModel]
+) -> dict[str, Any]:
+    """The settings stored with the tournament (what the fingerprint covers, plus name); the
+    bots are `arena.field.BotRef`s."""
+    settings = config.model_dump(mode="json")
+    settings["bots"] = [bot.model_dump(include={"id", "name", "version", "content_hash", "kind"}) for bot in field_bots]
+    settings["challengers"] = [
+        bot.model_dump(include={"id", "name", "version", "content_hash", "kind"}) for bot in challengers
+    ]
+    return settings
+
+
+def fingerprint_of(settings: Mapping[str, Any]) -> str:
+    """sha256 of the settings that decide what is played (name, jobs, output excluded)."""
+    kept = {key: value for key, value in settings.items() if key not in UNFINGERPRINTED}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()
+
+
+def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """One line per setting that differs (fingerprinted settings only)."""
+    lines = []
+    for key in sorted(set(before) | set(now)):
+        if key in UNFINGERPRINTED or before.get(key) == now.get(key):
+            continue
+        if key in ("bots", "challengers"):
+            old = {bot["id"]: bot for bot in before.get(key) or []}
+            new = {bot["id"]: bot for bot in now.get(key) or []}
+            for bot_id in sorted(set(old) | set(new)):
+                if bot_id not in new:
+                    lines.append(f"{key}: {bot_id} was in the tournament and is not now")
+                elif bot_id not in old:
+                    lines.append(f"{key}: {bot_id} is new")
+                elif old[bot_id] != new[bot_id]:
+                    what = [k for k in new[bot_id] if old[bot_id].get(k) != new[bot_id][k]]
+                    lines.append(f"{key}: {bot_id} changed its {', '.join(what)}")
+            continue
+        lines.append(f"{key}: was {json.dumps(before.get(key))}, now {json.dumps(now.get(key))}")
+    return lines
