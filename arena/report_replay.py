@@ -8,13 +8,13 @@ small "table" of zones (lists of card ids, counts, flags) with the builders its
 the zones' contract is engine/replay_tables.py), so this module knows no game and the
 browser needs no copy of the rules.
 
-Compactness (a Three Thirteen game is over 3,000 actions):
+Compactness (a long game is over 3,000 actions):
 - cards are ids; each card's face (the game's `card_face`) is written once, in `cards`;
 - a frame stores only the zones that changed since the previous frame, and a list that
   only grew or shrank at its end is stored as `{"k": kept, "t": [new tail]}`;
 - a seat's view is the full view passed through `mask` (other hands become counts,
   face-down cards become backs, only the seat's own setup offer is kept); only where the
-  seat's real observation differs from that (e.g. 3UP choices hidden until the reveal)
+  seat's real observation differs from that (e.g. setup choices hidden until a reveal)
   is an exception stored, itself diffed. `replay_frames` checks every seat's view
   rebuilt this way equals the observation-derived one.
 The same `mask` and diff rules are implemented in `templates/assets/replay.js`.

@@ -114,14 +114,17 @@ class RemoteBot(Seat):
     def _ensure_started(self) -> BotProcess:
         if self.process is not None:
             return self.process
-        began = time.monotonic()
+        asked = time.monotonic()
+        # The engine's work (image, create, start) is not the bot's: its clock starts only
+        # once `start` has returned, i.e. once its process runs.
         self.process = self.sandbox.start(self.spec, self.limits)
+        began = time.monotonic()
         self.starts += 1
         # A restarted bot (after a fault) gets a fresh time bank: its fault already cost it a game.
         self.bank = TimeBank(self.limits.decision_s, self.limits.time_bank_s)
-        self.process.send_line(encode(self.hello))
-        remaining = self.limits.startup_s - (time.monotonic() - began)
         try:
+            self.process.send_line(encode(self.hello))
+            remaining = self.limits.startup_s - (time.monotonic() - began)
             line = self.process.receive_line(max(0.0, remaining))
         except BotFault as fault:
             if fault.reason is Reason.TIMEOUT:
@@ -129,6 +132,15 @@ class RemoteBot(Seat):
                     Reason.TIMEOUT,
                     f"did not answer 'hello' within the start-up limit of {self.limits.startup_s:g} s",
                 ) from None
+            raise
+        except BaseException:
+            # arena's own failure: no half-started process is kept (a retry starts afresh
+            # and says hello again); the bot is not charged.
+            process, self.process = self.process, None
+            try:
+                process.close()
+            except Exception:  # noqa: BLE001, S110 - the first failure is the one to report
+                pass
             raise
         ready = decode_bot(line)
         if not isinstance(ready, Ready):
@@ -139,7 +151,7 @@ class RemoteBot(Seat):
                 f"speaks protocol {ready.protocol}; this arena speaks {PROTOCOL_VERSION}",
             )
         self.said_name, self.said_version = ready.name, ready.version
-        self.startup_s.append(time.monotonic() - began)
+        self.startup_s.append(time.monotonic() - asked)  # what the game waited, engine included
         return self.process
 
     def _send(self, message: Any) -> None:

@@ -17,13 +17,16 @@ own table differs, so a game's zones follow these names:
 Cards are ids in tables; `card_face` turns a card object of an observation or event into
 the compact face the game's viewer script draws (written once per card in the replay).
 Each game's builders live in its folder (`engine/<game>/replay.py`), beside its viewer
-script (`engine/<game>/replay.js`).
+script (`engine/<game>/replay.js`): the site's generic viewer (templates/assets/replay.js)
+steps through the frames and loads that script, as `assets/replay-<game>.js`, to draw the
+game's cards, words and table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 Table = dict[str, Any]
@@ -39,6 +42,9 @@ class ReplayTables:
     """A seat's table, from (that seat's observation, seat)."""
     card_face: Callable[[dict[str, Any]], list[Any] | None]
     """The compact face of a card object (a list of its public fields); None when the dict is not a card."""
+    script: Path
+    """The game's viewer script (`replay.js` beside its builders), which draws these tables and
+    faces in the browser; the site serves it as `assets/replay-<game>.js`."""
 
 
 def card_ids(cards: Sequence[dict[str, Any]] | None) -> list[int] | None:

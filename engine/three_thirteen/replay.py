@@ -7,6 +7,7 @@ spectator does not need (`spectator_view()` would cost 5x more per frame).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.replay_tables import ReplayTables, Table, card_ids, hand_zones
@@ -73,4 +74,4 @@ def card_face(card: dict[str, Any]) -> list[Any] | None:
     return None
 
 
-TABLES = ReplayTables(full=full_table, seat=seat_table, card_face=card_face)
+TABLES = ReplayTables(full=full_table, seat=seat_table, card_face=card_face, script=Path(__file__).with_name("replay.js"))

@@ -1,5 +1,7 @@
 /* arena replay viewer. The game page loads replays/<key>.r1.js, which registers the data
-   in window.ARENA_REPLAYS; this script draws it. Data shape: arena/report_replay.py.
+   in window.ARENA_REPLAYS; this script loads the game's own drawing script beside it,
+   assets/replay-<game>.js (engine/<game>/replay.js, which registers itself in
+   window.ARENA_VIEWERS), and draws the replay with it. Data shape: arena/report_replay.py.
    Everything from the data is put in the page with textContent, never as markup. */
 (function () {
   "use strict";
@@ -13,6 +15,20 @@
     note(root, "This game cannot be replayed: " + data.error);
     return;
   }
+  var here = document.currentScript ? document.currentScript.src : "";
+  if (!/^[a-z0-9-]+$/.test(String(data.game))) {
+    note(root, "No replay viewer for this game.");
+    return;
+  }
+  var script = document.createElement("script");
+  script.src = here.slice(0, here.lastIndexOf("/") + 1) + "replay-" + data.game + ".js";
+  script.onload = function () {
+    var make = (window.ARENA_VIEWERS || {})[data.game];
+    if (make) start(make);
+    else note(root, "No replay viewer for " + data.game + ".");
+  };
+  script.onerror = function () { note(root, "No replay viewer for " + data.game + "."); };
+  document.head.appendChild(script);
 
   var players = data.players, steps = data.steps, frames = data.frames, cards = data.cards;
   var last = frames.length - 1;
@@ -81,7 +97,8 @@
     return out;
   }
 
-  /* --- drawing helpers ---------------------------------------------------------------- */
+  /* --- drawing helpers, shared with the game's script (as `kit`) ----------------------- */
+  var viewer = null; // the game's drawing functions, from its script (see start)
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -89,37 +106,17 @@
     return node;
   }
   function note(parent, text) { parent.appendChild(el("p", "muted", text)); }
-  var SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  var RANKS = { 1: "A", 11: "J", 12: "Q", 13: "K", 14: "A" };
-  var KINDS = { clear: ["C", "Clear"], clear1: ["C+1", "Clear +1"], clear2: ["C+2", "Clear +2"] };
-  var wild = null; // Three Thirteen: the wild rank of the frame being drawn
-
   function cardName(id) {
     var face = cards[String(id)];
     if (!face) return "#" + id;
-    if (data.game === "three-thirteen") return (RANKS[face[0]] || face[0]) + SUITS[face[1]];
-    if (face[0] === "number") return face[1] + " " + face[2];
-    return KINDS[face[0]][1] + " " + face[2];
+    return viewer.faceName(face);
   }
   function card(id, extra) {
     if (id === -1) return el("span", "pcard back", "");
     if (id === null) return el("span", "pcard gone", "");
-    var face = cards[String(id)], node;
+    var face = cards[String(id)];
     if (!face) return el("span", "pcard", "?");
-    if (data.game === "three-thirteen") {
-      var red = face[1] === "H" || face[1] === "D";
-      node = el("span", "pcard " + (red ? "red" : "black") + (face[0] === wild ? " wild" : ""), RANKS[face[0]] || face[0]);
-      node.appendChild(el("small", null, SUITS[face[1]]));
-      node.title = cardName(id) + (face[0] === wild ? " (wild)" : "");
-    } else if (face[0] === "number") {
-      node = el("span", "pcard c-" + face[2], face[1]);
-      node.appendChild(el("small", null, face[2]));
-      node.title = cardName(id);
-    } else {
-      node = el("span", "pcard " + face[0] + " c-" + face[2], KINDS[face[0]][0]);
-      node.appendChild(el("small", null, "clear"));
-      node.title = cardName(id);
-    }
+    var node = viewer.cardNode(face, id);
     if (extra) node.className += " " + extra;
     node.setAttribute("data-card", String(id));
     return node;
@@ -151,44 +148,20 @@
     parent.appendChild(box);
     return box;
   }
-  function seatName(seat) { return "seat " + seat + " · " + data.seats[seat]; }
-
-  /* --- what happened ------------------------------------------------------------------ */
-  function cardsText(list) { return (list || []).map(cardName).join(" "); }
-  function actionText(action) {
-    switch (action.type) {
-      case "choose_up": return "chooses 3UP " + cardsText(action.cards);
-      case "play": return "plays " + cardsText(action.cards);
-      case "play_down": return "turns over 3DOWN position " + action.position;
-      case "pickup": return "picks up the pile";
-      case "draw": return action.source ? "draws from the " + (action.source === "stock" ? "stock" : "discard pile") : "draws instead of playing";
-      case "refill": return "refills before the extra action";
-      case "no_refill": return "does not refill";
-      case "swap": return "swaps 3UP " + cardName(action.up) + " for " + cardName(action.hand);
-      case "keep": return "keeps its 3UP";
-      case "discard": return "discards " + cardName(action.card);
-      case "go_out": return "goes out, discarding " + cardName(action.card);
-      default: return JSON.stringify(action);
-    }
+  function labelledPile(label, content) {
+    var box = el("div", "pile");
+    box.appendChild(el("div", "label", label));
+    box.appendChild(content);
+    return box;
   }
+  function seatName(seat) { return "seat " + seat + " · " + data.seats[seat]; }
+  function cardsText(list) { return (list || []).map(cardName).join(" "); }
+
+  /* --- what happened (the words are the game's) ---------------------------------------- */
+  function actionText(action) { return viewer.actionText(action) || JSON.stringify(action); }
   function eventText(event) {
     var who = "seat" in event && event.seat !== null ? seatName(event.seat) + " " : "";
-    switch (event.type) {
-      case "clear": return "pile cleared by " + who + "(" + String(event.reason).replace(/_/g, " ") + ")";
-      case "pickup": return who + "takes the pile (" + (event.cards || []).length + " cards)";
-      case "down_failed": return who + "fails with 3DOWN position " + event.position;
-      case "finish": return who + "finishes in place " + event.place;
-      case "reveal_up": return "every 3UP is revealed";
-      case "reverse": return who + "reverses the direction";
-      case "swap_stacks": return "stacks are swapped";
-      case "game_over": return "game over: places " + (event.places || []).join(", ");
-      case "round_start": return "round " + event.round + " starts, " + (RANKS[event.wild_rank] || event.wild_rank) + "s are wild";
-      case "reshuffle": return "the discard pile is reshuffled into the stock (" + event.stock_size + " cards)";
-      case "round_end": return "round " + event.round + " ends (" + String(event.reason).replace(/_/g, " ") + "): penalties " + (event.penalties || []).join(", ");
-      case "go_out": return null; // the action itself says it; the melds are on the table
-      case "refill": case "draw": case "draw_instead": return who + "draws " + event.count;
-      default: return null;
-    }
+    return viewer.eventText(event, who);
   }
   function describe(index) {
     if (index === 0) return "The deal. Step forward to see the first decision.";
@@ -198,212 +171,102 @@
     return text + (extra.length ? " — " + extra.join("; ") : "");
   }
 
-  /* --- the table ---------------------------------------------------------------------- */
-  function labelledPile(label, content) {
-    var box = el("div", "pile");
-    box.appendChild(el("div", "label", label));
-    box.appendChild(content);
-    return box;
-  }
+  /* --- controls: built once the game's script has loaded ------------------------------ */
+  function start(make) {
+    viewer = make({
+      data: data, players: players, steps: steps, el: el, card: card, cardName: cardName,
+      cardsText: cardsText, cardRow: cardRow, pile: pile, zone: zone, labelledPile: labelledPile, seatName: seatName
+    });
+    var index = 0, view = null;
+    var controls = el("div", "controls");
+    function button(label, title, action) {
+      var b = el("button", null, label);
+      b.type = "button";
+      b.title = title;
+      b.setAttribute("aria-label", title);
+      b.addEventListener("click", action);
+      controls.appendChild(b);
+      return b;
+    }
+    button("«", "first step", function () { go(0); });
+    var back = button("◀", "step back (left arrow)", function () { go(index - 1); });
+    back.id = "replay-back";
+    var forward = button("▶", "step forward (right arrow)", function () { go(index + 1); });
+    forward.id = "replay-forward";
+    button("»", "last step", function () { go(last); });
+    var slider = el("input");
+    slider.type = "range"; slider.min = "0"; slider.max = String(last); slider.value = "0";
+    slider.id = "replay-slider";
+    slider.setAttribute("aria-label", "step");
+    slider.addEventListener("input", function () { go(Number(slider.value)); });
+    controls.appendChild(slider);
+    var jump = el("input");
+    jump.type = "number"; jump.min = "0"; jump.max = String(last); jump.value = "0"; jump.id = "replay-jump";
+    jump.style.width = "5.5em";
+    jump.setAttribute("aria-label", "jump to step");
+    jump.addEventListener("change", function () { go(Number(jump.value)); });
+    controls.appendChild(jump);
+    var counter = el("span", "stepno");
+    controls.appendChild(counter);
+    var chooser = el("select");
+    chooser.id = "replay-view";
+    chooser.setAttribute("aria-label", "whose view");
+    chooser.appendChild(new Option("Full view (everything)", "full"));
+    for (var s = 0; s < players; s++) chooser.appendChild(new Option("As " + seatName(s) + " saw it", String(s)));
+    chooser.addEventListener("change", function () { view = chooser.value === "full" ? null : Number(chooser.value); draw(); });
+    controls.appendChild(chooser);
+    root.appendChild(controls);
+    var what = el("div", "what");
+    what.id = "replay-what";
+    what.setAttribute("aria-live", "polite");
+    root.appendChild(what);
+    var board = el("div", "felt");
+    board.id = "replay-table";
+    root.appendChild(board);
+    var list = el("div", "steps");
+    var ol = el("ol");
+    ol.start = 0;
+    var items = [];
+    for (var i = 0; i <= last; i++) {
+      var li = el("li", null, i === 0 ? "deal" : seatName(steps[i - 1][0]) + ": " + actionText(steps[i - 1][1]));
+      li.setAttribute("data-step", String(i));
+      li.addEventListener("click", function (event) { go(Number(event.currentTarget.getAttribute("data-step"))); });
+      items.push(li);
+      ol.appendChild(li);
+    }
+    list.appendChild(ol);
+    root.appendChild(list);
 
-  function drawThreeUp(t, seat, box) {
-    var centre = el("div", "centre");
-    centre.appendChild(labelledPile("draw pile", pile(t.draw)));
-    centre.appendChild(labelledPile("discard pile (" + (t.discard || []).length + ")", cardRow(t.discard, 8)));
-    centre.appendChild(labelledPile("removed (" + (t.removed || []).length + ")", cardRow(t.removed, 5)));
-    centre.appendChild(labelledPile("turn " + t.turn + " · " + t.phase, el("div", "count", (t.dir === -1 ? "direction reversed" : "seat order") + (t.left > 1 ? " · " + t.left + " actions left" : ""))));
-    box.appendChild(centre);
-    var grid = el("div", "seats");
-    for (var s = 0; s < players; s++) {
-      var sb = el("div", "seatbox" + (t.cur === s ? " turn" : ""));
-      sb.setAttribute("data-seat", String(s));
-      var who = el("div", "who");
-      who.appendChild(el("span", null, seatName(s) + (seat === s ? " (this view)" : "")));
-      var done = (t.finished || []).indexOf(s);
-      if (t.end) who.appendChild(el("span", "place p" + t.end.places[s], t.end.places[s]));
-      else if (done >= 0) who.appendChild(el("span", "tag", "finished " + (done + 1)));
-      sb.appendChild(who);
-      if (t.phase === "setup") {
-        var offer = seat === null ? (t.setup || [])[s] : (s === seat ? t.setup : null);
-        if (offer && offer.length) zone(sb, "dealt six, choosing", cardRow(offer));
-        if (s === seat && t.own_up) zone(sb, "own 3UP choice", cardRow(t.own_up));
+    function go(target) {
+      if (isNaN(target)) return;
+      var previous = index;
+      index = Math.max(0, Math.min(last, Math.round(target)));
+      if (items[previous]) items[previous].className = "";
+      draw();
+    }
+    function draw() {
+      var t = tableAt(index, view);
+      board.textContent = "";
+      board.setAttribute("data-step", String(index));
+      viewer.draw(t, view, board, index);
+      what.textContent = describe(index);
+      counter.textContent = "step " + index + " of " + last;
+      slider.value = String(index);
+      jump.value = String(index);
+      var item = items[index];
+      item.className = "now";
+      if (item.scrollIntoView && list.scrollHeight > list.clientHeight) {
+        list.scrollTop = item.offsetTop - list.clientHeight / 2;
       }
-      zone(sb, "hand", cardRow(t["h" + s]));
-      var up = t.up ? t.up[s] : null;
-      zone(sb, "3UP", up === null ? el("div", "count", t.chosen && t.chosen[s] ? "chosen, hidden until all have chosen" : "not chosen yet") : cardRow(up));
-      zone(sb, "3DOWN", cardRow(t.down[s]));
-      grid.appendChild(sb);
     }
-    box.appendChild(grid);
-  }
-
-  function drawThirteen(t, seat, box, index) {
-    wild = t.wild;
-    var centre = el("div", "centre");
-    var info = el("div", "pile");
-    info.appendChild(el("div", "label", "round " + t.round + " of 11"));
-    info.appendChild(el("div", "count", (RANKS[t.wild] || t.wild) + "s are wild · dealer seat " + t.dealer + " · turn " + t.turn));
-    if (t.final_left) info.appendChild(el("div", "count", t.final_left + (t.final_left === 1 ? " final turn left" : " final turns left")));
-    centre.appendChild(info);
-    centre.appendChild(labelledPile("stock", pile(t.stock)));
-    centre.appendChild(labelledPile("discard pile (" + (t.discard || []).length + ")", cardRow(t.discard, 6)));
-    box.appendChild(centre);
-    var grid = el("div", "seats");
-    for (var s = 0; s < players; s++) {
-      var sb = el("div", "seatbox" + (t.cur === s ? " turn" : ""));
-      sb.setAttribute("data-seat", String(s));
-      var who = el("div", "who");
-      who.appendChild(el("span", null, seatName(s) + (seat === s ? " (this view)" : "")));
-      who.appendChild(el("span", "count", "total " + t.totals[s]));
-      sb.appendChild(who);
-      zone(sb, "hand", cardRow(t["h" + s], 0, function (id) { return id === t.taken ? "taken" : null; }));
-      if (t.went_out === s && t.laid && t.laid.length) {
-        var laid = el("div");
-        t.laid.forEach(function (meld) {
-          var m = el("span", "meld");
-          meld.cards.forEach(function (id) { m.appendChild(card(id)); });
-          m.title = meld.kind;
-          laid.appendChild(m);
-        });
-        zone(sb, "went out, laid down", laid);
-      }
-      grid.appendChild(sb);
-    }
-    box.appendChild(grid);
-    // The previous round's hands as the referee scored them: combinations and deadwood.
-    if (t.last) {
-      var scored = el("div", "seats");
-      t.last.hands.forEach(function (hand, p) {
-        var hb = el("div", "seatbox");
-        hb.appendChild(el("div", "who", seatName(p) + ": +" + hand.penalty));
-        var melds = el("div");
-        hand.melds.forEach(function (meld) {
-          var m = el("span", "meld");
-          m.title = meld.kind;
-          meld.cards.forEach(function (id) { m.appendChild(card(id)); });
-          melds.appendChild(m);
-        });
-        if (!hand.melds.length) melds.appendChild(el("span", "count", "no combination"));
-        zone(hb, "combinations", melds);
-        zone(hb, "deadwood", cardRow(hand.deadwood));
-        scored.appendChild(hb);
-      });
-      wild = t.last.wild;  // the cards were wild by that round's rank
-      zone(box, "round " + t.last.round + " as scored (" + String(t.last.reason).replace(/_/g, " ") + ")", scored);
-      wild = t.wild;
-    }
-    // Scores per round, from the round_end events up to this step.
-    var rows = [];
-    for (var i = 0; i < index; i++) {
-      (steps[i][2] || []).forEach(function (event) { if (event.type === "round_end") rows.push(event); });
-    }
-    if (rows.length) {
-      var table = el("table", "scoretable");
-      var head = el("tr");
-      head.appendChild(el("th", null, "round"));
-      for (s = 0; s < players; s++) head.appendChild(el("th", null, data.seats[s]));
-      table.appendChild(head);
-      rows.forEach(function (event) {
-        var tr = el("tr");
-        tr.appendChild(el("td", null, event.round + " (" + (RANKS[event.wild_rank] || event.wild_rank) + " wild)"));
-        for (var p = 0; p < players; p++) tr.appendChild(el("td", null, "+" + event.penalties[p] + " = " + event.totals[p]));
-        table.appendChild(tr);
-      });
-      zone(box, "scores per round", table);
-    }
-  }
-
-  /* --- controls ----------------------------------------------------------------------- */
-  var index = 0, view = null;
-  var controls = el("div", "controls");
-  function button(label, title, action) {
-    var b = el("button", null, label);
-    b.type = "button";
-    b.title = title;
-    b.setAttribute("aria-label", title);
-    b.addEventListener("click", action);
-    controls.appendChild(b);
-    return b;
-  }
-  button("«", "first step", function () { go(0); });
-  var back = button("◀", "step back (left arrow)", function () { go(index - 1); });
-  back.id = "replay-back";
-  var forward = button("▶", "step forward (right arrow)", function () { go(index + 1); });
-  forward.id = "replay-forward";
-  button("»", "last step", function () { go(last); });
-  var slider = el("input");
-  slider.type = "range"; slider.min = "0"; slider.max = String(last); slider.value = "0";
-  slider.id = "replay-slider";
-  slider.setAttribute("aria-label", "step");
-  slider.addEventListener("input", function () { go(Number(slider.value)); });
-  controls.appendChild(slider);
-  var jump = el("input");
-  jump.type = "number"; jump.min = "0"; jump.max = String(last); jump.value = "0"; jump.id = "replay-jump";
-  jump.style.width = "5.5em";
-  jump.setAttribute("aria-label", "jump to step");
-  jump.addEventListener("change", function () { go(Number(jump.value)); });
-  controls.appendChild(jump);
-  var counter = el("span", "stepno");
-  controls.appendChild(counter);
-  var chooser = el("select");
-  chooser.id = "replay-view";
-  chooser.setAttribute("aria-label", "whose view");
-  chooser.appendChild(new Option("Full view (everything)", "full"));
-  for (var s = 0; s < players; s++) chooser.appendChild(new Option("As " + seatName(s) + " saw it", String(s)));
-  chooser.addEventListener("change", function () { view = chooser.value === "full" ? null : Number(chooser.value); draw(); });
-  controls.appendChild(chooser);
-  root.appendChild(controls);
-  var what = el("div", "what");
-  what.id = "replay-what";
-  what.setAttribute("aria-live", "polite");
-  root.appendChild(what);
-  var board = el("div", "felt");
-  board.id = "replay-table";
-  root.appendChild(board);
-  var list = el("div", "steps");
-  var ol = el("ol");
-  ol.start = 0;
-  var items = [];
-  for (var i = 0; i <= last; i++) {
-    var li = el("li", null, i === 0 ? "deal" : seatName(steps[i - 1][0]) + ": " + actionText(steps[i - 1][1]));
-    li.setAttribute("data-step", String(i));
-    li.addEventListener("click", function (event) { go(Number(event.currentTarget.getAttribute("data-step"))); });
-    items.push(li);
-    ol.appendChild(li);
-  }
-  list.appendChild(ol);
-  root.appendChild(list);
-
-  function go(target) {
-    if (isNaN(target)) return;
-    var previous = index;
-    index = Math.max(0, Math.min(last, Math.round(target)));
-    if (items[previous]) items[previous].className = "";
+    document.addEventListener("keydown", function (event) {
+      var tag = (event.target && event.target.tagName) || "";
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+      if (event.key === "ArrowRight") { event.preventDefault(); go(index + 1); }
+      else if (event.key === "ArrowLeft") { event.preventDefault(); go(index - 1); }
+      else if (event.key === "Home") { go(0); }
+      else if (event.key === "End") { go(last); }
+    });
     draw();
   }
-  function draw() {
-    var t = tableAt(index, view);
-    board.textContent = "";
-    board.setAttribute("data-step", String(index));
-    if (data.game === "three-thirteen") drawThirteen(t, view, board, index);
-    else drawThreeUp(t, view, board);
-    what.textContent = describe(index);
-    counter.textContent = "step " + index + " of " + last;
-    slider.value = String(index);
-    jump.value = String(index);
-    var item = items[index];
-    item.className = "now";
-    if (item.scrollIntoView && list.scrollHeight > list.clientHeight) {
-      list.scrollTop = item.offsetTop - list.clientHeight / 2;
-    }
-  }
-  document.addEventListener("keydown", function (event) {
-    var tag = (event.target && event.target.tagName) || "";
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-    if (event.key === "ArrowRight") { event.preventDefault(); go(index + 1); }
-    else if (event.key === "ArrowLeft") { event.preventDefault(); go(index - 1); }
-    else if (event.key === "Home") { go(0); }
-    else if (event.key === "End") { go(last); }
-  });
-  draw();
 })();

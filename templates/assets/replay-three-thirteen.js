@@ -1,0 +1,1 @@
+../../engine/three_thirteen/replay.js
