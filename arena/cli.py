@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.sandbox.base import Limits
 from engine import GameError, all_games, get_game
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console()
+_LIMITS = Limits()  # the defaults shown in --help (one definition: arena.sandbox.Limits)
 errors = Console(stderr=True)
 
 
@@ -142,22 +144,24 @@ def match_command(
     replay: Annotated[
         Optional[Path], typer.Option(help="Write every game's result and replay to this file (JSON lines).")
     ] = None,
-    decision_s: Annotated[float, typer.Option(help="Seconds per decision before the time bank is used.")] = 1.0,
-    time_bank_s: Annotated[float, typer.Option(help="Extra seconds for the whole match, spent on overruns.")] = 10.0,
-    startup_s: Annotated[float, typer.Option(help="Seconds from start to the bot's `ready`.")] = 10.0,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit per bot, in MB.")] = 512,
+    decision_s: Annotated[
+        Optional[float], typer.Option(help=f"Seconds per decision before the time bank is used (default {_LIMITS.decision_s:g}).")
+    ] = None,
+    time_bank_s: Annotated[
+        Optional[float], typer.Option(help=f"Extra seconds for the whole match, spent on overruns (default {_LIMITS.time_bank_s:g}).")
+    ] = None,
+    startup_s: Annotated[
+        Optional[float], typer.Option(help=f"Seconds from start to the bot's `ready` (default {_LIMITS.startup_s:g}).")
+    ] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory limit per bot, in MB (default {_LIMITS.memory_mb}).")] = None,
 ) -> None:
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
     from arena.match import run_match, standings
-    from arena.sandbox import Limits
+    from arena.tournament_file import limits_from_flags
 
     chosen = get_game(game)
     options = chosen.parse_options(rule or [])
-    if decision_s <= 0 or startup_s <= 0 or time_bank_s < 0 or memory_mb < 16:
-        raise UsageError(
-            "limits: --decision-s and --startup-s must be > 0, --time-bank-s >= 0, --memory-mb >= 16"
-        )
-    limits = Limits(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
+    limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
     if seed is not None:
         _warn_public_seed(seed)
     shown_events = [0]
@@ -249,7 +253,7 @@ def match_command(
         console.print(f"Results and replays written to {replay}")
 
 
-# ------------------------------------------------------------------ tournaments (issue 5)
+# ------------------------------------------------------------------ tournaments
 
 
 def _standings_table(table, title: str) -> Table:
@@ -488,22 +492,26 @@ def submit_command(
         Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
     ] = None,
     sandbox: Annotated[str, typer.Option(help="local or docker (builds the bot's image if it has a Dockerfile).")] = "local",
-    decision_s: Annotated[float, typer.Option(help="Seconds per decision in the smoke match.")] = 1.0,
-    time_bank_s: Annotated[float, typer.Option(help="Time bank in the smoke match, seconds.")] = 10.0,
-    startup_s: Annotated[float, typer.Option(help="Seconds from start to `ready`.")] = 10.0,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit, MB.")] = 512,
+    decision_s: Annotated[
+        Optional[float], typer.Option(help=f"Seconds per decision in the smoke match (default {_LIMITS.decision_s:g}).")
+    ] = None,
+    time_bank_s: Annotated[
+        Optional[float], typer.Option(help=f"Time bank in the smoke match, seconds (default {_LIMITS.time_bank_s:g}).")
+    ] = None,
+    startup_s: Annotated[
+        Optional[float], typer.Option(help=f"Seconds from start to `ready` (default {_LIMITS.startup_s:g}).")
+    ] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory limit, MB (default {_LIMITS.memory_mb}).")] = None,
     tournament: Annotated[
         Optional[Path], typer.Option(help="Take the limits and sandbox from this tournament file instead.")
     ] = None,
 ) -> None:
     """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
-    from arena.sandbox import Limits
+    from arena.tournament_file import limits_from_flags
     from arena.submit import submit_bot
     from arena.tournament import load_tournament
 
-    if decision_s <= 0 or startup_s <= 0 or time_bank_s < 0 or memory_mb < 16:
-        raise UsageError("limits: --decision-s and --startup-s must be > 0, --time-bank-s >= 0, --memory-mb >= 16")
-    limits = Limits(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
+    limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
     if tournament is not None:
         config = load_tournament(tournament)
         limits, sandbox = config.limits.limits(), config.sandbox

@@ -35,8 +35,9 @@ class MatchError(ValueError):
     """A match cannot be set up as asked (the message says what is allowed)."""
 
 
-class BotEntry(BaseModel):
-    """A bot of the match: its name in results, its manifest's version and folder."""
+class MatchBot(BaseModel):
+    """A bot's part in a match: its name in results, its manifest's version and folder, and
+    the processes it ran (a match keeps one process per bot, restarted after a fault)."""
 
     name: str
     version: str
@@ -55,7 +56,7 @@ class MatchResult(BaseModel):
     )
     rules: dict[str, Any]
     sandbox: str
-    bots: list[BotEntry]
+    bots: list[MatchBot]
     games: list[GameResult]
 
 
@@ -141,7 +142,7 @@ def run_match(
         rules=resolved_rules,
         sandbox=box.name,
         bots=[
-            BotEntry(
+            MatchBot(
                 name=bot.name,
                 version=manifest.version,
                 folder=str(manifest.folder),

@@ -20,6 +20,7 @@ Docs: docs/report.md.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -40,6 +41,7 @@ import jinja2
 from arena.rating import BotStanding, RatedGame, rate_cached, settings_of
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
+from arena.store import BotRecord
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = 100
@@ -54,17 +56,6 @@ PARALLEL_PAGES_GAMES = 5000  # from this many games the game pages are written b
 
 class ReportError(Exception):
     """The site cannot be rendered (no store in the folder, unknown replay option)."""
-
-
-@dataclass
-class SiteBot:
-    """A bot as the site shows it."""
-
-    bot: str
-    name: str
-    version: str
-    content_hash: str
-    kind: str = "folder"
 
 
 @dataclass
@@ -95,7 +86,7 @@ class SiteData:
     name: str
     game: str
     settings: dict[str, Any]
-    bots: list[SiteBot]
+    bots: list[BotRecord]  # as stored, without the folder: the site never shows a local path
     standings: list[BotStanding]
     history: History  # bot -> (games, mu, sigma, conservative) after each of its rated updates
     games: list[SiteGame]  # finished games in schedule order
@@ -180,7 +171,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     except StoreError as error:
         raise ReportError(str(error)) from None
     settings = store.settings() or {}
-    bots = [SiteBot(b.bot, b.name, b.version, b.content_hash, b.kind) for b in store.bots()]
+    bots = [dataclasses.replace(bot, folder="") for bot in store.bots()]
     rows = store.games()
     seats_by_game: dict[str, list[Any]] = defaultdict(list)
     for seat in store.seats():
@@ -421,7 +412,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     data.ratings_ready()  # the pages below need the standings
     for line in data.standings:  # a bot only seen in results still gets a page
-        bots.setdefault(line.bot, SiteBot(line.bot, line.bot, "", "", "unknown"))
+        bots.setdefault(line.bot, BotRecord(line.bot, line.bot, "", "", "", "unknown"))
     rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
     write(
         site / "index.html",

@@ -420,11 +420,9 @@ def run_key(config: TournamentConfig, store: Store) -> RunKey:
 
 
 def render_report(out_dir: Path) -> list[str]:
-    """REPORT HOOK: build the HTML site when the report layer exists (issue 6); else skip."""
-    try:
-        from arena.report import render_site  # type: ignore[attr-defined]
-    except ImportError:
-        return []
+    """Build the HTML site of the run (`arena.report`); a failure is a note, never a lost run."""
+    from arena.report import render_site
+
     try:
         render_site(out_dir)
     except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run

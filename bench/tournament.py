@@ -98,7 +98,7 @@ FORMATS = ("round_robin", "swiss")
 MODES = ("plain", "duplicate")
 TOP = 3
 
-# Targets of the issue (GitHub issue 5, part 6).
+# The tournament targets this benchmark checks (docs/performance.md, Tournaments).
 OVERHEAD_TARGET_MS = 2.0
 SUBPROCESS_SHARE_TARGET = 0.05
 SWISS_TAU_SLACK = 0.03
@@ -354,7 +354,7 @@ def run_accuracy(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, Any]:
 
 
 def accuracy_targets(means: dict[str, Any], sizes: Sequence[int]) -> list[dict[str, Any]]:
-    """The issue's accuracy targets, each checked against the measured means: PASS or MISS."""
+    """The accuracy targets, each checked against the measured means: PASS or MISS."""
     tau, overlap = means["tau"], means["top3_overlap"]
     checks = []
     for fmt in FORMATS:
@@ -812,7 +812,7 @@ def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, pr
         "schedule_ms_per_game": figures["schedule"],
         "rating_ms_per_game": figures["rating"],
         "storage_ms_per_game": figures["storage"],
-        # The issue's overhead: scheduling, rating and storage.
+        # The runner's overhead: scheduling, rating and storage.
         "overhead_ms_per_game": parts,
         # The same three in CPU time: what they cost on a machine nobody else is using.
         "overhead_cpu_ms_per_game": sum(timer.cpu_ms_per(part, games) for part in ("schedule", "rating", "storage")),

@@ -57,7 +57,7 @@ def _blunders_once():
 
 def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress=None, stop=None, **settings) -> Path:
     """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
-    renders the site at its end through the report hook."""
+    renders the site at its end (`arena.tournament.render_report`)."""
     bots = out.parent / f"{out.name}-bots"
     bots.mkdir(parents=True, exist_ok=True)
     folder = chatty_bot(bots)

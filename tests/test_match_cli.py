@@ -81,7 +81,7 @@ def test_a_crashing_bot_is_shown_as_an_incident_and_the_match_completes(tmp_path
         (["match", "3up3down", RANDOM, RANDOM, "--sandbox", "vm"], "unknown sandbox 'vm'; known sandboxes: local, docker"),
         (["match", "3up3down", RANDOM, RANDOM, "--rule", "max_turns=lots"], "'max_turns' got 'lots'"),
         (["match", "3up3down", RANDOM, str(ROOT / "docs")], "has no bot.toml"),
-        (["match", "3up3down", RANDOM, RANDOM, "--decision-s", "0"], "--decision-s and --startup-s must be > 0"),
+        (["match", "3up3down", RANDOM, RANDOM, "--decision-s", "0"], "--decision-s 0: must be greater than 0"),
     ],
 )
 def test_mistakes_are_one_message_and_exit_code_2(args, message):
