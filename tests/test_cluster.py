@@ -222,13 +222,19 @@ def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs
         if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
             pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
         pytest.skip(problem)
-    from arena.sandbox.docker import default_image
+    from arena.sandbox.docker import default_image, folder_digest
 
-    # A bot with its own Dockerfile: each worker builds its image on its own engine.
+    # A bot with its own Dockerfile: each worker builds its image on its own engine. Its
+    # LABEL line makes the image (tag and layers) this test's own: another test run on the
+    # engine neither removes it nor shares a layer that its own removal would take away.
     boxed = tmp_path / "boxed"
     shutil.copytree(bot_dirs[2], boxed)
     (boxed / "bot.toml").write_text((boxed / "bot.toml").read_text().replace('name = "ann"', 'name = "boxed"'))
-    (boxed / "Dockerfile").write_text(f"FROM {default_image()}\nCOPY bot.py arena_bot.py /app/\nWORKDIR /app\nUSER 65534\n")
+    (boxed / "Dockerfile").write_text(
+        f"FROM {default_image()}\nLABEL arena.test-run={os.getpid()}-{time.time_ns()}\n"
+        "COPY bot.py arena_bot.py /app/\nWORKDIR /app\nUSER 65534\n"
+    )
+    tag = f"arena-bot-boxed:{folder_digest(boxed)[:16]}"
     bots = [bot_dirs[0], bot_dirs[1], boxed]
     try:
         local = run_tournament(config(tmp_path / "local", bots, sandbox="docker", cycles=2), report=False)
@@ -239,9 +245,10 @@ def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs
     finally:
         import docker
 
-        engine = docker.from_env(timeout=30)
-        for image in engine.images.list(filters={"label": "arena.bot=boxed"}):
-            engine.images.remove(image.id, force=True)
+        try:
+            docker.from_env(timeout=30).images.remove(tag, force=True)
+        except docker.errors.ImageNotFound:
+            pass
     assert remote.done == local.done == 2
     results = stored(tmp_path / "remote")
     assert results == stored(tmp_path / "local")

@@ -13,6 +13,7 @@ import os
 import shutil
 import socket
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ from arena.sandbox.docker import engine_problem
 from nimtest_game import nim_registered
 
 BOTS = Path(__file__).parent / "bots"
-MARKER = b"arena-hostile"  # in every hostile bot's command line and its background child's
+# In every hostile bot's command line and its background child's: the copies say
+# "arena-hostile-<this session>", so that other test runs on this host are not leftovers.
+MARKER = f"arena-hostile-{uuid.uuid4().hex[:12]}".encode()
 LIMITS = Limits(
     startup_s=5.0,
     decision_s=0.5,
@@ -62,6 +65,8 @@ def _copy(name: str, into: Path) -> Path:
     target = into / name
     shutil.copytree(BOTS / name, target, ignore=shutil.ignore_patterns("__pycache__"))
     for path in [into, target, *target.rglob("*")]:
+        if path.is_file():
+            path.write_bytes(path.read_bytes().replace(b"arena-hostile", MARKER))
         path.chmod(0o755 if path.is_dir() else 0o644)
     return target
 
@@ -78,11 +83,14 @@ def _leftovers(sandbox) -> list[str]:
             if MARKER in cmdline and int(entry.name) != os.getpid():
                 found.append(f"pid {entry.name}: {cmdline[:120]!r}")
     if sandbox.name == "docker":
-        from arena.sandbox.docker import BOT_LABEL
+        from arena.sandbox.docker import BOT_LABEL, OWNER_LABEL, _owner_of_this_process
 
-        for container in sandbox.client.containers.list(all=True):
-            if container.labels.get(BOT_LABEL) in HOSTILE_NAMES:
-                found.append(f"container {container.short_id} of {container.labels.get(BOT_LABEL)}")
+        # The engine's own listing: containers.list() would inspect each one, and fail when
+        # another run's container goes meanwhile. Only this run's containers count.
+        for container in sandbox.client.api.containers(all=True, filters={"label": BOT_LABEL}):
+            labels = container.get("Labels") or {}
+            if labels.get(BOT_LABEL) in HOSTILE_NAMES and labels.get(OWNER_LABEL) == _owner_of_this_process():
+                found.append(f"container {container['Id'][:12]} of {labels.get(BOT_LABEL)}")
     return found
 
 

@@ -17,6 +17,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -356,7 +357,7 @@ from pathlib import Path
 from arena.sandbox import BotSpec, Limits
 from arena.sandbox.docker import DockerSandbox
 process = DockerSandbox().start(BotSpec("orphan", Path(sys.argv[1]), ("python3", "bot.py")), Limits())
-print(process.id, flush=True)
+print(process.id, process.io_dir, flush=True)  # the default stdio here: pipes
 os.kill(os.getpid(), signal.SIGKILL)  # no close(), no atexit: a killed run
 """
 
@@ -371,16 +372,13 @@ def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, san
         check=False,
     )
     assert run.returncode == -9, run.stderr
-    orphan = run.stdout.strip()
-    assert exists(engine, orphan)
-    io_dir = engine.containers.get(orphan).labels["arena.io"]  # the default stdio here: pipes
-    assert Path(io_dir).is_dir()
+    orphan, io_dir = run.stdout.split()
+    # (Any other arena run on this engine may clean it up first: what counts is that it goes.)
     live = sandbox.start(make_bot(tmp_path / "live", ECHO), LIMITS)
     try:
-        # start() cleaned up already; a second pass finds nothing of a dead run
-        assert not exists(engine, orphan)
+        assert not exists(engine, orphan)  # start() cleaned up
         assert not Path(io_dir).exists()
-        assert sandbox.cleanup_leftovers() == 0
+        sandbox.cleanup_leftovers()  # a live match is not a leftover
         assert exists(engine, live.id)
         live.send_line(b"still here")
         assert live.receive_line(LIMITS.startup_s) == b"still here"
@@ -388,13 +386,31 @@ def test_leftovers_of_a_killed_run_are_removed_and_live_matches_kept(engine, san
         live.close()
 
 
-def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
+def owner_gone_for_this_test_only(monkeypatch) -> str:
+    """The one owner label that this process's clean-up takes for a dead run. No other run
+    takes it for dead (a dead pid would be cleaned up by any arena run on this engine), and
+    no other run's leftovers are counted here: the count is exact beside other runs."""
+    from arena.sandbox import docker as docker_sandbox
+
+    gone = f"{socket.gethostname()}:gone-{uuid.uuid4().hex}"
+    monkeypatch.setattr(docker_sandbox, "_owner_is_gone", lambda owner: owner == gone)
+    return gone
+
+
+def test_a_dead_owner_is_a_process_of_this_host_that_no_longer_runs():
+    from arena.sandbox.docker import _owner_is_gone, _owner_of_this_process
+
+    host = socket.gethostname()
+    assert _owner_is_gone(f"{host}:999999999:1")  # no such pid
+    assert _owner_is_gone(f"{host}:{os.getpid()}:1")  # a reused pid: another start time
+    assert not _owner_is_gone(_owner_of_this_process())
+    assert not _owner_is_gone("another-machine:1:1")  # a shared engine: not ours to judge
+
+
+def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path, monkeypatch):
     import docker
 
-    labels = {
-        LABEL: "docker",
-        OWNER_LABEL: f"{socket.gethostname()}:999999999:1",
-    }  # no such pid
+    labels = {LABEL: "docker", OWNER_LABEL: owner_gone_for_this_test_only(monkeypatch)}
     containers = [
         engine.containers.create(default_image(), ["true"], labels=labels, network_mode="none")
         for _ in range(2)
@@ -406,8 +422,7 @@ def test_cleanup_leftovers_counts_what_it_removed(engine, tmp_path):
         labels={LABEL: "docker", OWNER_LABEL: "another-machine:1:1"},
     )
     try:
-        # at least our two (a killed run of someone else's on this engine may add to the count)
-        assert DockerSandbox().cleanup_leftovers() >= 2
+        assert DockerSandbox().cleanup_leftovers() == 2
         for container in containers:
             with pytest.raises(docker.errors.NotFound):
                 container.reload()
@@ -431,7 +446,8 @@ def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, 
 
 
 class EngineProxy:
-    """A Unix-socket relay to the real engine that can be cut, like a daemon dying."""
+    """A Unix-socket relay to the real engine that can be cut, like a daemon dying, or
+    frozen (nothing moves either way until it thaws), like a daemon stopped with SIGSTOP."""
 
     def __init__(self, path: Path, target: str = "/var/run/docker.sock"):
         self.path, self.target = path, target
@@ -439,7 +455,15 @@ class EngineProxy:
         self.listener.bind(str(path))
         self.listener.listen(16)
         self.sockets: list[socket.socket] = []
+        self.thawed = threading.Event()
+        self.thawed.set()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def freeze(self):
+        self.thawed.clear()
+
+    def thaw(self):
+        self.thawed.set()
 
     def _accept(self):
         while True:
@@ -453,10 +477,10 @@ class EngineProxy:
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
 
-    @staticmethod
-    def _relay(source, sink):
+    def _relay(self, source, sink):
         try:
             while chunk := source.recv(65536):
+                self.thawed.wait()
                 sink.sendall(chunk)
         except OSError:
             pass
@@ -504,11 +528,28 @@ print(open("/app/greeting.txt").read().strip(), flush=True)
 )
 
 
+# A Dockerfile line that makes a test's image, its tag and every layer after FROM its own:
+# other test runs on this engine neither share its build cache (their removal of an image
+# would delete layers this build is using: "unknown parent image ID") nor its tag.
+OWN_LAYERS = f"LABEL arena.test-run={uuid.uuid4().hex}\n"
+
+
+def remove_images(engine, *tags: str) -> None:
+    """Remove the images this test built, by tag: never another run's image of the same bot."""
+    import docker
+
+    for tag in tags:
+        try:
+            engine.images.remove(tag, force=True)
+        except docker.errors.ImageNotFound:
+            pass
+
+
 def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
     folder = tmp_path / "built"
     make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
     (folder / "Dockerfile").write_text(
-        f"FROM {default_image()}\nCOPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
+        f"FROM {default_image()}\n{OWN_LAYERS}COPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
     )
     bot = BotSpec(
         name="built",
@@ -517,6 +558,7 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox
         dockerfile="Dockerfile",
     )
     tag = sandbox.image_for(bot)
+    changed = None
     assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
     image_id = engine.images.get(tag).id
     try:
@@ -534,10 +576,10 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox
         assert time.monotonic() - began < 1.0
         assert engine.images.get(tag).id == image_id
         (folder / "greeting.txt").write_text("changed\n")
-        assert sandbox.image_for(bot) != tag
+        changed = sandbox.image_for(bot)
+        assert changed != tag
     finally:
-        for image in engine.images.list(filters={"label": "arena.bot=built"}):
-            engine.images.remove(image.id, force=True)
+        remove_images(engine, tag, *([changed] if changed else []))
 
 
 def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
@@ -628,14 +670,15 @@ def test_docker_up_writes_no_host_name():
 def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(
     engine, sandbox, tmp_path
 ):
-    bot = make_bot(tmp_path / "private", ECHO)
+    name = f"private-{uuid.uuid4().hex[:12]}"  # no other run's bot has it
+    bot = make_bot(tmp_path / "private", ECHO, name=name)
     (bot.folder / "bot.py").chmod(0o600)
     with pytest.raises(
         SandboxError,
         match=r"bot\.py is not readable by the container's user.*chmod -R a\+rX",
     ):
         sandbox.start(bot, LIMITS)
-    assert engine.containers.list(all=True, filters={"label": "arena.bot=probe"}) == []
+    assert engine.api.containers(all=True, filters={"label": f"arena.bot={name}"}) == []
 
 
 class FakeContainer:
@@ -711,7 +754,7 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
     folder = tmp_path / "shell-less"
     make_bot(folder, ECHO)
     (folder / "Dockerfile").write_text(
-        f'FROM {default_image()}\nCOPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
+        f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
     )
     bot = BotSpec(
         name="shell-less",
@@ -719,6 +762,7 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
         command=("python3", "bot.py"),
         dockerfile="Dockerfile",
     )
+    tag = f"arena-bot-shell-less:{folder_digest(folder)[:16]}"
     try:
         process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"
         try:
@@ -730,8 +774,7 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
         with pytest.raises(SandboxError, match="needs /bin/sh"):
             DockerSandbox(stdio="fifo").start(bot, LIMITS)
     finally:
-        for image in engine.images.list(filters={"label": "arena.bot=shell-less"}):
-            engine.images.remove(image.id, force=True)
+        remove_images(engine, tag)
 
 
 def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():
@@ -754,3 +797,264 @@ def test_docker_up_is_quiet_and_does_nothing_when_all_is_there(engine):
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert engine.images.get(default_image()).id == image_id  # not rebuilt
+
+
+# --- the engine's time and failures are never a bot's ----------------------------------------
+
+RANDOM = REPO / "bots" / "random"
+
+
+def engine_client(api_class):
+    """A docker SDK client whose low-level calls go through `api_class` (a docker.APIClient)."""
+    import docker
+
+    client = docker.DockerClient.__new__(docker.DockerClient)
+    client.api = api_class(timeout=30, **docker.utils.kwargs_from_env())
+    return client
+
+
+def random_copies(folder: Path, names: list[str]) -> list[Path]:
+    """Copies of bots/random under other names (deterministic: seeded by `hello`), readable by nobody."""
+    folders = []
+    for name in names:
+        target = folder / name
+        shutil.copytree(RANDOM, target, ignore=shutil.ignore_patterns("__pycache__"))
+        toml = target / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"'))
+        for path in [folder, target, *target.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        folders.append(target)
+    return folders
+
+
+def tournament(out: Path, bots: list[Path], **limits: float):
+    from arena.tournament import validate_config
+
+    return validate_config({
+        "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 11,
+        "rules": {"max_turns": 60}, "limits": limits, "output": str(out), "jobs": 2, "sandbox": "docker",
+    })
+
+
+def stored_results(out: Path) -> dict:
+    """Every stored game: key -> its whole record (seats, places, scores, incidents, replay)."""
+    from arena.store import Store
+
+    with Store.open(out) as store:
+        return {game.key: store.game_result(game.key).model_dump() for game in store.games("done")}
+
+
+def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result(engine, tmp_path):
+    import docker
+
+    from arena.tournament import run_tournament
+
+    class SlowEngine(docker.APIClient):
+        """An engine that takes 1.6 s for each create and each start (a stalled daemon)."""
+
+        def create_container(self, *args, **kwargs):
+            time.sleep(1.6)
+            return super().create_container(*args, **kwargs)
+
+        def start(self, *args, **kwargs):
+            time.sleep(1.6)
+            return super().start(*args, **kwargs)
+
+    bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
+    # 3.2 s of engine work per container, past the start-up limit of 3 s
+    slow = run_tournament(
+        tournament(tmp_path / "slow", bots, startup_s=3),
+        sandbox=DockerSandbox(client=engine_client(SlowEngine)), report=False,
+    )
+    calm = run_tournament(tournament(tmp_path / "calm", bots, startup_s=3), sandbox=DockerSandbox(), report=False)
+    assert slow.done == calm.done == 4
+    results = stored_results(tmp_path / "slow")
+    assert [record["incidents"] for record in results.values()] == [[]] * 4
+    assert results == stored_results(tmp_path / "calm")
+
+
+def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path):
+    import docker
+
+    from arena.tournament import run_tournament
+
+    class SickEngine(docker.APIClient):
+        """An engine that creates 7 containers (the image probe and two games of three), then fails."""
+
+        creates = 0
+
+        def create_container(self, *args, **kwargs):
+            SickEngine.creates += 1
+            if SickEngine.creates > 7:
+                raise docker.errors.APIError("500 Server Error: the engine is sick")
+            return super().create_container(*args, **kwargs)
+
+    bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
+    settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(update={"jobs": 1})
+    with pytest.raises(SandboxError) as stopped:
+        run_tournament(settings, sandbox=DockerSandbox(client=engine_client(SickEngine)), report=False)
+    assert "the engine is sick" in str(stopped.value)
+    assert str(stopped.value).endswith(
+        "; the game was not stored and no bot was charged; every finished game is stored: "
+        "run the same command to resume"
+    )
+    first = stored_results(tmp_path / "out")
+    assert len(first) == 2 and [record["incidents"] for record in first.values()] == [[], []]
+    resumed = run_tournament(settings, sandbox=DockerSandbox(), report=False)
+    assert (resumed.resumed, resumed.played, resumed.done) == (2, 2, 4)
+    run_tournament(
+        tournament(tmp_path / "whole", bots, startup_s=20).model_copy(update={"jobs": 1}),
+        sandbox=DockerSandbox(), report=False,
+    )
+    assert stored_results(tmp_path / "out") == stored_results(tmp_path / "whole")
+
+
+def test_a_frozen_engine_never_reaches_a_bot_over_pipes(engine, tmp_path):
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio="fifo")
+    process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+    try:
+        proxy.freeze()
+        for n in range(3):  # stdin/stdout do not pass through the engine: nothing waits for it
+            process.send_line(b"%d" % n)
+            assert process.receive_line(2) == b"%d" % n
+        with pytest.raises(BotFault) as fault:
+            process.receive_line(0.3)  # the bot's own silence is still its own
+        assert fault.value.reason is Reason.TIMEOUT
+    finally:
+        proxy.thaw()
+        process.close()
+
+
+def test_an_engine_frozen_at_a_decision_deadline_is_a_sandbox_error_over_the_attach_socket(engine, tmp_path):
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio="attach")
+    process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+    try:
+        process.send_line(b"one")
+        assert process.receive_line(LIMITS.startup_s) == b"one"
+        proxy.freeze()
+        process.send_line(b"two")  # the engine holds the line: the bot cannot answer in time
+        began = time.monotonic()
+        with pytest.raises(SandboxError, match="did not answer a ping within 2 s"):
+            process.receive_line(0.5)
+        assert time.monotonic() - began < 4
+        proxy.thaw()
+        assert process.receive_line(5) == b"two"  # the bot had answered; the engine held it
+        with pytest.raises(BotFault) as fault:
+            process.receive_line(0.3)  # with the engine well, silence is the bot's own again
+        assert fault.value.reason is Reason.TIMEOUT
+    finally:
+        proxy.thaw()
+        process.close()
+
+
+# --- a bot that closes its stdout but keeps running ------------------------------------------
+
+CLOSES_STDOUT = """
+import os, sys, time
+print("ready", flush=True)
+sys.stdin.readline()
+os.close(1)
+time.sleep(60)
+"""
+
+
+def test_closing_stdout_while_running_is_a_crash_at_once(engine, sandbox, tmp_path):
+    process = sandbox.start(make_bot(tmp_path / "closer", CLOSES_STDOUT), LIMITS)
+    try:
+        assert process.receive_line(LIMITS.startup_s) == b"ready"
+        process.send_line(b"your turn")
+        began = time.monotonic()
+        with pytest.raises(BotFault) as fault:
+            process.receive_line(10)
+        waited = time.monotonic() - began
+        assert (fault.value.reason, fault.value.detail) == (Reason.CRASH, "closed its stdout but kept running")
+        assert waited < 1.5
+        with pytest.raises(BotFault, match="closed its stdout"):
+            process.send_line(b"again")  # the fault stays
+    finally:
+        process.close()
+    assert not exists(engine, process.id)
+
+
+def test_closing_stdout_before_the_first_line_is_a_crash_at_once(engine, sandbox, tmp_path):
+    code = "import os, time\nos.close(1)\ntime.sleep(60)\n"
+    process = sandbox.start(make_bot(tmp_path / "mute", code), LIMITS)
+    try:
+        began = time.monotonic()
+        with pytest.raises(BotFault) as fault:
+            process.receive_line(10)
+        assert (fault.value.reason, fault.value.detail) == (Reason.CRASH, "closed its stdout but kept running")
+        assert time.monotonic() - began < 3
+    finally:
+        process.close()
+
+
+# --- the engine listed while other runs' containers come and go ------------------------------
+
+
+def test_leftovers_are_cleaned_while_another_run_removes_containers_from_the_listing(engine, tmp_path, monkeypatch):
+    import docker
+
+    gone = owner_gone_for_this_test_only(monkeypatch)
+    ours = [
+        engine.containers.create(default_image(), ["true"], network_mode="none", labels={LABEL: "docker", OWNER_LABEL: gone})
+        for _ in range(2)
+    ]
+    others = [
+        engine.containers.create(
+            default_image(), ["true"], network_mode="none", labels={LABEL: "docker", OWNER_LABEL: "another-machine:1:1"}
+        )
+        for _ in range(2)
+    ]
+
+    class AnotherRunRemoves(docker.APIClient):
+        """The engine as a listing sees it beside another run: what was listed is gone
+        before it can be inspected (404) or removed (404)."""
+
+        def containers(self, *args, **kwargs):
+            listed = super().containers(*args, **kwargs)
+            for container in [ours[1], *others]:
+                super().remove_container(container.id, force=True)
+            return listed
+
+        def inspect_container(self, container):
+            if container in {c.id for c in [ours[1], *others]}:
+                raise docker.errors.NotFound(f"404 Client Error: No such container: {container}")
+            return super().inspect_container(container)
+
+    assert DockerSandbox(client=engine_client(AnotherRunRemoves)).cleanup_leftovers() == 1
+    for container in [*ours, *others]:
+        assert not exists(engine, container.id)
+
+
+def test_a_container_removed_by_someone_else_is_gone_not_an_engine_failure(engine, sandbox, tmp_path):
+    process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+    process.send_line(b"hi")
+    assert process.receive_line(LIMITS.startup_s) == b"hi"
+    engine.api.remove_container(process.id, force=True)
+    assert process.close() is None
+    assert process.close() is None
+
+
+# --- one policy for a bot that stops reading its input ---------------------------------------
+
+
+def test_a_bot_that_stops_reading_gets_the_decision_limit_plus_its_time_bank(engine, sandbox, tmp_path):
+    from arena.sandbox.common import input_wait_s
+
+    limits = Limits(startup_s=20, decision_s=0.5, time_bank_s=1.5)
+    assert input_wait_s(limits) == 2.0
+    process = sandbox.start(make_bot(tmp_path / "deaf", "print('ready', flush=True)\nimport time\ntime.sleep(60)\n"), limits)
+    try:
+        assert process.receive_line(20) == b"ready"
+        began = time.monotonic()
+        with pytest.raises(BotFault) as fault:
+            for _ in range(1000):
+                process.send_line(b"x" * 65536)
+        waited = time.monotonic() - began
+        assert (fault.value.reason, fault.value.detail) == (Reason.TIMEOUT, "stopped reading its input")
+        assert 2.0 <= waited < 3.5
+    finally:
+        process.close()

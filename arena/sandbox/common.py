@@ -141,6 +141,20 @@ class StderrLog:
         return (head + marker + tail).decode("utf-8", errors="replace")
 
 
+def input_wait_s(limits: Limits) -> float:
+    """How long a write to a bot that has stopped reading its input may wait (then TIMEOUT).
+
+    One policy for both sandboxes: as long as one decision may take (the per-decision limit
+    plus the whole time bank), and at least 1 s, so that a bot busy for no longer than it may
+    think never loses for reading late. This time is not drawn from its bank.
+    """
+    return max(1.0, limits.decision_s + limits.time_bank_s)
+
+
+STOPPED_READING = "stopped reading its input"
+CLOSED_STDOUT = "closed its stdout but kept running"
+
+
 class TimeBank:
     """Per-decision limit plus a bank that pays for overruns, for one bot in one match."""
 

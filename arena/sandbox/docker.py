@@ -16,9 +16,18 @@ through the engine. Otherwise they
 go over the attach socket too (`stdio="attach"` forces that). Both feed the same
 `LineBuffer`/`StderrLog` as the local sandbox.
 
-Faults of the bot are `BotFault`s; any failure of the Docker engine is a `SandboxError`.
+Faults of the bot are `BotFault`s; any failure of the Docker engine is a `SandboxError`,
+and no clock of a bot contains the engine's work: `start` returns once the bot's process
+runs (RemoteBot starts its start-up clock then), pipes do not pass through the engine,
+and over the attach socket a time-out is charged only after the engine has answered a
+ping (`check_engine`). A bot that closes its stdout and lives on is a CRASH at once: the
+`out` pipe is held read-only here, so its last close is an end of file; over the attach
+socket /proc tells, when it can (`_StdoutWatch`).
+
 A container is removed whatever happens (`close`, and at interpreter exit); containers a
-killed run left behind are found by their label and removed on the next start.
+killed run left behind are found by their label and removed on the next start. Other
+runs share the engine: their containers come and go at any moment, so the engine is
+listed without inspecting each entry, and "no such container" means gone, never a failure.
 """
 
 from __future__ import annotations
@@ -56,7 +65,15 @@ from arena.sandbox.base import (
     Sandbox,
     SandboxError,
 )
-from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit
+from arena.sandbox.common import (
+    CLOSED_STDOUT,
+    STOPPED_READING,
+    LineBuffer,
+    StderrLog,
+    describe_exit,
+    fault_for_exit,
+    input_wait_s,
+)
 
 DEFAULT_IMAGE = "arena-base:bookworm"
 IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
@@ -71,6 +88,13 @@ STDIO_MODES = ("auto", "fifo", "attach")
 STDIO_ENV = "ARENA_DOCKER_STDIO"
 USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
 API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
+ENGINE_PROBE_S = 2.0  # a healthy engine answers a ping in milliseconds
+EXIT_WAIT_S = 5.0  # from a bot's end to its container's end (the attach socket's end)
+WATCH_EVERY_S = 0.2  # attach mode: how often a waiting read looks whether stdout is still held
+# A bot that ends lets go of its stdout and stdin one after the other (the kernel releases
+# them in turn, and may be interrupted in between): a bot seen holding stdin but not stdout
+# is taken to live on only when it still does after this long.
+SETTLE_S = 0.25
 BUILD_TIMEOUT_S = 900
 
 _FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
@@ -189,6 +213,7 @@ class DockerSandbox(Sandbox):
         self._checked_image = False
         self._cleaned = False
         self._lock = threading.Lock()
+        self._facts_lock = threading.Lock()
 
     # -- engine ------------------------------------------------------------------------------
     @property
@@ -230,27 +255,52 @@ class DockerSandbox(Sandbox):
     # -- leftovers ---------------------------------------------------------------------------
     def cleanup_leftovers(self) -> int:
         """Remove arena containers whose run (a process of this host) has ended; how many."""
+        api = self.client.api
         try:
-            containers = self.client.containers.list(all=True, filters={"label": LABEL})
+            # The engine's own listing carries the labels. The SDK's containers.list() would
+            # inspect every container listed, and fail (404) when another run's container
+            # goes between the two, as containers of live runs do all the time.
+            listed = api.containers(all=True, filters={"label": LABEL})
         except _ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while listing containers: {error}"
             ) from None
         removed = 0
-        for container in containers:
-            if not _owner_is_gone(container.labels.get(OWNER_LABEL, "")):
+        for entry in listed:
+            labels = entry.get("Labels") or {}
+            if not _owner_is_gone(labels.get(OWNER_LABEL, "")):
                 continue  # a live match, maybe of another process: leave it alone
             try:
-                container.remove(force=True)
+                api.remove_container(entry["Id"], force=True)
                 removed += 1
-            except docker.errors.NotFound:
-                pass  # removed meanwhile
+            except docker.errors.APIError as error:
+                if not _is_gone(error):
+                    raise SandboxError(
+                        f"could not remove leftover container {_listed_name(entry)}: {error}"
+                    ) from None
             except _ENGINE_ERRORS as error:
                 raise SandboxError(
-                    f"could not remove leftover container {container.name}: {error}"
+                    f"could not remove leftover container {_listed_name(entry)}: {error}"
                 ) from None
-            _remove_io_dir(container.labels.get(IO_LABEL))
+            _remove_io_dir(labels.get(IO_LABEL))
         return removed
+
+    def check_engine(self, while_doing: str) -> None:
+        """SandboxError if the engine does not answer a ping within ENGINE_PROBE_S.
+
+        Asked before a bot is charged for a time-out that the engine may have caused (over
+        the attach socket the engine carries the bot's stdin and stdout).
+        """
+        api = self.client.api
+        try:
+            # The SDK's ping() waits as long as any call (API_TIMEOUT_S); a stall is shorter.
+            api._raise_for_status(api._get(api._url("/_ping"), timeout=ENGINE_PROBE_S))
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine did not answer a ping within {ENGINE_PROBE_S:g} s "
+                f"({type(error).__name__}) {while_doing}: it carries the bot's stdin and stdout, "
+                "so arena cannot tell whether the bot was late; not the bot's fault"
+            ) from None
 
     # -- images ------------------------------------------------------------------------------
     def image_for(self, bot: BotSpec) -> str:
@@ -313,9 +363,14 @@ class DockerSandbox(Sandbox):
     # -- how the bot's stdin/stdout travel --------------------------------------------------
     def _image_facts(self, image: str) -> dict[str, Any]:
         """Entrypoint, command and whether /bin/sh exists, per image (looked up once)."""
-        facts = self._facts.get(image)
-        if facts is not None:
+        with self._facts_lock:  # bots starting side by side: one probe, not one each
+            facts = self._facts.get(image)
+            if facts is None:
+                facts = self._facts[image] = self._probe_image(image)
             return facts
+
+    def _probe_image(self, image: str) -> dict[str, Any]:
+        """Read the image's config, and look for /bin/sh in a container that never starts."""
         try:
             config = self.client.images.get(image).attrs.get("Config") or {}
             probe = self.client.containers.create(
@@ -338,13 +393,11 @@ class DockerSandbox(Sandbox):
             raise SandboxError(
                 f"the Docker engine failed while inspecting {image!r}: {error}"
             ) from None
-        facts = {
+        return {
             "entrypoint": list(config.get("Entrypoint") or []),
             "cmd": list(config.get("Cmd") or []),
             "has_shell": has_shell,
         }
-        self._facts[image] = facts
-        return facts
 
     def _uses_fifos(self, image: str) -> bool:
         if self.stdio == "attach":
@@ -469,6 +522,9 @@ class DockerSandbox(Sandbox):
             attached = self.client.api.attach_socket(container.id, params=streams)
             process = DockerBotProcess(self, container, attached, limits, io_dir)
             container.start()
+            if io_dir is None:
+                container.reload()  # its init's pid on this host: see _StdoutWatch
+                process.watch = _StdoutWatch.find(container.id, container.attrs["State"].get("Pid"))
         except _ENGINE_ERRORS as error:
             if process is not None:
                 process.discard()
@@ -487,6 +543,65 @@ def _remove_quietly(container: Any) -> None:
         container.remove(force=True)
     except _ENGINE_ERRORS:
         pass  # cleanup_leftovers of the next run will find it by its label
+
+
+def _is_gone(error: docker.errors.APIError) -> bool:
+    """True if the engine said the container is gone (404) or already being removed (409)."""
+    return error.status_code in (404, 409)
+
+
+def _listed_name(entry: dict[str, Any]) -> str:
+    names = entry.get("Names") or [entry["Id"][:12]]
+    return names[0].lstrip("/")
+
+
+class _StdoutWatch:
+    """Whether a bot still holds its container's stdout, from /proc (attach mode only).
+
+    Over the attach socket the engine cannot tell a bot that closed its stdout: the
+    container's init keeps its own copy open, and the engine's copy of the stream ends only
+    with the container. /proc can: the bot closed it when the container has processes
+    besides init and none of them holds that pipe. Works when the engine runs on this host
+    in arena's view of /proc and arena may read other users' /proc entries (root); else
+    `find` gives None and such a bot times out instead.
+    """
+
+    def __init__(self, init_pid: int, pipe: str, namespace: str):
+        self.init_pid, self.pipe, self.namespace = init_pid, pipe, namespace
+
+    @classmethod
+    def find(cls, container_id: str, init_pid: int | None) -> _StdoutWatch | None:
+        """The watch of the container whose init has host pid `init_pid`; None if not possible."""
+        if not init_pid:
+            return None
+        try:
+            if container_id not in Path(f"/proc/{init_pid}/cgroup").read_text():
+                return None  # not this host's pid, or not our view of it
+            pipe = os.readlink(f"/proc/{init_pid}/fd/1")
+            namespace = os.readlink(f"/proc/{init_pid}/ns/pid")
+        except OSError:
+            return None
+        return cls(init_pid, pipe, namespace) if pipe.startswith("pipe:") else None
+
+    def closed(self) -> bool:
+        """True if processes besides init run in the container and none holds its stdout."""
+        others = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == self.init_pid:
+                continue
+            try:
+                if os.readlink(f"/proc/{entry.name}/ns/pid") != self.namespace:
+                    continue
+                state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state in ("Z", "X"):
+                    continue  # ended, not reaped yet: it holds nothing
+                others = True
+                for fd in os.listdir(f"/proc/{entry.name}/fd"):
+                    if os.readlink(f"/proc/{entry.name}/fd/{fd}") == self.pipe:
+                        return False
+            except OSError:
+                continue  # it ended while we looked
+        return others
 
 
 def _remove_io_dir(io_dir: Path | str | None) -> None:
@@ -533,12 +648,18 @@ class DockerBotProcess(BotProcess):
         self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
-        # Both pipes are opened read-write: that never blocks, the bot's own opens never block
-        # either, and the bot sees EOF on stdin exactly when we close our end.
+        # stdin is opened read-write: that never blocks, the bot's own open of it does not
+        # either, and the bot sees EOF exactly when we close our end. stdout is opened
+        # read-only, which does not block either and lets the bot's open succeed at once;
+        # and once the bot has opened it, its last close of it is an end of file here (while
+        # no writer has come yet, the kernel reports nothing), whether or not it keeps running.
         self._in_fd = self._out_fd = None
+        self._in_read_too = False  # stdin is still opened read-write (see _still_running)
         if io_dir is not None:
             self._in_fd = os.open(io_dir / "in", os.O_RDWR | os.O_NONBLOCK)
-            self._out_fd = os.open(io_dir / "out", os.O_RDWR | os.O_NONBLOCK)
+            self._in_read_too = True
+            self._out_fd = os.open(io_dir / "out", os.O_RDONLY | os.O_NONBLOCK)
+        self.watch: _StdoutWatch | None = None  # attach mode, when /proc can tell (set by start)
         # poll, not select: a tournament process may hold more than 1024 descriptors.
         self._sock_fd = self._sock.fileno()
         self._reading = select.poll()  # what brings output: the socket, and the pipe
@@ -557,6 +678,7 @@ class DockerBotProcess(BotProcess):
         self._stdout = LineBuffer.from_limits(limits)
         self._stderr = StderrLog(limits.stderr_keep_bytes)
         self._eof = False  # the container's output has ended (and was all read)
+        self._stdout_closed = False  # the bot closed its stdout; its container may still run
         self._fault: BotFault | None = (
             None  # a fault that ends the bot: raised again if asked again
         )
@@ -595,6 +717,13 @@ class DockerBotProcess(BotProcess):
             try:
                 chunk = os.read(self._out_fd, 1 << 16)
             except BlockingIOError:
+                return False
+            if not chunk:
+                # Every writer has closed it: the bot closed its stdout or ended.
+                if not self._stdout_closed:
+                    self._stdout_closed = True
+                    for poller in (self._reading, self._writing):
+                        poller.unregister(self._out_fd)  # else it is "ready" forever
                 return False
             self._stdout.feed(chunk)
             if len(chunk) < (1 << 16):
@@ -652,19 +781,29 @@ class DockerBotProcess(BotProcess):
         self._check_open()
         if self._fault is not None:
             raise self._fault
-        deadline = time.monotonic() + max(0.0, timeout_s)
+        began = time.monotonic()
+        deadline = began + max(0.0, timeout_s)
+        # Attach mode: a wait that lasts looks now and then whether the bot still holds its
+        # stdout (answers come sooner than the first look, so they cost nothing).
+        next_look = began + WATCH_EVERY_S if self.watch is not None else math.inf
         try:
             while True:
                 line = self._stdout.next_line()
                 if line is not None:
                     return line
-                if self._eof:
+                if self._eof or self._stdout_closed:
                     raise self._end_fault()
-                self._pump(deadline - time.monotonic())
-                if self._stdout.has_line() or self._eof:
+                now = time.monotonic()
+                self._pump(min(deadline, next_look) - now)
+                if self._stdout.has_line() or self._eof or self._stdout_closed:
                     continue
-                if time.monotonic() >= deadline:
-                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+                now = time.monotonic()
+                if now >= next_look and now < deadline:
+                    next_look = now + WATCH_EVERY_S
+                    self._look_at_stdout()
+                    continue
+                if now >= deadline:
+                    raise self._timeout(f"did not answer within {timeout_s:.3g} s", timeout_s > 0)
         except BotFault as fault:
             if fault.reason is not Reason.TIMEOUT:
                 self._fault = fault
@@ -676,17 +815,86 @@ class DockerBotProcess(BotProcess):
                 f"the container {self.container.name} was already closed (arena's mistake)"
             )
 
+    def _look_at_stdout(self) -> None:
+        """Attach mode: note a bot that closed its stdout (see _StdoutWatch)."""
+        if self.watch is None or not self.watch.closed():
+            return
+        # A bot that is ending lets go of everything an instant before it is a zombie: look
+        # again a moment later; by then its end (if it is that) is on the socket.
+        self._pump(SETTLE_S)
+        if not (self._eof or self._stdout.has_line()) and self.watch.closed():
+            self._stdout_closed = True
+
+    def _timeout(self, detail: str, waited: bool = True) -> BotFault:
+        """TIMEOUT with `detail`, after making sure the engine did not cause it.
+
+        Over the attach socket the engine carries stdin and stdout: if it does not answer
+        now, arena cannot judge the bot, and raises SandboxError instead (not the bot's
+        fault). Over pipes the engine plays no part in any clock.
+        """
+        if waited and self._in_fd is None:
+            self.sandbox.check_engine(f"when {self.container.name} {detail}")
+        return BotFault(Reason.TIMEOUT, detail)
+
     def _end_fault(self) -> BotFault:
-        """Why the bot's output ended: OUT_OF_MEMORY, or CRASH with its exit code / signal."""
+        """Why the bot's output ended: OUT_OF_MEMORY, CRASH with its exit code / signal, or
+        CRASH because it closed its stdout and kept running."""
+        if not self._eof:
+            # Its stdout has ended but its container has not (yet).
+            if self._still_running():
+                return BotFault(Reason.CRASH, CLOSED_STDOUT)
+            deadline = time.monotonic() + EXIT_WAIT_S
+            while not self._eof and time.monotonic() < deadline:
+                self._pump(deadline - time.monotonic())
+            if not self._eof:
+                return BotFault(Reason.CRASH, describe_exit(None))
         try:
             status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
             self.container.reload()
             self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except docker.errors.NotFound:
+            raise SandboxError(
+                f"the container {self.container.name} was removed by someone else before arena "
+                "learnt how it ended; not the bot's fault"
+            ) from None
         except _ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while reading how {self.container.name} ended: {error}"
             ) from None
         return fault_for_exit(_as_returncode(status), self.limits, oom=self._oom)
+
+    def _still_running(self) -> bool:
+        """After its stdout ended: does the bot live on (does anything still read its stdin)?"""
+        if self._in_fd is None:
+            return self._stdout_closed  # only _StdoutWatch, which saw it run, says so here
+        if self._in_fd < 0:
+            return False
+        if self._in_read_too:
+            # Drop our own read end of stdin: a write-only end tells whether anyone reads it.
+            # The bot's shell opened stdin before stdout, so it has it (if it still runs).
+            try:
+                write_only = os.open(self.io_dir / "in", os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                return False
+            os.dup2(write_only, self._in_fd)
+            os.close(write_only)
+            self._in_read_too = False
+        # Wait (at most SETTLE_S) for the last reader of stdin to go: POLLERR comes whatever
+        # is asked for, and the socket's end says the container has ended.
+        poller = select.poll()
+        poller.register(self._in_fd, 0)
+        poller.register(self._sock_fd, select.POLLIN)
+        deadline = time.monotonic() + SETTLE_S
+        while True:
+            events = dict(poller.poll(_milliseconds(deadline - time.monotonic())))
+            if events.get(self._in_fd, 0) & select.POLLERR:
+                return False
+            if self._sock_fd in events:
+                self._pump(0.0)
+                if self._eof:
+                    return False
+            if time.monotonic() >= deadline:
+                return True
 
     def stderr_text(self) -> str:
         """The kept part of the bot's stderr."""
@@ -715,13 +923,13 @@ class DockerBotProcess(BotProcess):
             except BlockingIOError:
                 pass
         view = memoryview(data)
-        deadline = time.monotonic() + max(self.limits.decision_s, 1.0)
+        deadline = time.monotonic() + input_wait_s(self.limits)
         while view:
-            if self._eof:
+            if self._eof or self._stdout_closed:
                 raise self._end_fault()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotFault(Reason.TIMEOUT, "did not read its input (stdin stayed full)")
+                raise self._timeout(STOPPED_READING)
             events = dict(self._writing.poll(_milliseconds(remaining)))
             if any(mask & _READY_TO_READ for mask in events.values()):
                 # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
@@ -737,7 +945,8 @@ class DockerBotProcess(BotProcess):
                 continue
             except OSError as error:
                 if error.errno in (errno.EPIPE, errno.ECONNRESET):
-                    self._eof = True
+                    # The socket's end is the container's; a pipe's, only that nobody reads it.
+                    self._eof = self._eof or self._in_fd is None
                     raise self._end_fault() from None
                 raise SandboxError(
                     f"the attach socket of {self.container.name} failed: {error}"
@@ -765,22 +974,22 @@ class DockerBotProcess(BotProcess):
                 try:
                     self.container.kill()
                 except docker.errors.APIError as error:
-                    if error.status_code not in (
-                        404,
-                        409,
-                    ):  # 409: it is not running any more
+                    if not _is_gone(error):  # 409: it is not running any more
                         raise
                 self.container.wait(timeout=API_TIMEOUT_S)
                 self.container.reload()
                 self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except docker.errors.NotFound:
+            pass  # removed by someone else meanwhile: nothing left to ask or to remove
         except _ENGINE_ERRORS as error:
             failure = error
         finally:
             self._close_streams()
             try:
                 self.container.remove(force=True)
-            except docker.errors.NotFound:
-                pass
+            except docker.errors.APIError as error:
+                if not _is_gone(error):
+                    failure = failure or error
             except _ENGINE_ERRORS as error:
                 failure = failure or error
             _remove_io_dir(self.io_dir)

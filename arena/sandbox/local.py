@@ -60,7 +60,7 @@ from pathlib import Path
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
 from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox, SandboxError
 from arena.sandbox.cgroups import BotCgroup, remove_leftovers
-from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit
+from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit, input_wait_s
 
 WARNING = (
     "arena: the local sandbox does not isolate untrusted code (it limits time, memory, "
@@ -592,7 +592,7 @@ class LocalBotProcess(BotProcess):
         self._buffer.start_decision()
         view = memoryview(line + b"\n")
         # A bot that never reads its input must not block arena: a bounded wait.
-        deadline = time.monotonic() + self.limits.decision_s + self.limits.time_bank_s
+        deadline = time.monotonic() + input_wait_s(self.limits)
         while view:
             try:
                 written = os.write(self._stdin, view)
