@@ -165,8 +165,12 @@ class BotShipment(WorkerPlugin):
         with _shipped_lock:
             for expected_hash, tarball in self.tarballs.items():
                 _shipped[expected_hash] = unpack_bot(expected_hash, tarball, cache)
+        box = sandbox_named(self.sandbox)
         # Bot processes (or containers) of a worker that was killed mid-game are orphans now.
-        sandbox_named(self.sandbox).cleanup_leftovers()
+        box.cleanup_leftovers()
+        # The shipped bots sit side by side in the cache and Dask's own files beside it: a
+        # bot sees only its own folder (a no-op in Docker, which mounts only that).
+        box.hide_paths([worker.local_directory])
 
 
 def play_on_worker(spec: GameSpec) -> PlayedGame:

@@ -106,6 +106,7 @@ def run_match(
     resolved_rules = chosen.resolve_options(rules)
     limits = limits or Limits()
     box = get_sandbox(sandbox, **dict(sandbox_settings or {})) if isinstance(sandbox, str) else sandbox
+    box.hide_paths(manifest.folder for manifest in manifests)  # each bot sees only its own folder
     box.cleanup_leftovers()
     key = RunKey.generate() if seed is None else RunKey.from_seed(seed)
     names = unique_names(manifests)

@@ -359,6 +359,9 @@ def run_tournament(
         folder_bots = [bot for bot in [*field_bots, *challengers] if bot.kind == "folder"]
         if folder_bots and not config.cluster:  # a cluster's workers run the bots, not this machine
             box = sandbox or sandbox_named(config.sandbox)
+            # The output folder holds the store (with the deal secret) and the other bots'
+            # logs; the other bots' folders are theirs: a bot sees only its own folder.
+            box.hide_paths([config.output_dir(), *(bot.folder for bot in folder_bots)])
             # Processes or containers a killed earlier run left behind go before new ones start.
             box.cleanup_leftovers()
             if config.sandbox == "docker":

@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import shutil
 import stat
 import subprocess
+import tempfile
 import sys
 import threading
 from pathlib import Path
@@ -38,7 +40,7 @@ SHORT = {"max_turns": 40}
 PATIENT = {"decision_s": 600, "time_bank_s": 0, "startup_s": 30}
 
 
-def seer_folder(tmp_path: Path, seeds: int) -> Path:
+def seer_folder(tmp_path: Path, seeds: int, steal: tuple[str, ...] = ()) -> Path:
     """The seer with its own copy of arena.seeds and engine (as a bot that read arena's
     source would carry them), so it runs whatever user the sandbox runs it as."""
     folder = tmp_path / "seer"
@@ -48,7 +50,7 @@ def seer_folder(tmp_path: Path, seeds: int) -> Path:
     (lib / "arena" / "__init__.py").write_text("")
     shutil.copy(ROOT / "arena" / "seeds.py", lib / "arena" / "seeds.py")
     shutil.copytree(ROOT / "engine", lib / "engine", ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "seer.json").write_text(json.dumps({"root": "lib", "seeds": seeds, "names": ["seer"], "tables": 1}))
+    (folder / "seer.json").write_text(json.dumps({"root": "lib", "seeds": seeds, "names": ["seer"], "tables": 1, "steal": list(steal)}))
     for path in [folder, *folder.rglob("*")]:  # readable by anyone: bots may run as nobody
         path.chmod(path.stat().st_mode | stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0))
     return folder
@@ -56,7 +58,7 @@ def seer_folder(tmp_path: Path, seeds: int) -> Path:
 
 def verdict(log: str) -> str:
     """The seer's one line about its search."""
-    lines = [line for line in log.splitlines() if line.startswith("SEER ")]
+    lines = [line for line in log.splitlines() if line.startswith(("SEER PREDICTED", "SEER BLIND"))]
     assert len(lines) == 1, log[-2000:]
     return lines[0]
 
@@ -110,6 +112,37 @@ def test_a_seer_cannot_compute_its_deal_in_a_default_match_or_tournament(tmp_pat
     match.join()
     for where in ("match", "tournament"):
         assert lines[where].startswith(f"SEER BLIND after {SEARCHED} seeds"), (where, lines[where])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as a normal user local bots run as that user: not a boundary")
+def test_a_local_bot_cannot_read_the_store_or_the_other_bots_of_its_tournament(tmp_path, request):
+    # The store holds the secret; arena runs the bots as nobody with the output folder and
+    # the other bots' folders hidden (the local sandbox's guarantee when arena runs as root).
+    # Not side by side, and not under /tmp (the folders beside a bot's own, and /tmp, are
+    # hidden anyway): what hides these is the runner telling the sandbox about the field
+    # and the output folder.
+    outside = Path(tempfile.mkdtemp(prefix="arena-hide-", dir="/var/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(outside, ignore_errors=True))
+    outside.chmod(0o755)
+    out = outside / "results" / "out"
+    other = outside / "elsewhere" / "other"
+    shutil.copytree(RANDOM, other, ignore=shutil.ignore_patterns("__pycache__"))
+    (out / "notes.txt").parent.mkdir(parents=True)
+    (out / "notes.txt").write_text("readable by anyone, but inside the output folder")
+    for path in (outside / "results", out, outside / "elsewhere", *other.rglob("*"), other):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (out / "notes.txt").chmod(0o644)
+    seer = seer_folder(tmp_path / "mine", 1, steal=(str(out / "notes.txt"), str(other / "bot.py"), "/proc/1/cwd/etc/hostname"))
+    settings = {"game": "3up3down", "seats": 2, "bots": [str(seer), str(other)], "output": str(out), "rules": SHORT}
+    run_tournament(validate_config(settings), report=False)
+    with Store.open(out) as store:
+        [game] = store.games()
+        log = store.logs(game.key)[list(game.bots).index("seer")]
+    lines = [line for line in log.splitlines() if line.startswith(("SEER STOLE", "SEER DENIED"))]
+    assert [line.split(" (")[0] for line in lines] == [
+        f"SEER DENIED {out / 'notes.txt'}", f"SEER DENIED {other / 'bot.py'}", "SEER DENIED /proc/1/cwd/etc/hostname"
+    ], log
+    assert stat.S_IMODE((out / "arena.sqlite").stat().st_mode) == 0o600  # and the store is root's alone
 
 
 # ------------------------------------------------------------------ the key

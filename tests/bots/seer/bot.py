@@ -9,7 +9,8 @@ seer.json beside it) with every way arena derives seeds, old and new:
   million candidates take seconds, not minutes).
 A candidate deal seed counts only if the engine's own deal gives exactly its six cards.
 It writes one line to stderr: "SEER PREDICTED deal seed D (how)" or "SEER BLIND after N
-seeds", plays the first legal action and goes on.
+seeds", plays the first legal action and goes on. First it tries to read each file listed
+under "steal" in seer.json: "SEER STOLE path" or "SEER DENIED path".
 
 Standard library plus arena's `arena.seeds` and `engine` (found through seer.json's
 "root"), as a bot that read arena's source would have them.
@@ -166,6 +167,13 @@ for line in sys.stdin:
         observation = message["observation"]
         if start["game_number"] not in searched and observation.get("setup_cards"):
             searched.add(start["game_number"])
+            for path in SETTINGS.get("steal", []):  # files a bot must not read (the store, other bots)
+                try:
+                    with open(path, "rb") as stolen:
+                        stolen.read(1)
+                    log(f"SEER STOLE {path}")
+                except OSError as error:
+                    log(f"SEER DENIED {path} ({error.strerror})")
             own = sorted(card["id"] for card in observation["setup_cards"])
             began = time.monotonic()
             found, how = search(hello, start, own)
