@@ -17,9 +17,17 @@ import typing
 from typing import Annotated, Any, Literal, Union
 
 import typing_extensions
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
-from arena.sandbox.base import BotFault, Reason
+from arena.faults import BotFault, Reason
 from engine.api import Game, GameError
 
 PROTOCOL_VERSION = 1

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.sandbox.base import Reason
+from arena.faults import Reason
 
 
 class Incident(BaseModel):

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from arena.referee import GameResult
+from arena.record import GameResult
 from engine.api import GameError
 from engine.registry import get_game
 from engine.replay_tables import ReplayTables, Table

@@ -14,36 +14,13 @@ Added after the first version (compatible): `BotProcess.poll_line()` (concrete, 
 
 from __future__ import annotations
 
-import enum
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-class Reason(str, enum.Enum):
-    """Why a bot forfeited (the incident's reason)."""
-
-    TIMEOUT = "TIMEOUT"
-    CRASH = "CRASH"
-    OUT_OF_MEMORY = "OUT_OF_MEMORY"
-    OUTPUT_LIMIT = "OUTPUT_LIMIT"
-    INVALID_JSON = "INVALID_JSON"
-    BAD_MESSAGE = "BAD_MESSAGE"
-    ILLEGAL_ACTION = "ILLEGAL_ACTION"
-
-
-class BotFault(Exception):
-    """The bot broke a rule of the sandbox or protocol; it forfeits."""
-
-    def __init__(self, reason: Reason, detail: str):
-        super().__init__(f"{reason.value}: {detail}")
-        self.reason = reason
-        self.detail = detail
-
-
-class SandboxError(Exception):
-    """arena's own machinery failed (not the bot's fault): an internal error."""
+# The fault vocabulary is shared with the protocol and the game record (arena/faults.py).
+from arena.faults import BotFault, Reason, SandboxError  # noqa: F401 (their home; imported from here too)
 
 
 @dataclass(frozen=True)

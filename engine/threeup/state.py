@@ -14,8 +14,8 @@ from typing import Any
 
 from engine.api import Action, Event, Observation, State
 from engine.threeup.cards import CLEAR, CLEAR1, NUMBER, Deck, build_deck
-
-SETUP, PLAY, REFILL, SWAP, OVER = "setup", "play", "refill", "swap", "over"
+from engine.threeup.phases import OVER, PLAY, REFILL, SETUP, SWAP
+from engine.threeup.view import full_events, observation, render_events, spectator_view
 
 PICKUP: Action = {"type": "pickup"}
 DRAW: Action = {"type": "draw"}
@@ -543,26 +543,18 @@ class ThreeUpState(State):
     # ------------------------------------------------------------------ views
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now, and nothing more (built in view.py)."""
-        from engine.threeup.view import observation
-
         return observation(self, seat)
 
     def spectator_view(self) -> Observation:
         """Everything, hidden cards included: for replays after the game, never for bots."""
-        from engine.threeup.view import spectator_view
-
         return spectator_view(self)
 
     def events(self, seat: int | None = None) -> list[Event]:
         """The event log as `seat` saw it (its private details included); None = public."""
-        from engine.threeup.view import render_events
-
         return render_events(self, seat)
 
     def full_events(self) -> list[Event]:
         """Every event with every private detail (spectators and replays, after the game)."""
-        from engine.threeup.view import full_events
-
         return full_events(self)
 
     # ------------------------------------------------------------------ tools

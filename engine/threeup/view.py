@@ -10,11 +10,14 @@ Hidden cards are never named, not even by id.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.api import Event, GameError, Observation
 from engine.threeup.cards import COLOURS
-from engine.threeup.state import OVER, SETUP, ThreeUpState
+from engine.threeup.phases import OVER, SETUP
+
+if TYPE_CHECKING:  # the state calls these functions; they only read it
+    from engine.threeup.state import ThreeUpState
 
 # Event fields that hold card ids, turned into card faces when rendered.
 _CARD_FIELDS = ("card", "up_card", "hand_card")

@@ -1,0 +1,111 @@
+"""The layers stay one-way (docs/architecture.md): read from the source, imports inside
+functions included, so a lazy import cannot hide a circle."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in ("arena", "engine"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node but those under `if TYPE_CHECKING:` (imports for annotations only)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def imports_of(name: str) -> set[str]:
+    """Every module this one imports at run time (top level or inside a function)."""
+    out = set()
+    for node in _runtime_nodes(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                package = name.split(".")[: -node.level] if not MODULES[name].name == "__init__.py" else name.split(".")
+                base = ".".join(package + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return out
+
+
+def project_imports(name: str) -> set[str]:
+    """The project modules this one imports (a package counts as its __init__)."""
+    return {imported for imported in imports_of(name) if imported in MODULES and imported != name}
+
+
+def test_no_import_circle_between_files():
+    graph = {name: project_imports(name) for name in MODULES}
+    # A module may import its own package's __init__ (re-exports) without that being a circle.
+    for name, imported in graph.items():
+        imported.difference_update(parent for parent in list(imported) if name.startswith(parent + "."))
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                circles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert circles == []
+
+
+def test_engine_imports_nothing_outside_engine_but_the_standard_library():
+    outside = {
+        (name, imported)
+        for name in MODULES
+        if name.startswith("engine")
+        for imported in imports_of(name)
+        if imported.split(".")[0] not in ("engine", "__future__") and imported.split(".")[0] not in sys.stdlib_module_names
+    }
+    assert outside == set()
+
+
+def test_layers_that_must_not_know_each_other():
+    rules = {
+        "arena.protocol": ("arena.sandbox",),  # the protocol is the bot's contract, not a sandbox's
+        "arena.report": ("arena.referee",),  # the report reads stored records
+        "arena.report_replay": ("arena.referee",),
+        "arena.store": ("arena.rating",),  # the store persists results; rating.py turns them into ratings
+        "arena.record": ("arena.referee", "arena.store", "arena.sandbox"),  # a leaf
+        "arena.faults": ("arena",),  # a leaf
+        "arena.seeds": ("arena", "engine"),  # a leaf (a test bot imports it alone)
+        "arena.cluster": ("arena.tournament",),
+        "arena.play": ("arena.tournament", "arena.match", "arena.cluster"),  # below all three
+    }
+    broken = {
+        (name, imported)
+        for name, forbidden in rules.items()
+        for imported in imports_of(name)
+        if any(imported == prefix or imported.startswith(prefix + ".") for prefix in forbidden)
+        and not (name == "arena.faults" and imported == "arena.faults")
+    }
+    assert broken == set()
