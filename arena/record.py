@@ -49,6 +49,9 @@ class GameResult(BaseModel):
     game: str
     seed: int
     rules: dict[str, Any]
+    rules_version: str | None = Field(
+        None, description="The engine's rules version the game was played under (None: stored before it was kept)."
+    )
     game_number: int = 1
     seats: list[str] = Field(description="Bot name in each seat.")
     places: list[int] = Field(description="Arena places: forfeits share the last place (the table's size), others ranked by the game.")

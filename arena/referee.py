@@ -158,6 +158,7 @@ def play_game(
         game=chosen.name,
         seed=seed,
         rules=dict(state.options),
+        rules_version=chosen.rules_version,
         game_number=game_number,
         seats=[seat.name for seat in seats],
         places=places,
@@ -178,6 +179,11 @@ def play_game(
 def verify_replay(result: GameResult) -> State:
     """Re-simulate a stored result; ReplayMismatch says what differs. Returns the final state."""
     game = get_game(result.game)
+    if result.rules_version is not None and result.rules_version != game.rules_version:
+        raise ReplayMismatch(
+            f"the game was played under {result.game} rules version {result.rules_version}; this arena plays "
+            f"version {game.rules_version}, so it cannot re-simulate it"
+        )
     actions = [step.action for step in result.replay.actions]
     try:
         state = game.replay(result.players, result.rules, result.seed, actions)

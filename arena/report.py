@@ -73,6 +73,7 @@ class SiteGame:
     forfeits: list[bool]
     finished_at: str | None = None
     duration_s: float | None = None
+    rules_version: str | None = None
     incidents: list[dict[str, Any]] = field(default_factory=list)
     # Duplicate mode: another rotation of this deal is still to be played, so the deal's
     # cards must not be shown yet (the replay would give them away).
@@ -198,6 +199,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
                 forfeits=[s.forfeit for s in seats],
                 finished_at=row.finished_at,
                 duration_s=row.duration_s,
+                rules_version=row.rules_version,
                 incidents=incidents_by_game.get(row.key, []),
                 withheld=row.deal in open_deals,
             )

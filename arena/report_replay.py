@@ -130,6 +130,11 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     full_table, seat_table, card_face = tables.full, tables.seat, tables.card_face
     try:
         game = get_game(result.game)
+        if result.rules_version is not None and result.rules_version != game.rules_version:
+            raise ReplayUnavailable(
+                f"the game was played under rules version {result.rules_version}; this arena plays version "
+                f"{game.rules_version} and cannot show it again"
+            )
         state = game.new_game(result.players, result.rules, result.seed)
     except GameError as error:
         raise ReplayUnavailable(f"the stored game cannot be set up again: {error}") from None

@@ -24,6 +24,8 @@ Tables (every JSON column is UTF-8 JSON text):
                status TEXT                       'scheduled' or 'done'
                finished_at TEXT, duration_s REAL when and how long (NULL until done)
                game TEXT, rules TEXT             game name and JSON of its resolved rules (when done)
+               rules_version TEXT                the engine's rules version it was played under
+                                                 (when done; NULL in stores older than it)
     seats      game_key, seat  PK                one row per seat of a finished game
                bot, place, score, engine_place, forfeit (0/1)
     incidents  id PK, game_key, seat, bot, reason, detail, decision, forfeit (0/1), log_tail
@@ -66,7 +68,7 @@ CREATE TABLE IF NOT EXISTS games (
     key TEXT PRIMARY KEY, round INTEGER NOT NULL, table_no INTEGER NOT NULL,
     rotation INTEGER NOT NULL, deal TEXT NOT NULL, seed INTEGER NOT NULL, bots TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('scheduled', 'done')),
-    finished_at TEXT, duration_s REAL, game TEXT, rules TEXT
+    finished_at TEXT, duration_s REAL, game TEXT, rules TEXT, rules_version TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
@@ -128,6 +130,7 @@ class GameRow:
     status: str
     finished_at: str | None
     duration_s: float | None
+    rules_version: str | None = None  # the engine's rules version it was played under (when done)
 
     def scheduled(self) -> ScheduledGame:
         """The schedule's view of this game."""
@@ -203,6 +206,10 @@ class Store:
         version = self._meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has store schema {version!r}; this arena reads schema {SCHEMA_VERSION}")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "rules_version" not in columns:
+            # A store from before the rules version was kept: its games show it as unknown.
+            self._db.execute("ALTER TABLE games ADD COLUMN rules_version TEXT")
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
@@ -325,7 +332,10 @@ class Store:
 
     def games(self, status: str | None = None) -> list[GameRow]:
         """Scheduled games in schedule order (all, or only 'scheduled' / 'done')."""
-        sql = "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s FROM games"
+        sql = (
+            "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, rules_version "
+            "FROM games"
+        )
         rows = self._db.execute(sql + (" WHERE status = ?" if status else ""), (status,) if status else ()).fetchall()
         out = [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
         out.sort(key=lambda game: key_order(game.key))
@@ -359,9 +369,9 @@ class Store:
             if row[2] != result.seed:
                 raise StoreError(f"game {key} was scheduled with deal seed {row[2]} but played seed {result.seed}")
             db.execute(
-                "UPDATE games SET status = 'done', finished_at = ?, duration_s = ?, game = ?, rules = ? "
+                "UPDATE games SET status = 'done', finished_at = ?, duration_s = ?, game = ?, rules = ?, rules_version = ? "
                 "WHERE key = ?",
-                (_now(), duration_s, result.game, json.dumps(result.rules, sort_keys=True), key),
+                (_now(), duration_s, result.game, json.dumps(result.rules, sort_keys=True), result.rules_version, key),
             )
             forfeits = set(result.forfeits)
             db.executemany(
@@ -441,7 +451,7 @@ class Store:
     def game_result(self, key: str) -> GameResult:
         """A finished game rebuilt as the referee's record (replay included)."""
         row = self._db.execute(
-            "SELECT status, seed, game, rules FROM games WHERE key = ?", (key,)
+            "SELECT status, seed, game, rules, rules_version FROM games WHERE key = ?", (key,)
         ).fetchone()
         if row is None or row[0] != "done":
             raise StoreError(f"game {key} has no stored result")
@@ -450,6 +460,7 @@ class Store:
             game=row[2],
             seed=row[1],
             rules=json.loads(row[3]),
+            rules_version=row[4],
             seats=[seat.bot for seat in seats],
             places=[seat.place for seat in seats],
             scores=[seat.score for seat in seats],

@@ -132,6 +132,10 @@ class Game(ABC):
     min_players: int
     max_players: int
     options: tuple[OptionSpec, ...]
+    rules_version: str = "1"
+    """The version of the rules as this engine plays them: bump it whenever a rule fix makes
+    the same (players, options, seed, actions) play differently, so a game stored under an
+    older version is known as such (its replay says so) rather than failing verification."""
     action_type: Any = None
     """The shape of an action: a `typing.TypedDict`, or a Union of them told apart by their
     "type" (None: not declared). Declared, not checked: actions stay plain dicts."""

@@ -478,6 +478,7 @@ class ThreeThirteen(Game):
 
     name = "three-thirteen"
     title = "Three Thirteen"
+    rules_version = "1"  # bump when a rule fix changes how a stored game replays (docs/rules/three-thirteen.md)
     min_players = 2
     max_players = 6
     options = OPTIONS

@@ -11,8 +11,8 @@ from typing import Any
 
 from engine.api import BadOption, Game, GameError, OptionSpec
 from engine.replay_tables import ReplayTables
-from engine.threeup.cards import build_deck
 from engine.threeup import shapes
+from engine.threeup.cards import build_deck
 from engine.threeup.replay import TABLES
 from engine.threeup.state import ThreeUpState
 
@@ -41,6 +41,7 @@ class ThreeUpGame(Game):
 
     name = "3up3down"
     title = "3UP 3DOWN"
+    rules_version = "1"  # bump when a rule fix changes how a stored game replays (docs/rules/3up3down.md)
     min_players = 2
     max_players = 6
     options = OPTIONS
