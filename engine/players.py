@@ -1,5 +1,5 @@
 """Built-in in-process players: the seeded random legal player used by demos,
-benchmarks, tests and (later) as the referee's fallback for a forfeited seat."""
+benchmarks, tests and the referee's fallback for a forfeited seat."""
 
 from __future__ import annotations
 
