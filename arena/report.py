@@ -14,7 +14,8 @@ In duplicate mode a deal with a rotation still to play shows no replay (same car
 Ratings come from `arena.rating` (`rate_cached`: the same ledger as the runner's and
 `arena standings`), saved as JSON beside the store, so the next render only rates the
 games added since.
-Nothing is loaded from the network: the CSS and the two small scripts are in `assets/`.
+Nothing is loaded from the network: the CSS and the scripts are in `assets/` (each game's
+viewer script copied from its folder in `engine/`).
 Docs: docs/report.md.
 """
 
@@ -42,6 +43,7 @@ from arena.rating import BotStanding, RatedGame, rate_cached, settings_of
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 from arena.store import BotRecord
+from engine.registry import all_games
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = 100
@@ -356,6 +358,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         (site / sub).mkdir(exist_ok=True)
     for asset in (templates_dir() / "assets").iterdir():
         shutil.copyfile(asset, site / "assets" / asset.name)
+    for game in all_games():  # each game's viewer script lives beside its rules in engine/
+        tables = game.replay_tables()
+        if tables is not None:
+            shutil.copyfile(tables.script, site / "assets" / f"replay-{game.name}.js")
 
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     bots = {bot.bot: bot for bot in data.bots}

@@ -1,1 +1,0 @@
-../../engine/three_thirteen/replay.js
