@@ -124,11 +124,20 @@ def schema_command(
     print(json.dumps(json_schema() if game is None else game_json_schema(get_game(game)), indent=2))
 
 
+_SPRT_GAMES = 10_000  # the most games of `arena match --sprt` unless --games says otherwise
+
+
 @app.command("match")
 def match_command(
     game: Annotated[str, typer.Argument(help="Game name (see `arena games`).")],
     bot_dirs: Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml), one per seat.")],
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games (seats rotate).")] = 1,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games", "-n", min=1,
+            help=f"How many games (seats rotate); with --sprt the most to play (default 1, with --sprt {_SPRT_GAMES:,}).",
+        ),
+    ] = None,
     seed: Annotated[
         Optional[int],
         typer.Option(
@@ -154,11 +163,50 @@ def match_command(
         Optional[float], typer.Option(help=f"Seconds from start to the bot's `ready` (default {_LIMITS.startup_s:g}).")
     ] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory limit per bot, in MB (default {_LIMITS.memory_mb}).")] = None,
+    sprt: Annotated[
+        Optional[tuple[float, float]],
+        typer.Option(
+            metavar="ELO0 ELO1",
+            help="Is the first bot better than the second? Play pairs of games (each deal from both seats) until "
+            "the sequential probability ratio test accepts H0 (at most ELO0 Elo stronger) or H1 (at least ELO1), "
+            "or --games; see docs/confidence.md.",
+        ),
+    ] = None,
+    alpha: Annotated[
+        Optional[float], typer.Option(help="With --sprt: how often it may accept H1 when H0 is true (default 0.05).")
+    ] = None,
+    beta: Annotated[
+        Optional[float], typer.Option(help="With --sprt: how often it may accept H0 when H1 is true (default 0.05).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With --sprt: print only the final figures, as one JSON object.")
+    ] = False,
 ) -> None:
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
     from arena.match import run_match, standings
+    from arena.sprt import SprtError, SprtSettings
     from arena.tournament_file import limits_from_flags
 
+    settings = None
+    if sprt is None:
+        given = [flag for flag, value in (("--alpha", alpha), ("--beta", beta), ("--json", as_json or None)) if value is not None]
+        if given:
+            settings_are = "is an SPRT setting: use it" if len(given) == 1 else "are SPRT settings: use them"
+            raise UsageError(f"{', '.join(given)} {settings_are} with --sprt ELO0 ELO1")
+        games = 1 if games is None else games
+    else:
+        try:
+            settings = SprtSettings(sprt[0], sprt[1], 0.05 if alpha is None else alpha, 0.05 if beta is None else beta)
+        except SprtError as mistake:
+            raise UsageError(str(mistake)) from None
+        if len(bot_dirs) != 2:
+            raise UsageError(
+                f"--sprt compares exactly two bots (the first, e.g. your new version, against the second); "
+                f"got {len(bot_dirs)} bot folders"
+            )
+        games = _SPRT_GAMES if games is None else games
+        if games % 2:
+            raise UsageError(f"--sprt plays each deal twice, seats swapped: --games must be even, not {games}")
     chosen = get_game(game)
     options = chosen.parse_options(rule or [])
     limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
@@ -185,6 +233,13 @@ def match_command(
                 soft_wrap=True,
             )
 
+    pairs = _SprtProgress(settings, quiet=as_json) if settings is not None else None
+
+    def after_game(result) -> None:
+        show_game(result)
+        if pairs is not None:
+            pairs.add(result)
+
     result = run_match(
         chosen.name,
         bot_dirs,
@@ -194,32 +249,38 @@ def match_command(
         rules=options,
         limits=limits,
         on_step=show_step if verbose else None,
-        on_game=show_game,
+        on_game=after_game,
+        paired=pairs is not None,
+        stop=pairs.decided if pairs is not None else None,
     )
     if replay is not None:
         with replay.open("w", encoding="utf-8") as sink:
             for game_result in result.games:
                 sink.write(game_result.model_dump_json() + "\n")
+    if pairs is not None and as_json:
+        pairs.finish(result, as_json=True)
+        return
 
-    names = [bot.name for bot in result.bots]
-    table = Table(
-        title=f"{chosen.title}: {games} games, sandbox {result.sandbox}", title_justify="left"
-    )
-    table.add_column("game", justify="right")
-    table.add_column("seed", justify="right")
-    for name in names:
-        table.add_column(name, justify="center")
-    table.add_column("incidents")
-    for game_result in result.games:
-        cells = {}
-        for seat, name in enumerate(game_result.seats):
-            cells[name] = f"{game_result.places[seat]} ({game_result.scores[seat]:g}) s{seat}"
-        faults = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
-        table.add_row(
-            str(game_result.game_number), str(game_result.seed), *[cells[name] for name in names], faults
+    if pairs is None:  # an SPRT's games are too many to list: its pairs were shown as they came
+        names = [bot.name for bot in result.bots]
+        table = Table(
+            title=f"{chosen.title}: {games} games, sandbox {result.sandbox}", title_justify="left"
         )
-    console.print(table)
-    console.print("place (score) and seat of each bot per game; 1 = best; forfeits share last place.")
+        table.add_column("game", justify="right")
+        table.add_column("seed", justify="right")
+        for name in names:
+            table.add_column(name, justify="center")
+        table.add_column("incidents")
+        for game_result in result.games:
+            cells = {}
+            for seat, name in enumerate(game_result.seats):
+                cells[name] = f"{game_result.places[seat]} ({game_result.scores[seat]:g}) s{seat}"
+            faults = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
+            table.add_row(
+                str(game_result.game_number), str(game_result.seed), *[cells[name] for name in names], faults
+            )
+        console.print(table)
+        console.print("place (score) and seat of each bot per game; 1 = best; forfeits share last place.")
     if verbose and result.secret is not None:
         console.print(f"deals from the secret key {result.secret}", highlight=False, markup=False, soft_wrap=True)
 
@@ -251,6 +312,105 @@ def match_command(
                     console.print(f"  | {line}", highlight=False, markup=False, soft_wrap=True)
     if replay is not None:
         console.print(f"Results and replays written to {replay}")
+    if pairs is not None:
+        pairs.finish(result, as_json=False)
+
+
+
+class _SprtProgress:
+    """`arena match --sprt`: the first bot's pairs as pentanomial counts, the test after each pair."""
+
+    def __init__(self, settings, quiet: bool):
+        from arena.sprt import sprt_status
+
+        self.settings = settings
+        self.quiet = quiet
+        self.counts = [0, 0, 0, 0, 0]
+        self.first: str | None = None  # the first bot's name in results: game 1 seats it at seat 0
+        self.pending: float | None = None  # its points in the first game of a pair not yet complete
+        self.outcomes = {1.0: 0, 0.5: 0, 0.0: 0}  # its wins, draws and losses
+        self.status = sprt_status(self.counts, settings)
+
+    def add(self, result) -> None:
+        """Score a finished game; after the second game of a pair, update the test and maybe print it."""
+        from arena.sprt import game_points, pair_bucket, sprt_status
+
+        if self.first is None:
+            self.first = result.seats[0]
+        points = game_points(result.places, result.seats.index(self.first))
+        self.outcomes[points] += 1
+        if self.pending is None:
+            self.pending = points
+            return
+        self.counts[pair_bucket(self.pending + points)] += 1
+        self.pending = None
+        self.status = sprt_status(self.counts, self.settings)
+        pairs = self.status.pairs
+        every = 1 if pairs <= 10 else 10 if pairs <= 100 else 100
+        if not self.quiet and (pairs % every == 0 or self.status.decision is not None):
+            self._say(f"pair {pairs} (games {result.game_number - 1}-{result.game_number}): {self._llr_text()}, "
+                      f"Ptnml(0-2): {self.counts}")
+
+    def decided(self, _games) -> bool:
+        """True once a complete pair has taken the LLR to a bound (the match stops there)."""
+        return self.status.decision is not None and self.pending is None
+
+    def _llr_text(self) -> str:
+        status, settings = self.status, self.settings
+        return (f"LLR {status.llr:.2f} ({status.fraction:.1%}) ({status.lower:.2f}, {status.upper:.2f}) "
+                f"[{settings.elo0:.2f}, {settings.elo1:.2f}]")
+
+    @staticmethod
+    def _say(line: str) -> None:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+    def finish(self, result, as_json: bool) -> None:
+        """The decision, the Elo difference with its 95% interval and the LOS: as lines, or one JSON object."""
+        from arena.match import standings
+        from arena.sprt import elo_estimate
+
+        first, second = result.bots[0].name, result.bots[1].name
+        status, settings, estimate = self.status, self.settings, elo_estimate(self.counts)
+        games = len(result.games)
+        if as_json:
+            print(json.dumps({
+                "game": result.game, "first": first, "second": second, "seed": result.seed,
+                "elo0": settings.elo0, "elo1": settings.elo1, "alpha": settings.alpha, "beta": settings.beta,
+                "decision": status.decision, "games": games, "pairs": status.pairs, "pentanomial": self.counts,
+                "llr": status.llr, "lower_bound": status.lower, "upper_bound": status.upper,
+                "wins": self.outcomes[1.0], "draws": self.outcomes[0.5], "losses": self.outcomes[0.0],
+                "score": estimate.score, "elo": estimate.elo, "elo_lower": estimate.lower,
+                "elo_upper": estimate.upper, "elo_error": estimate.error, "los": estimate.los, "note": estimate.note,
+                "incidents": {row.bot: row.incidents for row in standings(result)},
+            }, indent=2))
+            return
+        tested = f"SPRT [{settings.elo0:.2f}, {settings.elo1:.2f}]"
+        played = f"{games} games ({status.pairs} pairs)"
+        if status.decision == "H1":
+            self._say(f"{tested}: H1 accepted after {played}: {first} is more than {settings.elo0:g} Elo stronger "
+                      f"than {second} (alpha {settings.alpha:g})")
+        elif status.decision == "H0":
+            self._say(f"{tested}: H0 accepted after {played}: {first} is less than {settings.elo1:g} Elo stronger "
+                      f"than {second} (beta {settings.beta:g})")
+        else:
+            self._say(f"{tested}: no decision at {played}")
+        if estimate.elo is None:
+            elo_text = f"Elo: not estimated ({estimate.note})"
+        else:
+            low = "unbounded" if estimate.lower is None else f"{estimate.lower:.2f}"
+            high = "unbounded" if estimate.upper is None else f"{estimate.upper:.2f}"
+            error = "" if estimate.error is None else f" +/- {estimate.error:.2f}"
+            elo_text = f"Elo: {estimate.elo:.2f}{error} (95% interval {low} to {high})"
+            if estimate.los is not None:
+                elo_text += f", LOS: {estimate.los:.2%}"
+            if estimate.note is not None:
+                elo_text += f" ({estimate.note})"
+        self._say(f"Results of {first} vs {second}: {elo_text}")
+        self._say(f"{self._llr_text()}, Ptnml(0-2): {self.counts}")
+        wins, draws, losses = self.outcomes[1.0], self.outcomes[0.5], self.outcomes[0.0]
+        points = wins + draws / 2
+        share = f" ({points / games:.2%})" if games else ""
+        self._say(f"Games: {games}, Wins: {wins}, Losses: {losses}, Draws: {draws}, Points: {points:g}{share}")
 
 
 # ------------------------------------------------------------------ tournaments

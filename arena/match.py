@@ -4,6 +4,10 @@ bot for the whole match (`arena match`, the bot author's debugging tool).
 Game i (1-based) is dealt from the deal seed `key.deal_seed("match-i")` of the match's
 `arena.seeds.RunKey` (a secret drawn for the match, or the public key of `--seed`), and
 seat s is taken by bot (s + i - 1) mod n, so over n games every bot sits in every seat.
+A paired match (`paired=True`, what `arena match --sprt` plays) deals each deal once per
+seat rotation: game i's deal key is `match-k` with k = (i - 1) // n + 1, so for two bots
+games 2k - 1 and 2k are deal k played from both seats. `stop`, asked after each game,
+may end a match before its `games` (the SPRT's decision).
 Each bot's `hello` seed is `key.bot_seed("match", name)`: neither seed can be computed
 from the other without the key. Each game is refereed by `arena.referee.play_game`
 and its `GameResult` kept; `standings` sums them up per bot.
@@ -87,11 +91,16 @@ def run_match(
     on_step: Step | None = None,
     on_game: Callable[[GameResult], None] | None = None,
     sandbox_settings: Mapping[str, Any] | None = None,
+    paired: bool = False,
+    stop: Callable[[list[GameResult]], bool] | None = None,
 ) -> MatchResult:
     """Play `games` games of `game` between the bots in `bot_dirs` (one seat each).
 
     `seed=None` (the default) draws a secret key for the match; an integer is a public
-    seed: the match is reproducible from it, and its deals predictable by anyone."""
+    seed: the match is reproducible from it, and its deals predictable by anyone.
+    `paired`: every deal is played once from each seat rotation (see the module docstring).
+    `stop(games so far)`, asked after each game, ends the match early when it returns True
+    (the bots were told `games` in `hello`: the most the match may have)."""
     chosen: Game = get_game(game)
     if games < 1:
         raise MatchError(f"a match has at least 1 game, not {games}")
@@ -126,13 +135,15 @@ def run_match(
                 chosen,
                 seats,
                 resolved_rules,
-                seed=key.deal_seed(match_deal(number + 1)),
+                seed=key.deal_seed(match_deal(number // players + 1 if paired else number + 1)),
                 game_number=number + 1,
                 on_step=on_step,
             )
             results.append(result)
             if on_game is not None:
                 on_game(result)
+            if stop is not None and stop(results):
+                break
     finally:
         for bot in bots:
             bot.finish(MatchOver(games=len(results)))
