@@ -48,6 +48,7 @@ EMPTY_BUCKET = 1e-3  # pairs an empty bucket counts as in the LLR (fastchess's r
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 MIN_PAIRS = 2  # pairs below which there is no variance to build an interval from
 MAX_ELO = 1000  # the largest Elo bound (a 99.7% score); beyond it the scores round to 0 or 1
+DEFAULT_GAMES = 20_000  # the most games of `arena match --sprt` unless --games says otherwise
 
 
 class SprtError(ValueError):

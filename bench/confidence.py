@@ -10,7 +10,8 @@ command does, until it accepts H0 or H1 (no cap but a safety one of 200,000 game
 beyond any run). It prints how often it accepted H1 when the truth was ELO0 (target: at
 most alpha + 1.5 percentage points) and H0 when the truth was ELO1 (at most beta + 1.5),
 the mean and median games to a decision, and the share of runs that would still be
-undecided at the command's default cap of 10,000 games. Figures in docs/performance.md.
+undecided at the command's default cap of 20,000 games (`arena.sprt.DEFAULT_GAMES`).
+Figures in docs/performance.md.
 
 The pair structure. A pentanomial distribution has four free parameters beyond its mean;
 the error rates hardly depend on them, but the games needed do (through the variance of
@@ -51,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.seeds import RunKey  # noqa: E402
 from arena.sprt import (  # noqa: E402
+    DEFAULT_GAMES,
     EMPTY_BUCKET,
     NORMALIZED,
     SprtSettings,
@@ -65,7 +67,6 @@ from arena.sprt import (  # noqa: E402
 MEASURED = (889, 11, 2220, 8, 872)
 SPRT_BOUNDS = (0.0, 10.0)
 SPRT_MARGIN = 0.015  # the targets: alpha (beta) + 1.5 percentage points
-COMMAND_CAP_GAMES = 10_000  # `arena match --sprt`'s default --games
 SAFETY_CAP_PAIRS = 100_000
 CHECKED_PATHS = 3  # runs per row re-checked pair by pair with arena.sprt
 
@@ -221,7 +222,7 @@ def sprt_table(runs: int, seed: int, base: tuple[int, ...] = MEASURED) -> dict:
             "mean_games": statistics.fmean(games),
             "median_games": statistics.median(games),
             "p90_games": sorted(games)[int(0.9 * (len(games) - 1))],
-            "beyond_command_cap": sum(g > COMMAND_CAP_GAMES for g in games) / runs,
+            "beyond_command_cap": sum(g > DEFAULT_GAMES for g in games) / runs,
             "pentanomial_probabilities": probabilities,
             "cpu_s": time.process_time() - started,
         })
@@ -236,14 +237,14 @@ def print_sprt_table(table: dict) -> None:
     print(f"SPRT [{table['elo0']:g}, {table['elo1']:g}], alpha {table['alpha']:g}, beta {table['beta']:g}: "
           f"simulated pairs from the measured random-vs-random structure {table['measured_pairs']}")
     print(f"{'true Elo':>8}  {'runs':>5}  {'wrong decision':>20}  {'target':>7}  {'met':>3}  "
-          f"{'mean games':>10}  {'median':>7}  {'p90':>7}  {'> 10,000':>8}")
+          f"{'mean games':>10}  {'median':>7}  {'p90':>7}  {'> ' + format(DEFAULT_GAMES, ','):>8}")
     for row in table["rows"]:
         wrong = f"{row['wrong_decision']} {row['wrong_rate']:.2%}"
         print(f"{row['true_elo']:>8g}  {row['runs']:>5}  {wrong:>20}  {row['target']:>7.1%}  "
               f"{'yes' if row['met'] else 'NO':>3}  {row['mean_games']:>10,.0f}  {row['median_games']:>7,.0f}  "
               f"{row['p90_games']:>7,}  {row['beyond_command_cap']:>8.1%}")
     print("  wrong decision: H1 accepted when the truth is ELO0, H0 when it is ELO1; games: to a decision;")
-    print("  > 10,000: runs still undecided at arena match --sprt's default cap (raise --games for those)")
+    print(f"  > {DEFAULT_GAMES:,}: runs still undecided at arena match --sprt's default cap, --games {DEFAULT_GAMES}")
 
 
 def main() -> None:
