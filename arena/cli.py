@@ -416,29 +416,89 @@ class _SprtProgress:
 # ------------------------------------------------------------------ tournaments
 
 
-def _standings_table(table, title: str) -> Table:
-    """The standings as a rich table (best conservative rating first)."""
+# Standings columns left out, in this order, while the table is wider than the terminal
+# (names are never cut); `arena standings --json` has every figure.
+_SPARE_COLUMNS = ("wins", "sigma", "games", "mu")
+
+
+def _standings_table(standings, confidence, title: str, swiss: bool, width: int = 80) -> Table:
+    """The standings as a rich table, in their order (a Swiss's by score and tie-break), each
+    bot's 90% rank interval as its band, and a blank line between groups of bots that are
+    separated (arena.confidence); at most `width` columns wide while spare columns remain."""
     from rich import box
-    shown = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    width = max((len(line.bot) for line in table.standings), default=3)
-    shown.add_column("#", justify="right")
-    shown.add_column("bot", no_wrap=True, min_width=width)  # names are never cut; numbers are short
-    for column in ("mu", "sigma", "mu-3σ", "games", "wins", "place", "forfeit", "score"):
-        shown.add_column(column, justify="right", no_wrap=True)
-    for rank, line in enumerate(table.standings, start=1):
-        shown.add_row(
-            str(rank),
-            line.bot,
-            f"{line.mu:.2f}",
-            f"{line.sigma:.2f}",
-            f"{line.conservative:.2f}",
-            str(line.games),
-            str(line.wins),
-            f"{line.average_place:.2f}" if line.games else "-",
-            str(line.forfeits),
-            f"{line.score:.1f}",
-        )
+
+    columns = ["#", "band", "bot"] + (["score", "bhz"] if swiss else [])
+    columns += ["mu", "sigma", "mu-3σ", "games", "wins", "place", "forf"] + ([] if swiss else ["score"])
+    groups = confidence.groups([line.bot for line in standings])
+    rows = []
+    for rank, line in enumerate(standings, start=1):
+        rows.append({
+            "#": str(rank),
+            "band": str(confidence.intervals[line.bot]),
+            "bot": line.bot,
+            "score": f"{line.score:.2f}" if swiss else f"{line.score:.1f}",  # a Swiss's ties must show
+            "bhz": f"{line.buchholz:.2f}" if line.buchholz is not None else "-",
+            "mu": f"{line.mu:.2f}",
+            "sigma": f"{line.sigma:.2f}",
+            "mu-3σ": f"{line.conservative:.2f}",
+            "games": str(line.games),
+            "wins": str(line.wins),
+            "place": f"{line.average_place:.2f}" if line.games else "-",
+            "forf": str(line.forfeits),
+        })
+    widths = {column: max([len(column)] + [len(row[column]) for row in rows]) for column in columns}
+    for spare in _SPARE_COLUMNS:
+        if sum(widths[column] for column in columns) + len(columns) - 1 <= width:
+            break
+        columns.remove(spare)
+    # One space between columns and none at the edges.
+    shown = Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False, collapse_padding=True
+    )
+    for column in columns:
+        shown.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True, min_width=widths[column])
+    for at, row in enumerate(rows):
+        if at and groups[at] != groups[at - 1]:
+            shown.add_section()
+        shown.add_row(*(row[column] for column in columns))
     return shown
+
+
+def _standings_notes(swiss: bool) -> list[str]:
+    """What the standings table's columns and blank lines mean."""
+    ranked = (
+        "Ranked by Swiss score (score: 1 for first, 0 for last, per game), then bhz (Buchholz: over the bot's "
+        "games, the sum of its table-mates' average final score), then mu-3σ."
+        if swiss
+        else "Ranked by mu-3σ (the conservative rating); score: Swiss points (1 for first, 0 for last, per game)."
+    )
+    return [
+        ranked,
+        "band: the places the bot could hold given the games played (90%); a blank line separates groups: "
+        "bots whose bands overlap a neighbour's are not separated, and their order may be luck. "
+        "place: average place (1 = best); forf: games forfeited.",
+    ]
+
+
+def _stored_standings(out_dir: Path) -> tuple:
+    """A tournament's standings (`RatingTable`), how sure they are (`Confidence`), its settings,
+    and how many games are stored of how many scheduled."""
+    from arena.rating import stored_confidence
+    from arena.store import Store
+
+    with Store.open(out_dir) as store:
+        table, confidence = stored_confidence(store)
+        return table, confidence, store.settings() or {}, len(store.done_keys()), len(store.games())
+
+
+def _print_standings(table, confidence, settings: dict, title: str) -> None:
+    """The standings table and what its columns and blank lines mean."""
+    from arena.rating import is_swiss
+
+    swiss = is_swiss(settings)
+    console.print(_standings_table(table.standings, confidence, title, swiss, console.width))
+    for note in _standings_notes(swiss):
+        console.print(note, highlight=False, markup=False)
 
 
 @app.command("run")
@@ -556,7 +616,9 @@ def run_command(
         raise typer.Exit(130) from None
     finally:
         bar.stop()
-    console.print(_standings_table(outcome.standings, f"{config.name}: {outcome.done} of {outcome.total} games"))
+    # outcome.standings again, with how sure they are: a pass over the store that keeps every update.
+    table, confidence, settings, _, _ = _stored_standings(outcome.output)
+    _print_standings(table, confidence, settings, f"{config.name}: {outcome.done} of {outcome.total} games")
     share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0
     console.print(
         f"{outcome.played} games played now, {outcome.resumed} were stored before; {outcome.wall_s:.1f} s; "
@@ -627,22 +689,20 @@ def standings_command(
     out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Print the standings of a tournament (finished or not) from its store."""
+    """Print the standings of a tournament (finished or not) from its store, with each bot's
+    90% rank interval (its band) and the groups of bots that are not separated."""
     import dataclasses
 
-    from arena.rating import stored_standings
-    from arena.store import Store
-
-    with Store.open(out_dir) as store:
-        table = stored_standings(store)
-        settings = store.settings() or {}
-        done, total = len(store.done_keys()), len(store.games())
+    table, confidence, settings, done, total = _stored_standings(out_dir)
     if as_json:
-        print(json.dumps([dataclasses.asdict(line) for line in table.standings], indent=2))
+        groups = confidence.groups([line.bot for line in table.standings])
+        lines = []
+        for line, group in zip(table.standings, groups):
+            interval = confidence.intervals[line.bot]
+            lines.append({**dataclasses.asdict(line), "rank_interval": [interval.low, interval.high], "group": group + 1})
+        print(json.dumps(lines, indent=2))
         return
-    title = f"{settings.get('name', 'tournament')}: {done} of {total} scheduled games stored"
-    console.print(_standings_table(table, title))
-    console.print("place: average place (1 = best); forfeit: games forfeited; score: Swiss points (1 a win, 0 last).")
+    _print_standings(table, confidence, settings, f"{settings.get('name', 'tournament')}: {done} of {total} scheduled games stored")
 
 
 @app.command("submit")

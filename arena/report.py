@@ -2,18 +2,22 @@
 
 Pages (jinja2 templates in `templates/`, autoescaped: a bot controls its name, version and
 log, and none of it can run in a spectator's browser):
-- `index.html`: standings (sortable), settings, format and progress;
+- `index.html`: standings (sortable) with each bot's 90% rank interval and the groups of
+  bots not separated (`arena.confidence`), a Swiss's score and tie-break, settings,
+  format and progress;
 - `bots/<slug>.html`: rating over time (inline SVG), results by seat, head-to-head,
   incidents with reasons, stderr excerpts, version and content hash;
-- `h2h.html`: how often each bot finished ahead of each other bot (the top of the table);
+- `h2h.html`: for each pair at the top of the table, the rating model's chance that one
+  places ahead of the other, beside how often it did;
 - `games/page-N.html`: the game list; `games/<key>.html`: a game with its replay viewer.
 Replay data (`arena.report_replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
 Ratings come from `arena.rating` (`rate_cached`: the same ledger as the runner's and
-`arena standings`), saved as JSON beside the store, so the next render only rates the
-games added since.
+`arena standings`, and how sure the standings are), saved as JSON beside the store, so
+the next render only rates the games added since (and recomputes nothing when no game
+was added).
 Nothing is loaded from the network: the CSS and the scripts are in `assets/` (each game's
 viewer script copied from its folder in `engine/`).
 Docs: docs/report.md.
@@ -39,7 +43,8 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from arena.rating import BotStanding, RatedGame, rate_cached, settings_of
+from arena.confidence import Confidence
+from arena.rating import BotStanding, RatedGame, is_swiss, rate_cached, settings_of
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 from arena.store import BotRecord
@@ -97,11 +102,12 @@ class SiteData:
     logs: Callable[[str], dict[int, str]] = lambda key: {}
     tournament_dir: Path | None = None  # where replays are read from (None: no replays)
     pending_ratings: Any = None  # a _BackgroundRating while the rating pass runs in another process
+    confidence: Confidence | None = None  # how sure the standings are (None until the rating pass is in)
 
     def ratings_ready(self) -> None:
-        """Wait for the background rating pass, if any, and take its standings and history."""
+        """Wait for the background rating pass, if any, and take its standings, history and confidence."""
         if self.pending_ratings is not None:
-            self.standings, self.history = self.pending_ratings.result()
+            self.standings, self.history, self.confidence = self.pending_ratings.result()
             self.pending_ratings = None
 
 
@@ -118,6 +124,14 @@ def rate(
 ) -> tuple[list[BotStanding], History]:
     """Standings and each bot's rating after each of its rated updates, in one pass
     (`arena.rating.rate_cached`, resumed from `cache` when the games only grew)."""
+    standings, history, _ = rate_with_confidence(games, bots, settings, cache)
+    return standings, history
+
+
+def rate_with_confidence(
+    games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
+) -> tuple[list[BotStanding], History, Confidence]:
+    """`rate`, and how sure the standings are (rank intervals, skills given all the games)."""
     duplicate = bool(settings.get("duplicate", False))
     rated = [
         RatedGame(
@@ -126,9 +140,9 @@ def rate(
         )
         for game in games
     ]
-    standings, points = rate_cached(rated, bots, settings, cache)
+    standings, points, confidence = rate_cached(rated, bots, settings, cache)
     history = {bot: [(p.games, p.mu, p.sigma, p.conservative) for p in line] for bot, line in points.items()}
-    return standings, history
+    return standings, history, confidence
 
 
 def _deal(key: str) -> str:
@@ -143,15 +157,15 @@ def _can_fork() -> bool:
 
 
 class _BackgroundRating:
-    """`rate()` in a child process; `result()` waits for it."""
+    """`rate_with_confidence()` in a child process; `result()` waits for it."""
 
     def __init__(self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None):
         import multiprocessing
 
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(rate, list(games), list(bots), settings, cache)
+        self._future = self._pool.submit(rate_with_confidence, list(games), list(bots), settings, cache)
 
-    def result(self) -> tuple[list[BotStanding], dict]:
+    def result(self) -> tuple[list[BotStanding], History, Confidence]:
         try:
             return self._future.result()
         finally:
@@ -212,10 +226,11 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     cache = tournament_dir / CACHE_FILE if cache_ratings else None
     standings: list[BotStanding] = []
     history: History = {}
+    confidence = None
     if background and len(games) >= BACKGROUND_RATING_GAMES and _can_fork():
         pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache)
     else:
-        standings, history = rate(games, [bot.bot for bot in bots], settings, cache)
+        standings, history, confidence = rate_with_confidence(games, [bot.bot for bot in bots], settings, cache)
     return SiteData(
         name=str(settings.get("name") or tournament_dir.resolve().name),
         game=str(settings.get("game") or ""),
@@ -228,6 +243,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
         logs=store.logs,
         tournament_dir=tournament_dir,
         pending_ratings=pending,
+        confidence=confidence,
     )
 
 
@@ -422,11 +438,17 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     for line in data.standings:  # a bot only seen in results still gets a page
         bots.setdefault(line.bot, BotRecord(line.bot, line.bot, "", "", "", "unknown"))
     rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
+    confidence = data.confidence
+    order = [line.bot for line in data.standings]
+    groups = dict(zip(order, confidence.groups(order))) if confidence else {}
     write(
         site / "index.html",
         "index.html",
         "",
         standings=data.standings,
+        swiss=is_swiss(data.settings),
+        intervals=confidence.intervals if confidence else {},
+        groups=groups,
         settings_rows=settings_rows,
         settings=data.settings,
         done=len(data.games),
@@ -436,7 +458,11 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     )
 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]
-    write(site / "h2h.html", "h2h.html", "", matrix_bots=top, ahead=agg["ahead"], together=agg["together"], total_bots=len(data.standings))
+    model = {row: {col: confidence.ahead(row, col) for col in top if col != row} for row in top} if confidence else {}
+    write(
+        site / "h2h.html", "h2h.html", "", matrix_bots=top, ahead=agg["ahead"], together=agg["together"],
+        total_bots=len(data.standings), model=model,
+    )
 
     for line in data.standings:
         bot = line.bot
@@ -464,6 +490,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             "../",
             line=line,
             rank=rank[bot],
+            interval=confidence.intervals.get(bot) if confidence else None,
             info=bots[bot],
             chart=rating_chart(data.history.get(bot, []), prior),
             seats=seats,

@@ -1,0 +1,162 @@
+"""How sure the standings are: each bot's 90% rank interval, which bots are separated, and
+the chance that one bot places ahead of another.
+
+Fed only by the rating's results: each bot's skill (mu, sigma) given all the games, from
+`rating.Ratings.posterior` (`RatingLedger.confidence()` builds a `Confidence`).
+- Rank intervals: skills are drawn from each bot's N(mu, sigma^2), the field is ranked
+  in every draw, and a bot's interval runs from the 5th to the 95th percentile of its
+  place (`rank_intervals`). A fixed seed makes it a pure function of the skills, so a
+  re-render of the site is identical.
+- Two bots are separated when their intervals do not overlap; `Confidence.groups` cuts
+  an ordered standings list into groups of bots not separated from their neighbours (a
+  cut only where everyone above is separated from everyone below).
+- `ahead_probability`: TrueSkill's chance that A places ahead of B at a table of any size.
+docs/confidence.md says why this method; bench/confidence.py measures it on bots of
+known strength.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LEVEL = 0.9  # the rank intervals' coverage
+# Draws of the whole field. The interval's ends are the places where 5% of the draws lie
+# beyond; with 2,000 draws that share is known to about half a percentage point.
+SAMPLES = 2000
+SEED = "arena rank intervals"
+# Bump when the intervals' method changes: the site's cache keeps them (rating.rate_cached).
+METHOD = 1
+
+Skill = tuple[float, float]  # (mu, sigma)
+
+
+@dataclass(frozen=True)
+class RankInterval:
+    """The places a bot could hold (90%): `low` (its best place) to `high`, 1 = first."""
+
+    low: int
+    high: int
+
+    def __str__(self) -> str:
+        return f"{self.low}–{self.high}"
+
+
+def rank_intervals(
+    skills: Mapping[str, Skill], *, level: float = LEVEL, samples: int = SAMPLES
+) -> dict[str, RankInterval]:
+    """Each bot's `level` rank interval, from ranking `samples` draws of the field's skills."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    bots = sorted(skills)
+    count = len(bots)
+    gauss = random.Random(SEED).gauss
+    params = [skills[bot] for bot in bots]
+    indices = range(count)
+    tally = [[0] * count for _ in indices]  # bot index -> place - 1 -> draws
+    for _ in range(samples):
+        draw = [gauss(mu, sigma) for mu, sigma in params]
+        for place, index in enumerate(sorted(indices, key=draw.__getitem__, reverse=True)):
+            tally[index][place] += 1
+    # An end is the first place (from either side) reached by more than the tail's share
+    # of the draws: at most that share lies beyond each end, at least `level` within.
+    beyond = math.floor((1 - level) / 2 * samples) + 1
+    return {
+        bot: RankInterval(_first_reaching(places, beyond) + 1, count - _first_reaching(places[::-1], beyond))
+        for bot, places in zip(bots, tally)
+    }
+
+
+def _first_reaching(counts: Sequence[int], total: int) -> int:
+    """The first index at which the running sum of `counts` reaches `total`."""
+    running = 0
+    for index, value in enumerate(counts):
+        running += value
+        if running >= total:
+            return index
+    return len(counts) - 1
+
+
+def separated(a: RankInterval, b: RankInterval) -> bool:
+    """True when two rank intervals do not overlap: the order of the two bots is known."""
+    return a.high < b.low or b.high < a.low
+
+
+def rank_groups(order: Sequence[str], intervals: Mapping[str, RankInterval]) -> list[int]:
+    """For bots in the order shown, each one's group (0, 1, ...): a new group starts only
+    where every bot above is separated from every bot below."""
+    best_below = [0] * len(order)  # the lowest `low` of the bot at each row and every bot below
+    best = math.inf
+    for at in range(len(order) - 1, -1, -1):
+        best = min(best, intervals[order[at]].low)
+        best_below[at] = best
+    groups = []
+    group = 0
+    worst_above = 0  # the highest `high` of the bots above
+    for at, bot in enumerate(order):
+        if at and worst_above < best_below[at]:
+            group += 1
+        groups.append(group)
+        worst_above = max(worst_above, intervals[bot].high)
+    return groups
+
+
+def ahead_probability(a: Skill, b: Skill, beta: float) -> float:
+    """TrueSkill's chance that A places ahead of B when they share a table of any size.
+
+    Each seat's performance is its skill plus N(0, beta^2) noise and places follow
+    performances, so A is ahead of B exactly when A's performance is higher, at two seats
+    or six: Phi((mu_A - mu_B) / sqrt(2 beta^2 + sigma_A^2 + sigma_B^2)).
+    """
+    (mu_a, sigma_a), (mu_b, sigma_b) = a, b
+    spread = math.sqrt(2 * beta * beta + sigma_a * sigma_a + sigma_b * sigma_b)
+    return 0.5 * math.erfc(-(mu_a - mu_b) / (spread * math.sqrt(2)))
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """How sure a tournament's standings are (`rating.RatingLedger.confidence()`)."""
+
+    skills: dict[str, Skill]  # each bot's skill given all the games: (mu, sigma)
+    intervals: dict[str, RankInterval]
+    beta: float  # the rating's performance noise, for `ahead`
+
+    @classmethod
+    def of(cls, skills: Mapping[str, Skill], beta: float) -> Confidence:
+        """The rank intervals of these skills."""
+        return cls(dict(skills), rank_intervals(skills), beta)
+
+    def separated(self, a: str, b: str) -> bool:
+        """True when bots a and b have rank intervals that do not overlap."""
+        return separated(self.intervals[a], self.intervals[b])
+
+    def groups(self, order: Sequence[str]) -> list[int]:
+        """The group of each bot in the order shown (see `rank_groups`)."""
+        return rank_groups(order, self.intervals)
+
+    def ahead(self, a: str, b: str) -> float:
+        """The chance that bot a places ahead of bot b at a table (see `ahead_probability`)."""
+        return ahead_probability(self.skills[a], self.skills[b], self.beta)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON (the site's cache keeps it)."""
+        return {
+            "method": METHOD,
+            "beta": self.beta,
+            "skills": {bot: list(skill) for bot, skill in self.skills.items()},
+            "intervals": {bot: [interval.low, interval.high] for bot, interval in self.intervals.items()},
+        }
+
+    @classmethod
+    def from_json(cls, state: Mapping[str, Any]) -> Confidence:
+        """Back from `to_json`; ValueError when it was made by another method."""
+        if state.get("method") != METHOD:
+            raise ValueError("rank intervals made by another method")
+        return cls(
+            {bot: (mu, sigma) for bot, (mu, sigma) in state["skills"].items()},
+            {bot: RankInterval(low, high) for bot, (low, high) in state["intervals"].items()},
+            state["beta"],
+        )
