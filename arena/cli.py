@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.sandbox.base import Limits
+from arena.sprt import DEFAULT_GAMES as _SPRT_GAMES  # shown in `arena match --help`
 from engine import GameError, all_games, get_game
 
 app = typer.Typer(
@@ -122,9 +123,6 @@ def schema_command(
     from arena.protocol import game_json_schema, json_schema
 
     print(json.dumps(json_schema() if game is None else game_json_schema(get_game(game)), indent=2))
-
-
-_SPRT_GAMES = 10_000  # the most games of `arena match --sprt` unless --games says otherwise
 
 
 @app.command("match")
@@ -314,7 +312,6 @@ def match_command(
         console.print(f"Results and replays written to {replay}")
     if pairs is not None:
         pairs.finish(result, as_json=False)
-
 
 
 class _SprtProgress:
