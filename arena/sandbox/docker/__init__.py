@@ -1,0 +1,312 @@
+"""The `docker` sandbox: one container per bot per match, for untrusted code.
+
+A bot runs from the base image (a setting; default `arena-base:bookworm`, built by
+`.ci/docker-up`; `python:3.12-slim` works too) with its folder mounted read-only at
+`/bot`, or from an image built from its own Dockerfile (cached by a hash of the folder).
+Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
+a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
+user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
+log driver off, and arena's labels. stderr comes over the attach socket, opened before
+the container starts (else the first output can be lost), whose frames are demultiplexed
+here; its end says the container ended. stdin/stdout go, when the image has /bin/sh and
+arena runs as root, through two named pipes on a read-only mount (`/arena-io`), made
+the bot's stdin/stdout by `sh -c 'exec "$@" <in >out'` (the shell replaces itself with
+the bot): a round trip then costs what local pipes cost, instead of two extra copies
+through the engine. Otherwise they
+go over the attach socket too (`stdio="attach"` forces that). Both feed the same
+`LineBuffer`/`StderrLog` as the local sandbox.
+
+Faults of the bot are `BotFault`s; any failure of the Docker engine is a `SandboxError`,
+and no clock of a bot contains the engine's work: `start` returns once the bot's process
+runs (RemoteBot starts its start-up clock then), pipes do not pass through the engine,
+and over the attach socket a time-out is charged only after the engine has answered a
+ping (`check_engine`). A bot that closes its stdout and lives on is a CRASH at once: the
+`out` pipe is held read-only here, so its last close is an end of file; over the attach
+socket /proc tells, when it can (`_StdoutWatch`).
+
+A container is removed whatever happens (`close`, and at interpreter exit); containers a
+killed run left behind are found by their label and removed on the next start. Other
+runs share the engine: their containers come and go at any moment, so the engine is
+listed without inspecting each entry, and "no such container" means gone, never a failure.
+
+Where things live: `engine.py` (settings, labels, owners, the engine's errors), `images.py`
+(base and Dockerfile images, cached), `transport.py` (the running bot: pipes or the attach
+socket), and here the sandbox itself: container settings, start, leftovers.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+from docker.types import Ulimit
+
+from arena.sandbox import UnknownSandbox
+from arena.sandbox.base import BotSpec, Limits, Sandbox, SandboxError
+from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's public names)
+    _ENGINE_ERRORS,
+    API_TIMEOUT_S,
+    BOT_LABEL,
+    BOT_MOUNT,
+    DEFAULT_IMAGE,
+    ENGINE_PROBE_S,
+    IMAGE_ENV,
+    IO_LABEL,
+    IO_MOUNT,
+    IO_PREFIX,
+    LABEL,
+    OWNER_LABEL,
+    STDIO_ENV,
+    STDIO_MODES,
+    USER,
+    _is_gone,
+    _listed_name,
+    _owner_is_gone,
+    _owner_of_this_process,
+    _remove_quietly,
+    _slug,
+    default_image,
+    engine_problem,
+)
+from arena.sandbox.docker.images import (  # noqa: F401
+    DockerImages,
+    _check_readable_by_anyone,
+    folder_digest,
+)
+from arena.sandbox.docker.transport import (  # noqa: F401
+    DockerBotProcess,
+    _remove_io_dir,
+    _StdoutWatch,
+    make_fifos,
+)
+
+
+class DockerSandbox(DockerImages, Sandbox):
+    """Runs each bot in its own locked-down container (the sandbox for untrusted code)."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        image: str | None = None,
+        base_url: str | None = None,
+        stdio: str | None = None,
+        client: Any = None,
+    ):
+        """`image`: the base image; `base_url`: the engine (default: DOCKER_HOST or the local
+        socket); `stdio`: "fifo" (pipes, fast), "attach" (the attach socket) or "auto"
+        (pipes when the image has /bin/sh and arena runs as root, else attach; the default,
+        or $ARENA_DOCKER_STDIO)."""
+        stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
+        if stdio not in STDIO_MODES:
+            # A user's mistake (the setting or $ARENA_DOCKER_STDIO): the CLI prints it as such.
+            raise UnknownSandbox(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
+        self.image = image or default_image()
+        self.stdio = stdio
+        self._init_images()
+        self._maps_users: bool | None = None
+        self._base_url = base_url
+        self._client = client
+        self._cleaned = False
+        self._lock = threading.Lock()
+
+    # -- engine ------------------------------------------------------------------------------
+    @property
+    def client(self) -> docker.DockerClient:
+        """The engine client, connected and pinged on first use (SandboxError if unreachable)."""
+        if self._client is None:
+            try:
+                if self._base_url:
+                    client = docker.DockerClient(base_url=self._base_url, timeout=API_TIMEOUT_S)
+                else:
+                    client = docker.from_env(timeout=API_TIMEOUT_S)
+                client.ping()
+            except _ENGINE_ERRORS as error:
+                where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
+                raise SandboxError(
+                    f"the Docker engine is not reachable at {where} ({error}); start it "
+                    "(e.g. .ci/docker-up) or use the local sandbox"
+                ) from None
+            self._client = client
+        return self._client
+
+    # -- leftovers ---------------------------------------------------------------------------
+    def cleanup_leftovers(self) -> int:
+        """Remove arena containers whose run (a process of this host) has ended; how many."""
+        api = self.client.api
+        try:
+            # The engine's own listing carries the labels. The SDK's containers.list() would
+            # inspect every container listed, and fail (404) when another run's container
+            # goes between the two, as containers of live runs do all the time.
+            listed = api.containers(all=True, filters={"label": LABEL})
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while listing containers: {error}"
+            ) from None
+        removed = 0
+        for entry in listed:
+            labels = entry.get("Labels") or {}
+            if not _owner_is_gone(labels.get(OWNER_LABEL, "")):
+                continue  # a live match, maybe of another process: leave it alone
+            try:
+                api.remove_container(entry["Id"], force=True)
+                removed += 1
+            except docker.errors.APIError as error:
+                if not _is_gone(error):
+                    raise SandboxError(
+                        f"could not remove leftover container {_listed_name(entry)}: {error}"
+                    ) from None
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(
+                    f"could not remove leftover container {_listed_name(entry)}: {error}"
+                ) from None
+            _remove_io_dir(labels.get(IO_LABEL))
+        return removed
+
+    def check_engine(self, while_doing: str) -> None:
+        """SandboxError if the engine does not answer a ping within ENGINE_PROBE_S.
+
+        Asked before a bot is charged for a time-out that the engine may have caused (over
+        the attach socket the engine carries the bot's stdin and stdout).
+        """
+        api = self.client.api
+        try:
+            # The SDK's ping() waits as long as any call (API_TIMEOUT_S); a stall is shorter.
+            api._raise_for_status(api._get(api._url("/_ping"), timeout=ENGINE_PROBE_S))
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine did not answer a ping within {ENGINE_PROBE_S:g} s "
+                f"({type(error).__name__}) {while_doing}: it carries the bot's stdin and stdout, "
+                "so arena cannot tell whether the bot was late; not the bot's fault"
+            ) from None
+
+    def _uses_fifos(self, image: str) -> bool:
+        if self.stdio == "attach":
+            return False
+        shell = self._image_facts(image)["has_shell"]
+        # The pipes are handed to uid 65534 by chown: that needs root here, and an engine
+        # that maps users (rootless, userns-remap) would give the bot another uid.
+        root = os.geteuid() == 0 and not self._engine_maps_users()
+        if self.stdio == "fifo" and not (shell and root):
+            raise SandboxError(
+                f"stdio='fifo' needs /bin/sh in the image ({image!r} has "
+                f"{'it' if shell else 'none'}) and arena running as root with an engine "
+                f"that does not remap users ({'so it is' if root else 'it is not'}); "
+                "use stdio='auto' or 'attach'"
+            )
+        return shell and root
+
+    def _engine_maps_users(self) -> bool:
+        if self._maps_users is None:
+            try:
+                options = self.client.info().get("SecurityOptions") or []
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(
+                    f"the Docker engine failed to describe itself: {error}"
+                ) from None
+            self._maps_users = any("name=userns" in o or "name=rootless" in o for o in options)
+        return self._maps_users
+
+    # -- start -------------------------------------------------------------------------------
+    def container_settings(
+        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None
+    ) -> dict[str, Any]:
+        """The keyword arguments of `containers.create` for this bot: every limit in one place."""
+        memory = f"{limits.memory_mb}m"
+        labels = {
+            LABEL: "docker",
+            OWNER_LABEL: _owner_of_this_process(),
+            BOT_LABEL: bot.name,
+        }
+        volumes: dict[str, dict[str, str]] = {}
+        settings: dict[str, Any] = {
+            "image": image,
+            "command": list(bot.command) or None,
+            "name": f"arena-{_slug(bot.name)}-{uuid.uuid4().hex[:12]}",
+            "stdin_open": True,  # sets StdinOnce: closing our side reaches the bot as EOF
+            "tty": False,  # stdout and stderr stay apart (multiplexed frames)
+            "network_mode": "none",
+            "mem_limit": memory,
+            "memswap_limit": memory,  # equal: no swap on top of the memory limit
+            "nano_cpus": int(limits.cpus * 1e9),
+            "pids_limit": limits.pids,
+            "read_only": True,
+            "tmpfs": {"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "user": USER,
+            "init": True,  # PID 1 reaps children and dies with the bot, taking everything with it
+            "oom_score_adj": 1000,  # if the host runs short, the bot goes first, not arena
+            "ulimits": [
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(
+                    name="fsize",
+                    soft=limits.file_size_mb << 20,
+                    hard=limits.file_size_mb << 20,
+                ),
+                Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            # A flood of output must not fill the host's disk.
+            "log_config": {"type": "none"},
+            "environment": {"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+            "labels": labels,
+            "volumes": volumes,
+        }
+        if not bot.dockerfile:
+            volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
+            settings["working_dir"] = BOT_MOUNT
+        if io_dir is not None:
+            # stdin/stdout are the pipes in io_dir (a read-only mount: pipes stay usable, nothing
+            # else can be written). The shell only redirects and execs itself away, so the bot
+            # is init's child as without pipes; the image's own entrypoint still runs first.
+            facts = self._image_facts(image)
+            volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": "ro"}
+            labels[IO_LABEL] = str(io_dir)
+            settings["stdin_open"] = False
+            settings["entrypoint"] = [
+                "/bin/sh",
+                "-c",
+                f'exec "$@" <{IO_MOUNT}/in >{IO_MOUNT}/out',
+                "arena-stdio",
+            ]
+            settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
+        return settings
+
+    def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
+        """Create, attach and start the bot's container; SandboxError if the engine fails."""
+        with self._lock:
+            if not self._cleaned:
+                self.cleanup_leftovers()
+                self._cleaned = True
+        image = self.image_for(bot)
+        io_dir = make_fifos() if self._uses_fifos(image) else None
+        settings = self.container_settings(bot, limits, image, io_dir)
+        container = process = None
+        try:
+            container = self.client.containers.create(**settings)
+            streams = {"stdout": 1, "stderr": 1, "stream": 1}
+            if io_dir is None:
+                streams["stdin"] = 1
+            attached = self.client.api.attach_socket(container.id, params=streams)
+            process = DockerBotProcess(self, container, attached, limits, io_dir)
+            container.start()
+            if io_dir is None:
+                container.reload()  # its init's pid on this host: see _StdoutWatch
+                process.watch = _StdoutWatch.find(container.id, container.attrs["State"].get("Pid"))
+        except _ENGINE_ERRORS as error:
+            if process is not None:
+                process.discard()
+            else:
+                if container is not None:
+                    _remove_quietly(container)
+                _remove_io_dir(io_dir)
+            raise SandboxError(
+                f"the Docker engine could not start a container for {bot.name}: {error}"
+            ) from None
+        return process

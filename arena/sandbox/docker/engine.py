@@ -1,0 +1,107 @@
+"""The Docker engine as the docker sandbox meets it: its settings and labels, how to tell
+whether Docker bots can run here, which run owns a container, and the engine's answers
+that mean "gone" (other runs share the engine: their containers come and go at any time).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+import requests
+
+DEFAULT_IMAGE = "arena-base:bookworm"
+IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
+LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
+OWNER_LABEL = "arena.owner"  # "host:pid:process start time" of the run that made a container
+BOT_LABEL = "arena.bot"
+BOT_MOUNT = "/bot"
+IO_MOUNT = "/arena-io"  # the bot's stdin/stdout pipes, when used
+IO_LABEL = "arena.io"  # where those pipes are on the host (removed with the container)
+IO_PREFIX = "arena-io-"
+STDIO_MODES = ("auto", "fifo", "attach")
+STDIO_ENV = "ARENA_DOCKER_STDIO"
+USER = "65534:65534"  # nobody:nogroup, present in Debian and in python:*-slim
+API_TIMEOUT_S = 30  # the SDK's default is 60 s; a hung engine should fail sooner
+ENGINE_PROBE_S = 2.0  # a healthy engine answers a ping in milliseconds
+EXIT_WAIT_S = 5.0  # from a bot's end to its container's end (the attach socket's end)
+WATCH_EVERY_S = 0.2  # attach mode: how often a waiting read looks whether stdout is still held
+# A bot that ends lets go of its stdout and stdin one after the other (the kernel releases
+# them in turn, and may be interrupted in between): a bot seen holding stdin but not stdout
+# is taken to live on only when it still does after this long.
+SETTLE_S = 0.25
+BUILD_TIMEOUT_S = 900
+
+# What the SDK and requests raise when the engine is gone or misbehaves.
+_ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
+
+
+def default_image() -> str:
+    """The base image: $ARENA_DOCKER_IMAGE, else arena-base:bookworm."""
+    return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
+
+
+def engine_problem(image: str | None = None) -> str | None:
+    """Why Docker bots cannot run here (no engine reachable, or no `image`), or None if they can."""
+    wanted = image or default_image()
+    try:
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(wanted)
+    except Exception as error:  # noqa: BLE001 - any failure means "cannot run here"
+        return f"no usable Docker engine / image {wanted}: {error}"
+    return None
+
+
+def _process_start_time(pid: int) -> str | None:
+    """The start time of process `pid` (clock ticks since boot), None if it does not exist.
+
+    With the pid it names a process uniquely, so a reused pid is not mistaken for the owner.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses: split after the last ")".
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_of_this_process() -> str:
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_process_start_time(pid) or '0'}"
+
+
+def _owner_is_gone(owner: str) -> bool:
+    """True if `owner` names a process of this host that no longer runs."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, started = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False  # another machine's run (a shared engine): not ours to judge
+    return _process_start_time(int(pid_text)) != started
+
+
+def _remove_quietly(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except _ENGINE_ERRORS:
+        pass  # cleanup_leftovers of the next run will find it by its label
+
+
+def _is_gone(error: docker.errors.APIError) -> bool:
+    """True if the engine said the container is gone (404) or already being removed (409)."""
+    return error.status_code in (404, 409)
+
+
+def _listed_name(entry: dict[str, Any]) -> str:
+    names = entry.get("Names") or [entry["Id"][:12]]
+    return names[0].lstrip("/")
+
+
+def _slug(name: str) -> str:
+    """A Docker-safe lower-case name part (image repositories and container names)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "bot"

@@ -1,0 +1,184 @@
+"""Images for Docker bots: the base image (a bot folder mounted read-only), or one built from
+the bot's own Dockerfile, cached by a hash of its folder; and what each image holds that
+the container settings depend on (its entrypoint, command, and whether it has /bin/sh).
+`DockerImages` is the part of the docker sandbox that deals with images.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+
+from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
+from arena.sandbox.docker.engine import (
+    _ENGINE_ERRORS,
+    BOT_LABEL,
+    BUILD_TIMEOUT_S,
+    IMAGE_ENV,
+    LABEL,
+    OWNER_LABEL,
+    _owner_of_this_process,
+    _slug,
+)
+
+
+def folder_digest(folder: Path) -> str:
+    """A hash of every file's relative path, executable bit and content under `folder`."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _check_readable_by_anyone(folder: Path) -> None:
+    """SandboxError if the container's user (nobody) could not read the mounted bot folder."""
+    folder = folder.resolve()
+    if not folder.is_dir():
+        raise SandboxError(f"the bot folder {folder} does not exist")
+    for path in [folder, *folder.rglob("*")]:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue  # a dangling link: nothing to read either way
+        needed = 0o005 if path.is_dir() else 0o004  # others: r-x on folders, r on files
+        if mode & needed != needed:
+            raise SandboxError(
+                f"{path} is not readable by the container's user (uid 65534); "
+                f"make the bot folder readable by everyone: chmod -R a+rX {folder}"
+            )
+
+
+
+class DockerImages:
+    """Image lookup, building and probing, for a sandbox with `client` and `image`."""
+
+    client: Any
+    image: str
+
+    def _init_images(self) -> None:
+        self._facts: dict[str, dict[str, Any]] = {}
+        self._failed_builds: dict[str, BotFault] = {}
+        self._checked_image = False
+        self._facts_lock = threading.Lock()
+
+    def _check_base_image(self) -> None:
+        if self._checked_image:
+            return
+        try:
+            self.client.images.get(self.image)
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"the Docker base image {self.image!r} is not present; build it with "
+                f".ci/docker-up, or `docker pull python:3.12-slim` and set {IMAGE_ENV}="
+                "python:3.12-slim"
+            ) from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while looking up {self.image!r}: {error}"
+            ) from None
+        self._checked_image = True
+
+    # -- images ------------------------------------------------------------------------------
+    def image_for(self, bot: BotSpec) -> str:
+        """The image the bot runs in: the base image, or its own, built once per content."""
+        if not bot.dockerfile:
+            self._check_base_image()
+            _check_readable_by_anyone(bot.folder)
+            return self.image
+        folder = bot.folder.resolve()
+        dockerfile = (folder / bot.dockerfile).resolve()
+        if not dockerfile.is_relative_to(folder) or not dockerfile.is_file():
+            raise BotFault(
+                Reason.CRASH,
+                f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
+            )
+        tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
+        # A bot restarted after a fault must not pay for (or retry) a failed build again.
+        if tag in self._failed_builds:
+            raise self._failed_builds[tag]
+        try:
+            self.client.images.get(tag)
+            return tag
+        except docker.errors.ImageNotFound:
+            pass
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while looking up {tag}: {error}"
+            ) from None
+        try:
+            # Build steps are the bot author's code too: no network, and a memory cap.
+            self.client.images.build(
+                path=str(folder),
+                dockerfile=str(dockerfile.relative_to(folder)),
+                tag=tag,
+                rm=True,
+                forcerm=True,
+                pull=False,
+                network_mode="none",
+                labels={LABEL: "docker", BOT_LABEL: bot.name},
+                container_limits={"memory": 2 << 30, "memswap": 2 << 30},
+                timeout=BUILD_TIMEOUT_S,
+            )
+        except docker.errors.BuildError as error:
+            last = next(
+                (
+                    str(step.get("error") or step.get("stream", "")).strip()
+                    for step in reversed(list(error.build_log))
+                    if str(step.get("error") or step.get("stream", "")).strip()
+                ),
+                str(error),
+            )
+            self._failed_builds[tag] = BotFault(
+                Reason.CRASH, f"its Dockerfile did not build: {last}"
+            )
+            raise self._failed_builds[tag] from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
+        return tag
+
+    # -- how the bot's stdin/stdout travel --------------------------------------------------
+    def _image_facts(self, image: str) -> dict[str, Any]:
+        """Entrypoint, command and whether /bin/sh exists, per image (looked up once)."""
+        with self._facts_lock:  # bots starting side by side: one probe, not one each
+            facts = self._facts.get(image)
+            if facts is None:
+                facts = self._facts[image] = self._probe_image(image)
+            return facts
+
+    def _probe_image(self, image: str) -> dict[str, Any]:
+        """Read the image's config, and look for /bin/sh in a container that never starts."""
+        try:
+            config = self.client.images.get(image).attrs.get("Config") or {}
+            probe = self.client.containers.create(
+                image,
+                ["true"],
+                network_mode="none",
+                labels={LABEL: "probe", OWNER_LABEL: _owner_of_this_process()},
+            )
+            try:
+                chunks, _ = probe.get_archive("/bin/sh")
+                # Read the (tiny) answer so that the connection is free again.
+                for _ in chunks:
+                    pass
+                has_shell = True
+            except docker.errors.NotFound:
+                has_shell = False
+            finally:
+                probe.remove(force=True)
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while inspecting {image!r}: {error}"
+            ) from None
+        return {
+            "entrypoint": list(config.get("Entrypoint") or []),
+            "cmd": list(config.get("Cmd") or []),
+            "has_shell": has_shell,
+        }

@@ -1,0 +1,563 @@
+"""How a Docker bot's stdin and stdout travel, and the running bot as arena talks to it:
+`DockerBotProcess`, over two named pipes (`make_fifos`) or the engine's attach socket,
+whose multiplexed frames also bring the bot's stderr and whose end says the container
+ended. `_StdoutWatch` tells, over the attach socket, that a bot closed its stdout.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import math
+import os
+import select
+import shutil
+import socket
+import struct
+import tempfile
+import time
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import docker
+import docker.errors
+
+from arena.sandbox.base import BotFault, BotProcess, Limits, Reason, SandboxError
+from arena.sandbox.common import (
+    CLOSED_STDOUT,
+    STOPPED_READING,
+    LineBuffer,
+    StderrLog,
+    describe_exit,
+    fault_for_exit,
+    input_wait_s,
+)
+from arena.sandbox.docker.engine import (
+    _ENGINE_ERRORS,
+    API_TIMEOUT_S,
+    EXIT_WAIT_S,
+    IO_PREFIX,
+    SETTLE_S,
+    USER,
+    WATCH_EVERY_S,
+    _is_gone,
+    _remove_quietly,
+)
+
+if TYPE_CHECKING:
+    from arena.sandbox.docker import DockerSandbox
+
+_FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
+_STDOUT, _STDERR = 1, 2
+_READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
+
+
+def make_fifos() -> Path:
+    """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
+    folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
+    # The container's user must reach the pipes; nobody may list the folder.
+    folder.chmod(0o711)
+    uid, gid = (int(part) for part in USER.split(":"))
+    for name in ("in", "out"):
+        os.mkfifo(folder / name, 0o600)
+        os.chown(folder / name, uid, gid)
+    return folder
+
+
+
+class _StdoutWatch:
+    """Whether a bot still holds its container's stdout, from /proc (attach mode only).
+
+    Over the attach socket the engine cannot tell a bot that closed its stdout: the
+    container's init keeps its own copy open, and the engine's copy of the stream ends only
+    with the container. /proc can: the bot closed it when the container has processes
+    besides init and none of them holds that pipe. Works when the engine runs on this host
+    in arena's view of /proc and arena may read other users' /proc entries (root); else
+    `find` gives None and such a bot times out instead.
+    """
+
+    def __init__(self, init_pid: int, pipe: str, namespace: str):
+        self.init_pid, self.pipe, self.namespace = init_pid, pipe, namespace
+
+    @classmethod
+    def find(cls, container_id: str, init_pid: int | None) -> _StdoutWatch | None:
+        """The watch of the container whose init has host pid `init_pid`; None if not possible."""
+        if not init_pid:
+            return None
+        try:
+            if container_id not in Path(f"/proc/{init_pid}/cgroup").read_text():
+                return None  # not this host's pid, or not our view of it
+            pipe = os.readlink(f"/proc/{init_pid}/fd/1")
+            namespace = os.readlink(f"/proc/{init_pid}/ns/pid")
+        except OSError:
+            return None
+        return cls(init_pid, pipe, namespace) if pipe.startswith("pipe:") else None
+
+    def closed(self) -> bool:
+        """True if processes besides init run in the container and none holds its stdout."""
+        others = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == self.init_pid:
+                continue
+            try:
+                if os.readlink(f"/proc/{entry.name}/ns/pid") != self.namespace:
+                    continue
+                state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state in ("Z", "X"):
+                    continue  # ended, not reaped yet: it holds nothing
+                others = True
+                for fd in os.listdir(f"/proc/{entry.name}/fd"):
+                    if os.readlink(f"/proc/{entry.name}/fd/{fd}") == self.pipe:
+                        return False
+            except OSError:
+                continue  # it ended while we looked
+        return others
+
+
+def _remove_io_dir(io_dir: Path | str | None) -> None:
+    """Delete a folder of pipes made by `_make_fifos` (and nothing else)."""
+    if not io_dir:
+        return
+    io_dir = Path(io_dir)
+    if io_dir.name.startswith(IO_PREFIX) and io_dir.parent == Path(tempfile.gettempdir()):
+        shutil.rmtree(io_dir, ignore_errors=True)
+
+
+# Containers still open when the interpreter exits (e.g. on an uncaught exception) are removed.
+_OPEN: weakref.WeakSet[DockerBotProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for process in list(_OPEN):
+        try:
+            process.close()
+        except SandboxError:
+            pass
+
+
+class DockerBotProcess(BotProcess):
+    """A bot running in a container: stdin/stdout over two pipes or the attach socket.
+
+    The attach socket is always there: it brings the bot's stderr (and, without pipes, its
+    stdout and stdin), and its end tells that the container has ended.
+    """
+
+    def __init__(
+        self,
+        sandbox: DockerSandbox,
+        container: Any,
+        attached: Any,
+        limits: Limits,
+        io_dir: Path | None = None,
+    ):
+        self.sandbox = sandbox
+        self.container = container
+        self.limits = limits
+        self.io_dir = io_dir
+        self._attached = attached  # keeps the HTTP response (and with it the socket) alive
+        self._sock: socket.socket = getattr(attached, "_sock", attached)
+        self._sock.setblocking(False)
+        # stdin is opened read-write: that never blocks, the bot's own open of it does not
+        # either, and the bot sees EOF exactly when we close our end. stdout is opened
+        # read-only, which does not block either and lets the bot's open succeed at once;
+        # and once the bot has opened it, its last close of it is an end of file here (while
+        # no writer has come yet, the kernel reports nothing), whether or not it keeps running.
+        self._in_fd = self._out_fd = None
+        self._in_read_too = False  # stdin is still opened read-write (see _still_running)
+        if io_dir is not None:
+            self._in_fd = os.open(io_dir / "in", os.O_RDWR | os.O_NONBLOCK)
+            self._in_read_too = True
+            self._out_fd = os.open(io_dir / "out", os.O_RDONLY | os.O_NONBLOCK)
+        self.watch: _StdoutWatch | None = None  # attach mode, when /proc can tell (set by start)
+        # poll, not select: a tournament process may hold more than 1024 descriptors.
+        self._sock_fd = self._sock.fileno()
+        self._reading = select.poll()  # what brings output: the socket, and the pipe
+        self._writing = select.poll()  # the same, plus where stdin goes
+        for poller in (self._reading, self._writing):
+            poller.register(self._sock_fd, select.POLLIN)
+            if self._out_fd is not None:
+                poller.register(self._out_fd, select.POLLIN)
+        if self._in_fd is not None:
+            self._writing.register(self._in_fd, select.POLLOUT)
+        else:
+            self._writing.register(self._sock_fd, select.POLLIN | select.POLLOUT)
+        self._header = bytearray()  # the part of a frame header read so far
+        self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
+        self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
+        self._stdout = LineBuffer.from_limits(limits)
+        self._stderr = StderrLog(limits.stderr_keep_bytes)
+        self._eof = False  # the container's output has ended (and was all read)
+        self._stdout_closed = False  # the bot closed its stdout; its container may still run
+        self._fault: BotFault | None = (
+            None  # a fault that ends the bot: raised again if asked again
+        )
+        self._closed = False
+        self._oom: bool | None = None
+        _OPEN.add(self)
+
+    @property
+    def id(self) -> str:
+        """The container's id."""
+        return self.container.id
+
+    @property
+    def stdio(self) -> str:
+        """How stdin/stdout travel: "fifo" or "attach"."""
+        return "attach" if self._in_fd is None else "fifo"
+
+    # -- reading -----------------------------------------------------------------------------
+    def _pump(self, wait_s: float) -> None:
+        """Read what is ready (waiting at most `wait_s` for something) and route it."""
+        if self._eof:
+            return
+        ready = {fd for fd, _ in self._reading.poll(_milliseconds(wait_s))}
+        if self._out_fd is not None and self._out_fd in ready:
+            self._read_pipe()
+        if self._sock_fd in ready:  # data, or the end (POLLHUP): recv tells which
+            self._read_socket()
+            if self._eof and self._out_fd is not None:
+                # The container has ended: what it wrote is all in the pipe now.
+                while self._read_pipe():
+                    pass
+
+    def _read_pipe(self) -> bool:
+        """Read from the stdout pipe (at most 1 MiB); True if the pipe may hold more."""
+        for _ in range(16):  # bounded, so a flooding bot cannot keep us past a deadline
+            try:
+                chunk = os.read(self._out_fd, 1 << 16)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                # Every writer has closed it: the bot closed its stdout or ended.
+                if not self._stdout_closed:
+                    self._stdout_closed = True
+                    for poller in (self._reading, self._writing):
+                        poller.unregister(self._out_fd)  # else it is "ready" forever
+                return False
+            self._stdout.feed(chunk)
+            if len(chunk) < (1 << 16):
+                return False
+        return True
+
+    def _read_socket(self) -> None:
+        for _ in range(16):  # at most 1 MiB per call, so a stderr flood cannot keep us here
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                if error.errno not in (errno.ECONNRESET, errno.EPIPE):
+                    raise SandboxError(
+                        f"the attach socket of {self.container.name} failed: {error}"
+                    ) from None
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                return
+            self._demux(chunk)
+            if len(chunk) < (1 << 16):
+                return
+
+    def _demux(self, chunk: bytes) -> None:
+        """Route the payload of the multiplexed stream to stdout lines and the stderr log.
+
+        Frames are followed incrementally (header, then payload as it comes), so a frame
+        split across reads costs nothing and a huge frame is never held whole.
+        """
+        position, size = 0, len(chunk)
+        while position < size:
+            if self._frame_left == 0:
+                needed = _FRAME_HEADER.size - len(self._header)
+                self._header += chunk[position : position + needed]
+                position += needed
+                if len(self._header) < _FRAME_HEADER.size:
+                    return
+                self._frame_stream, self._frame_left = _FRAME_HEADER.unpack(self._header)
+                self._header.clear()
+                continue
+            take = min(self._frame_left, size - position)
+            payload = chunk[position : position + take]
+            position += take
+            self._frame_left -= take
+            if self._frame_stream == _STDOUT and self._out_fd is None:
+                self._stdout.feed(payload)  # may raise OUTPUT_LIMIT: the bot is done for anyway
+            else:
+                # stderr (with pipes, the container's own stdout only carries init's words)
+                self._stderr.append(payload)
+
+    def receive_line(self, timeout_s: float) -> bytes:
+        """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
+        self._check_open()
+        if self._fault is not None:
+            raise self._fault
+        began = time.monotonic()
+        deadline = began + max(0.0, timeout_s)
+        # Attach mode: a wait that lasts looks now and then whether the bot still holds its
+        # stdout (answers come sooner than the first look, so they cost nothing).
+        next_look = began + WATCH_EVERY_S if self.watch is not None else math.inf
+        try:
+            while True:
+                line = self._stdout.next_line()
+                if line is not None:
+                    return line
+                if self._eof or self._stdout_closed:
+                    raise self._end_fault()
+                now = time.monotonic()
+                self._pump(min(deadline, next_look) - now)
+                if self._stdout.has_line() or self._eof or self._stdout_closed:
+                    continue
+                now = time.monotonic()
+                if now >= next_look and now < deadline:
+                    next_look = now + WATCH_EVERY_S
+                    self._look_at_stdout()
+                    continue
+                if now >= deadline:
+                    raise self._timeout(f"did not answer within {timeout_s:.3g} s", timeout_s > 0)
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SandboxError(
+                f"the container {self.container.name} was already closed (arena's mistake)"
+            )
+
+    def _look_at_stdout(self) -> None:
+        """Attach mode: note a bot that closed its stdout (see _StdoutWatch)."""
+        if self.watch is None or not self.watch.closed():
+            return
+        # A bot that is ending lets go of everything an instant before it is a zombie: look
+        # again a moment later; by then its end (if it is that) is on the socket.
+        self._pump(SETTLE_S)
+        if not (self._eof or self._stdout.has_line()) and self.watch.closed():
+            self._stdout_closed = True
+
+    def _timeout(self, detail: str, waited: bool = True) -> BotFault:
+        """TIMEOUT with `detail`, after making sure the engine did not cause it.
+
+        Over the attach socket the engine carries stdin and stdout: if it does not answer
+        now, arena cannot judge the bot, and raises SandboxError instead (not the bot's
+        fault). Over pipes the engine plays no part in any clock.
+        """
+        if waited and self._in_fd is None:
+            self.sandbox.check_engine(f"when {self.container.name} {detail}")
+        return BotFault(Reason.TIMEOUT, detail)
+
+    def _end_fault(self) -> BotFault:
+        """Why the bot's output ended: OUT_OF_MEMORY, CRASH with its exit code / signal, or
+        CRASH because it closed its stdout and kept running."""
+        if not self._eof:
+            # Its stdout has ended but its container has not (yet).
+            if self._still_running():
+                return BotFault(Reason.CRASH, CLOSED_STDOUT)
+            deadline = time.monotonic() + EXIT_WAIT_S
+            while not self._eof and time.monotonic() < deadline:
+                self._pump(deadline - time.monotonic())
+            if not self._eof:
+                return BotFault(Reason.CRASH, describe_exit(None))
+        try:
+            status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
+            self.container.reload()
+            self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except docker.errors.NotFound:
+            raise SandboxError(
+                f"the container {self.container.name} was removed by someone else before arena "
+                "learnt how it ended; not the bot's fault"
+            ) from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine failed while reading how {self.container.name} ended: {error}"
+            ) from None
+        return fault_for_exit(_as_returncode(status), self.limits, oom=self._oom)
+
+    def _still_running(self) -> bool:
+        """After its stdout ended: does the bot live on (does anything still read its stdin)?"""
+        if self._in_fd is None:
+            return self._stdout_closed  # only _StdoutWatch, which saw it run, says so here
+        if self._in_fd < 0:
+            return False
+        if self._in_read_too:
+            # Drop our own read end of stdin: a write-only end tells whether anyone reads it.
+            # The bot's shell opened stdin before stdout, so it has it (if it still runs).
+            try:
+                write_only = os.open(self.io_dir / "in", os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                return False
+            os.dup2(write_only, self._in_fd)
+            os.close(write_only)
+            self._in_read_too = False
+        # Wait (at most SETTLE_S) for the last reader of stdin to go: POLLERR comes whatever
+        # is asked for, and the socket's end says the container has ended.
+        poller = select.poll()
+        poller.register(self._in_fd, 0)
+        poller.register(self._sock_fd, select.POLLIN)
+        deadline = time.monotonic() + SETTLE_S
+        while True:
+            events = dict(poller.poll(_milliseconds(deadline - time.monotonic())))
+            if events.get(self._in_fd, 0) & select.POLLERR:
+                return False
+            if self._sock_fd in events:
+                self._pump(0.0)
+                if self._eof:
+                    return False
+            if time.monotonic() >= deadline:
+                return True
+
+    def stderr_text(self) -> str:
+        """The kept part of the bot's stderr."""
+        return self._stderr.text()
+
+    # -- writing -----------------------------------------------------------------------------
+    def send_line(self, line: bytes) -> None:
+        """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
+        self._check_open()
+        if self._fault is not None:
+            raise self._fault
+        self._stdout.start_decision()
+        try:
+            self._send(line + b"\n")
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
+
+    def _send(self, data: bytes) -> None:
+        # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
+        target_fd = self._sock_fd if self._in_fd is None else self._in_fd
+        if self._in_fd is not None:
+            try:  # the common case: the pipe has room, one call, no poll
+                data = data[os.write(self._in_fd, data) :]
+            except BlockingIOError:
+                pass
+        view = memoryview(data)
+        deadline = time.monotonic() + input_wait_s(self.limits)
+        while view:
+            if self._eof or self._stdout_closed:
+                raise self._end_fault()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._timeout(STOPPED_READING)
+            events = dict(self._writing.poll(_milliseconds(remaining)))
+            if any(mask & _READY_TO_READ for mask in events.values()):
+                # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
+                self._pump(0.0)
+            if not events.get(target_fd, 0) & select.POLLOUT:
+                continue
+            try:
+                if self._in_fd is not None:
+                    sent = os.write(self._in_fd, view)
+                else:
+                    sent = self._sock.send(view)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as error:
+                if error.errno in (errno.EPIPE, errno.ECONNRESET):
+                    # The socket's end is the container's; a pipe's, only that nobody reads it.
+                    self._eof = self._eof or self._in_fd is None
+                    raise self._end_fault() from None
+                raise SandboxError(
+                    f"the attach socket of {self.container.name} failed: {error}"
+                ) from None
+            view = view[sent:]
+
+    # -- end ---------------------------------------------------------------------------------
+    def close(self) -> Reason | None:
+        """Kill and remove the container (idempotent); OUT_OF_MEMORY if it was killed for memory."""
+        if self._closed:
+            return Reason.OUT_OF_MEMORY if self._oom else None
+        self._closed = True
+        _OPEN.discard(self)
+        failure: Exception | None = None
+        try:
+            self._close_input()
+            try:
+                self._pump(0.0)  # keep the last words of its log
+            except (OSError, BotFault, SandboxError):
+                pass
+            # Close our end before the kill: the engine will not finish a container whose
+            # output it is still trying to hand to a full socket.
+            self._close_streams()
+            if self._oom is None:
+                try:
+                    self.container.kill()
+                except docker.errors.APIError as error:
+                    if not _is_gone(error):  # 409: it is not running any more
+                        raise
+                self.container.wait(timeout=API_TIMEOUT_S)
+                self.container.reload()
+                self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+        except docker.errors.NotFound:
+            pass  # removed by someone else meanwhile: nothing left to ask or to remove
+        except _ENGINE_ERRORS as error:
+            failure = error
+        finally:
+            self._close_streams()
+            try:
+                self.container.remove(force=True)
+            except docker.errors.APIError as error:
+                if not _is_gone(error):
+                    failure = failure or error
+            except _ENGINE_ERRORS as error:
+                failure = failure or error
+            _remove_io_dir(self.io_dir)
+        if failure is not None:
+            raise SandboxError(
+                f"the Docker engine failed while removing {self.container.name}: {failure}"
+            )
+        return Reason.OUT_OF_MEMORY if self._oom else None
+
+    def discard(self) -> None:
+        """Remove the container without asking how it ended (after a failed start)."""
+        self._closed = True
+        _OPEN.discard(self)
+        self._close_streams()
+        _remove_quietly(self.container)
+        _remove_io_dir(self.io_dir)
+
+    def _close_input(self) -> None:
+        """EOF on the bot's stdin."""
+        if self._in_fd is not None:
+            os.close(self._in_fd)
+            self._in_fd = -1  # not None: the mode stays "fifo"
+        elif not self._eof:
+            try:
+                self._sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def _close_streams(self) -> None:
+        self._eof = True
+        for fd_name in ("_in_fd", "_out_fd"):
+            fd = getattr(self, fd_name)
+            if fd is not None and fd >= 0:
+                os.close(fd)
+                setattr(self, fd_name, -1)
+        try:
+            self._sock.close()
+            self._attached.close()
+        except OSError:
+            pass
+
+    def __del__(self) -> None:
+        # Last resort for a process dropped without close(): never leave a container behind.
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
+                pass
+
+
+def _milliseconds(seconds: float) -> int:
+    """A poll timeout: `seconds` rounded up to whole milliseconds, never negative."""
+    return max(0, math.ceil(seconds * 1000))
+
+
+def _as_returncode(status: int) -> int:
+    """Docker's exit status as Popen.returncode: 128+N from the init process is signal N."""
+    if status > 128 and status - 128 < 65:
+        return -(status - 128)
+    return status
