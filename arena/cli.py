@@ -675,7 +675,7 @@ def secret_command(
         )
         raise typer.Exit(1)
     console.print(
-        f"all {len(games)} games were dealt from this secret (deal seed = HMAC-SHA256(secret, 'deal/' + deal key)); "
+        f"{'the one game was' if len(games) == 1 else f'all {len(games)} games were'} dealt from this secret (deal seed = HMAC-SHA256(secret, 'deal/' + deal key)); "
         "`arena report` replays each stored game from its seed and checks its actions",
         highlight=False, markup=False, soft_wrap=True,
     )
