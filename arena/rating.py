@@ -256,7 +256,7 @@ class Ratings:
             raise ValueError("these ratings keep no updates (Ratings(record=True) does)")
         natural = {bot: _natural(rating) for bot, rating in self._ratings.items()}
         if self.settings.tau == 0:
-            env = self._env
+            settings, env = self.settings, self._env
             for bots, ranks, added in self.updates:
                 cavities = []
                 for bot, (pi_added, tau_added) in zip(bots, added):
@@ -264,12 +264,17 @@ class Ratings:
                     cavities.append((pi - pi_added, tau - tau_added))
                 if any(pi <= 0 for pi, _ in cavities):
                     continue  # rounding at an extreme: keep what the pass in order found
-                groups = [(trueskill.Rating(tau / pi, pi**-0.5),) for pi, tau in cavities]
-                rated = trueskill_ffa.rate(env, groups, ranks) or _attempt(env, groups, ranks)
+                priors = [(tau / pi, pi**-0.5) for pi, tau in cavities]
+                rated = trueskill_ffa.rate_values(settings.beta, 0.0, settings.draw_probability, priors, ranks)
                 if rated is None:
-                    continue  # as above; the pass in order had this update rated by mpmath
-                for bot, (rating,) in zip(bots, rated):
-                    natural[bot] = _natural(rating)
+                    groups = [(trueskill.Rating(mu, sigma),) for mu, sigma in priors]
+                    package = _attempt(env, groups, ranks)
+                    if package is None:
+                        continue  # as above; the pass in order had this update rated by mpmath
+                    rated = [(float(rating.mu), float(rating.sigma)) for (rating,) in package]
+                for bot, (mu, sigma) in zip(bots, rated):
+                    pi = sigma**-2
+                    natural[bot] = (pi, mu * pi)
         return {bot: (tau / pi, pi**-0.5) for bot, (pi, tau) in natural.items()}
 
     def _rate_with_mpmath(self, groups, ranks, label):

@@ -245,3 +245,34 @@ def rate(env: trueskill.TrueSkill, rating_groups: Sequence[Sequence[trueskill.Ra
     except (ArithmeticError, ValueError):
         return None
     return result
+
+
+class _Prior:
+    """A rating as `_rate_sorted` reads it: mu and sigma, without the package's object."""
+
+    __slots__ = ("mu", "sigma")
+
+    def __init__(self, mu: float, sigma: float):
+        self.mu, self.sigma = mu, sigma
+
+
+def rate_values(beta: float, tau: float, draw_probability: float, priors: Sequence[tuple[float, float]], ranks: Sequence[float]):
+    """`rate` on (mu, sigma) pairs, one per one-player group, giving (mu, sigma) pairs, or None
+    where `rate` gives None. The package's algorithm as in `rate`, without building its
+    Rating objects (which store 1/sigma^2 and give mu and sigma back rounded): for callers
+    that rate many updates of their own and need not match the package to the bit
+    (`arena.rating.Ratings.posterior`)."""
+    n = len(priors)
+    order = sorted(range(n), key=ranks.__getitem__)
+    ties = [ranks[order[k]] == ranks[order[k + 1]] for k in range(n - 1)]
+    try:
+        margin = draw_margin(beta, draw_probability)
+        rated = _rate_sorted([_Prior(*priors[i]) for i in order], ties, beta, tau, margin)
+    except (ArithmeticError, ValueError):
+        return None
+    result: list = [None] * n
+    for i, (mu, sigma) in zip(order, rated):
+        if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
+            return None
+        result[i] = (mu, sigma)
+    return result
