@@ -1,7 +1,13 @@
 """How sure are arena's answers? Simulated error rates of `arena match --sprt`.
 
     python bench/confidence.py [--runs 2000] [--quick] [--json] [--seed 1]
+        [--tournaments 200] [--jobs N] [--only sprt|separation]
     python bench/confidence.py --measure 4000     # re-measure the pair structure below
+
+Two tables: the SPRT table of `arena match --sprt` (below), and the separation table of
+the standings' rank intervals (`separation_table`, at the end of this file: how often a
+pair of graded bots shown as separated is in the wrong order, how often a band holds the
+bot's true place, and the seconds for 64 bots and 10,000 games).
 
 The SPRT table: for ELO0/ELO1 = 0/10 (alpha = beta = 0.05), `--runs` simulated SPRT runs
 whose true Elo difference is ELO0 and as many whose truth is ELO1. Each run draws pair
@@ -39,7 +45,9 @@ pair earlier), and the first few runs of each row pair by pair along their whole
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import os
 import random
 import statistics
 import sys
@@ -247,6 +255,195 @@ def print_sprt_table(table: dict) -> None:
     print(f"  > {DEFAULT_GAMES:,}: runs still undecided at arena match --sprt's default cap, --games {DEFAULT_GAMES}")
 
 
+# ------------------------------------------------------------ how sure is the ranking
+#
+# The separation table: 16 graded 3UP 3DOWN players of bench/tournament.py (a rule-of-thumb
+# player that plays a random legal action with probability p = 0, 1/15, ..., 1; the true
+# order is by p) play round-robin and Swiss at four seats, in process. Each tournament is
+# read at 12, 24 and 48 games per bot with arena's own confidence (RatingLedger.confidence:
+# the skills given all the games, the 90% rank intervals): how often a pair shown as
+# separated is in the wrong order (target: at most 10%), and how often a bot's interval
+# holds its true place (nominal 90%). The same intervals drawn from the ratings as rated in
+# order (no smoothing sweep) are measured beside them: the method arena does not use, and why.
+
+SEPARATION_TOURNAMENTS = 200  # per format
+SEPARATION_SIZES = (12, 24, 48)  # games per bot (one per round at four seats, 16 bots)
+SEPARATION_FORMATS = ("round_robin", "swiss")
+SEPARATION_TARGET = 0.10  # the most wrong-order pairs among those shown as separated
+SPEED_BOTS, SPEED_GAMES, SPEED_TARGET_S = 64, 10_000, 2.0
+
+
+def _tournament_bench():
+    """bench/tournament.py (the graded players, in-process games, arena's Swiss)."""
+    import importlib.util
+
+    if "bench_tournament" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench_tournament", Path(__file__).with_name("tournament.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules["bench_tournament"]
+
+
+def _judge(intervals: dict, order: list[str], true_order: list[str]) -> dict:
+    """What one set of rank intervals gets right and wrong against the true order."""
+    from arena.confidence import rank_groups, separated
+
+    true_place = {bot: place for place, bot in enumerate(true_order, 1)}
+    shown = wrong = 0
+    for a, b in itertools.combinations(true_order, 2):  # a is truly ahead of b
+        if separated(intervals[a], intervals[b]):
+            shown += 1
+            wrong += intervals[b].high < intervals[a].low
+    return {
+        "separated": shown,
+        "wrong": wrong,
+        "covered": sum(intervals[bot].low <= true_place[bot] <= intervals[bot].high for bot in true_order),
+        "best_missed": intervals[true_order[0]].low > 1,
+        "width": statistics.fmean(intervals[bot].high - intervals[bot].low + 1 for bot in true_order),
+        "groups": max(rank_groups(order, intervals)) + 1,
+    }
+
+
+def _read(ledger, true_order: list[str]) -> dict:
+    """Arena's intervals now, and the same drawn from the ratings as rated in order."""
+    from arena.confidence import rank_intervals
+
+    standings = ledger.table().standings
+    order = [line.bot for line in standings]
+    online = rank_intervals({line.bot: (line.mu, line.sigma) for line in standings})
+    return {"arena": _judge(ledger.confidence().intervals, order, true_order), "in_order": _judge(online, order, true_order)}
+
+
+def separation_run(task: tuple[str, int, tuple[int, ...]]) -> dict:
+    """One tournament of the graded field, read at each size (games per bot)."""
+    from arena.rating import RatingLedger
+    from arena.schedule import round_robin
+
+    bench = _tournament_bench()
+    fmt, seed, sizes = task
+    players = {player.name: player for player in bench.graded_players(bench.ACCURACY_BOTS)}
+    true_order = list(players)  # strongest first
+    ledger = RatingLedger(bots=true_order, record=True)
+    reads = {}
+    if fmt == "round_robin":
+        schedule = round_robin(true_order, bench.SEATS, seed=seed, rounds=max(sizes))
+        for round_no, games in itertools.groupby(schedule, key=lambda game: game.round):
+            for game in games:
+                ledger.add(bench.play_scheduled(game, players))
+            if round_no in sizes:
+                reads[round_no] = _read(ledger, true_order)
+    else:
+        for round_no, _ in bench.play_swiss(players, ledger, seed, max(sizes), False):
+            if round_no in sizes:
+                reads[round_no] = _read(ledger, true_order)
+    return reads
+
+
+def separation_speed(bots: int = SPEED_BOTS, games: int = SPEED_GAMES, seed: int = 1) -> dict:
+    """Seconds for the confidence of `bots` bots after `games` four-seat games (results drawn
+    from fixed skills plus noise): the rating pass that keeps its updates, as `arena
+    standings` makes it, then the smoothing sweep and the rank intervals."""
+    from arena.confidence import rank_intervals
+    from arena.rating import RatedGame, RatingLedger
+
+    rng = random.Random(f"speed/{seed}")
+    names = [f"bot{index:02d}" for index in range(bots)]
+    skill = {name: rng.gauss(0, 1) for name in names}
+    tables = bots // 4
+    results = []
+    for number in range(games):
+        round_no, table = divmod(number, tables)
+        seated = tuple(rng.sample(names, 4))
+        performance = [skill[name] + rng.gauss(0, 1) for name in seated]
+        places = tuple(1 + sum(other > mine for other in performance) for mine in performance)
+        results.append(RatedGame(f"{round_no + 1:05d}-{table + 1:05d}-0", seated, places))
+    clocks = []
+
+    def clock() -> None:
+        clocks.append((time.perf_counter(), time.process_time()))
+
+    clock()
+    ledger = RatingLedger(bots=names, record=True)
+    for result in results:
+        ledger.add(result)
+    ledger.table()
+    clock()
+    skills = ledger.ratings.posterior()
+    clock()
+    rank_intervals(skills)
+    clock()
+    (w0, c0), (w1, c1), (w2, c2), (w3, c3) = clocks
+    return {
+        "bots": bots, "games": games,
+        "rating_pass_s": w1 - w0, "sweep_s": w2 - w1, "intervals_s": w3 - w2,
+        "confidence_s": w3 - w1, "total_s": w3 - w0,
+        "confidence_cpu_s": c3 - c1, "total_cpu_s": c3 - c0,
+        "target_s": SPEED_TARGET_S, "met": w3 - w1 <= SPEED_TARGET_S,
+        "load_average": os.getloadavg()[0],
+    }
+
+
+def separation_table(tournaments: int = SEPARATION_TOURNAMENTS, sizes: tuple[int, ...] = SEPARATION_SIZES, jobs: int = 1) -> dict:
+    """The separation table over `tournaments` tournaments per format, and the speed figure."""
+    bench = _tournament_bench()
+    started = time.perf_counter()
+    tasks = [(fmt, seed, tuple(sizes)) for fmt in SEPARATION_FORMATS for seed in range(1, tournaments + 1)]
+    runs = bench.map_jobs(separation_run, tasks, jobs)
+    rows = []
+    for fmt in SEPARATION_FORMATS:
+        reads = [run for (task_fmt, _, _), run in zip(tasks, runs) if task_fmt == fmt]
+        for size in sizes:
+            row = {"format": fmt, "games_per_bot": size, "tournaments": len(reads)}
+            for method in ("arena", "in_order"):
+                judged = [read[size][method] for read in reads]
+                shown, wrong = sum(j["separated"] for j in judged), sum(j["wrong"] for j in judged)
+                row[method] = {
+                    "separated_pairs": shown,
+                    "wrong_order": wrong,
+                    "wrong_rate": wrong / shown if shown else 0.0,
+                    "separated_per_tournament": shown / len(judged),
+                    "tournaments_with_a_wrong_pair": sum(j["wrong"] > 0 for j in judged) / len(judged),
+                    "coverage": sum(j["covered"] for j in judged) / (len(judged) * bench.ACCURACY_BOTS),
+                    "best_missed": sum(j["best_missed"] for j in judged) / len(judged),
+                    "mean_width": statistics.fmean(j["width"] for j in judged),
+                    "mean_groups": statistics.fmean(j["groups"] for j in judged),
+                }
+            row["met"] = row["arena"]["wrong_rate"] <= SEPARATION_TARGET
+            rows.append(row)
+    return {
+        "level": 0.9, "target_wrong_rate": SEPARATION_TARGET, "bots": bench.ACCURACY_BOTS, "seats": bench.SEATS,
+        "pairs_per_tournament": bench.ACCURACY_BOTS * (bench.ACCURACY_BOTS - 1) // 2,
+        "rows": rows, "speed": separation_speed(), "wall_s": time.perf_counter() - started,
+    }
+
+
+def print_separation_table(table: dict) -> None:
+    """The separation table as text."""
+    print(f"\nHow sure is the ranking: {table['bots']} graded 3UP 3DOWN players at {table['seats']} seats, "
+          f"90% rank intervals, {table['rows'][0]['tournaments']} tournaments per format "
+          f"({table['pairs_per_tournament']} pairs each)")
+    print(f"{'format':>11} {'games':>5}  {'separated':>9}  {'wrong order':>15}  {'target':>6}  {'met':>3}  "
+          f"{'coverage':>8}  {'best out':>8}  {'width':>5}  {'groups':>6}  {'in order: coverage':>18}  {'wrong':>7}")
+    for row in table["rows"]:
+        arena, online = row["arena"], row["in_order"]
+        wrong = f"{arena['wrong_order']} ({arena['wrong_rate']:.2%})"
+        print(f"{row['format']:>11} {row['games_per_bot']:>5}  {arena['separated_per_tournament']:>9.1f}  {wrong:>15}  "
+              f"{table['target_wrong_rate']:>6.0%}  {'yes' if row['met'] else 'NO':>3}  {arena['coverage']:>8.3f}  "
+              f"{arena['best_missed']:>8.1%}  {arena['mean_width']:>5.2f}  {arena['mean_groups']:>6.2f}  "
+              f"{online['coverage']:>18.3f}  {online['wrong_rate']:>7.2%}")
+    print("  separated: pairs per tournament whose intervals do not overlap; wrong order: of those, the pairs whose")
+    print("  true order is the other way; coverage: share of bots whose true place is in its interval (nominal 0.9);")
+    print("  best out: tournaments where the true best's interval leaves out first place; width: mean places per")
+    print("  interval; groups: of bots not separated, in the standings' order; in order: the same intervals drawn")
+    print("  from the ratings as rated in schedule order (no smoothing sweep), which arena does not use")
+    speed = table["speed"]
+    print(f"Speed, {speed['bots']} bots and {speed['games']:,} four-seat games: the rating pass keeping its updates "
+          f"{speed['rating_pass_s']:.2f} s, then the confidence {speed['confidence_s']:.2f} s "
+          f"(sweep {speed['sweep_s']:.2f} s, intervals {speed['intervals_s']:.2f} s; target {speed['target_s']:g} s: "
+          f"{'met' if speed['met'] else 'NOT met'}); {speed['total_s']:.2f} s in all, load average {speed['load_average']:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2000, help="simulated SPRT runs per true Elo (default 2000)")
@@ -255,6 +452,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--measure", type=int, metavar="PAIRS",
                         help="measure the pair structure from PAIRS random-vs-random pairs and print it, nothing else")
+    parser.add_argument("--tournaments", type=int, default=SEPARATION_TOURNAMENTS,
+                        help=f"separation table: tournaments per format (default {SEPARATION_TOURNAMENTS}; 8 with --quick)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="separation table: processes (default: one per CPU)")
+    parser.add_argument("--only", choices=("sprt", "separation"), help="compute one table only")
     args = parser.parse_args()
     if args.measure is not None:
         started = time.process_time()
@@ -265,11 +466,19 @@ def main() -> None:
     runs = 200 if args.quick else args.runs
     if runs < 10:
         parser.error("--runs must be at least 10")
-    tables = {"sprt": sprt_table(runs, args.seed)}
+    tables = {}
+    if args.only != "separation":
+        tables["sprt"] = sprt_table(runs, args.seed)
+    if args.only != "sprt":
+        tournaments, sizes = (8, SEPARATION_SIZES[:2]) if args.quick else (args.tournaments, SEPARATION_SIZES)
+        tables["separation"] = separation_table(tournaments, sizes, args.jobs)
     if args.json:
         print(json.dumps(tables))
         return
-    print_sprt_table(tables["sprt"])
+    if "sprt" in tables:
+        print_sprt_table(tables["sprt"])
+    if "separation" in tables:
+        print_separation_table(tables["separation"])
 
 
 if __name__ == "__main__":
