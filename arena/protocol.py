@@ -16,6 +16,7 @@ import types
 import typing
 from typing import Annotated, Any, Literal, Union
 
+import pydantic_core
 import typing_extensions
 from pydantic import (
     BaseModel,
@@ -147,6 +148,31 @@ _BOT = TypeAdapter(BotMessage)
 def encode(message: BaseModel) -> bytes:
     """One message as a JSON line's bytes (without the newline)."""
     return message.model_dump_json().encode()
+
+
+def encode_request(
+    request_id: int, observation: dict[str, Any], legal_actions: list[dict[str, Any]], time_s: float, bank_s: float
+) -> bytes:
+    """`encode(Request(...))` without building the model: the same bytes, for the hot path.
+
+    The same serializer (pydantic-core) writes the same fields in the model's order, so the
+    bytes are identical (tests/test_referee_bytes.py compares them on whole games).
+    """
+    return pydantic_core.to_json(
+        {
+            "type": "request",
+            "id": request_id,
+            "observation": observation,
+            "legal_actions": legal_actions,
+            "time_s": float(time_s),
+            "bank_s": float(bank_s),
+        }
+    )
+
+
+def encode_events(events: list[dict[str, Any]]) -> bytes:
+    """`encode(Events(events=...))` without building the model: the same bytes."""
+    return pydantic_core.to_json({"type": "events", "events": events})
 
 
 def decode_referee(line: bytes | str) -> BaseModel:

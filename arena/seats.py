@@ -14,18 +14,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
+
 from arena.protocol import (
     PROTOCOL_VERSION,
     ActionAnswer,
-    Events,
     GameOver,
     Hello,
     MatchOver,
     Ready,
-    Request,
     Start,
     decode_bot,
     encode,
+    encode_events,
+    encode_request,
 )
 from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox
 from arena.sandbox.common import TimeBank
@@ -166,8 +168,8 @@ class RemoteBot(Seat):
 
     def send_events(self, events: list[Event]) -> None:
         """Send what this seat saw since the last call (nothing when there is nothing)."""
-        if events:
-            self._send(Events.model_construct(type="events", events=events))
+        if events and self.process is not None:
+            self.process.send_line(encode_events(events))
 
     def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
         """Ask for a decision within the per-decision limit plus the time bank."""
@@ -180,15 +182,9 @@ class RemoteBot(Seat):
             )
         self._request_id += 1
         allowance = self.bank.allowance()
-        request = Request.model_construct(
-            type="request",
-            id=self._request_id,
-            observation=observation,
-            legal_actions=legal_actions,
-            time_s=round(allowance, 3),
-            bank_s=round(self.bank.remaining_s, 3),
+        process.send_line(
+            encode_request(self._request_id, observation, legal_actions, round(allowance, 3), round(self.bank.remaining_s, 3))
         )
-        process.send_line(encode(request))
         began = time.monotonic()
         try:
             line = process.receive_line(allowance)
@@ -260,15 +256,8 @@ class InProcessBot(Seat):
     def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
         """Round-trip the request and the answer through JSON, as a bot process would."""
         self._request_id += 1
-        request = Request.model_construct(
-            type="request",
-            id=self._request_id,
-            observation=observation,
-            legal_actions=legal_actions,
-            time_s=1.0,
-            bank_s=0.0,
-        )
-        seen = json.loads(encode(request))
+        # pydantic-core's parser reads our own JSON to the same values as json.loads, faster.
+        seen = pydantic_core.from_json(encode_request(self._request_id, observation, legal_actions, 1.0, 0.0))
         choice = self._decide(seen["observation"], seen["legal_actions"])
         answer: dict[str, Any] = {"type": "action", "id": seen["id"]}
         answer["action" if isinstance(choice, dict) else "index"] = choice
