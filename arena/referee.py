@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.protocol import GameOver, Start
-from arena.record import GameResult, Incident, Replay, ReplayAction
+from arena.record import GameResult, Incident, Replay
 from arena.sandbox.base import BotFault, Reason
 from arena.seats import Seat
 from engine.api import Action, Game, GameError, State
@@ -166,12 +166,15 @@ def play_game(
         engine_places=list(engine_places),
         forfeits=forfeits,
         incidents=incidents,
-        replay=Replay(
-            actions=[
-                ReplayAction(seat=seat, action=action, by=chooser)
-                for (seat, action), chooser in zip(state.history, by)
-            ],
-            events=state.events(None),
+        # Validated in one call from plain dicts: the same models, without a call per action.
+        replay=Replay.model_validate(
+            {
+                "actions": [
+                    {"seat": seat, "action": action, "by": chooser}
+                    for (seat, action), chooser in zip(state.history, by)
+                ],
+                "events": state.events(None),
+            }
         ),
     )
 

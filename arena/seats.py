@@ -261,7 +261,7 @@ class InProcessBot(Seat):
         choice = self._decide(seen["observation"], seen["legal_actions"])
         answer: dict[str, Any] = {"type": "action", "id": seen["id"]}
         answer["action" if isinstance(choice, dict) else "index"] = choice
-        parsed = decode_bot(json.dumps(answer).encode())
+        parsed = decode_bot(pydantic_core.to_json(answer))
         assert isinstance(parsed, ActionAnswer)
         return resolve_answer(parsed, self._request_id, legal_actions)
 

@@ -9,7 +9,7 @@ the id of a hidden card (3DOWN, draw pile, another seat's hand) is never shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 COLOURS = ("red", "blue", "green")
@@ -42,17 +42,25 @@ class Deck:
 
     def card(self, card_id: int) -> dict[str, Any]:
         """The public face of a card: id, kind, value (None for Clear cards), colour."""
-        kind = self.kind[card_id]
-        return {
-            "id": card_id,
-            "kind": KIND_NAMES[kind],
-            "value": self.value[card_id] if kind == NUMBER else None,
-            "colour": COLOURS[self.colour[card_id]],
-        }
+        return self._faces[card_id].copy()
 
     def cards(self, card_ids) -> list[dict[str, Any]]:
         """The public faces of several cards, in the given order."""
-        return [self.card(card_id) for card_id in card_ids]
+        faces = self._faces
+        return [faces[card_id].copy() for card_id in card_ids]
+
+    @cached_property
+    def _faces(self) -> tuple[dict[str, Any], ...]:
+        # Built once per deck; every caller gets its own copy (observations are the caller's).
+        return tuple(
+            {
+                "id": card_id,
+                "kind": KIND_NAMES[kind],
+                "value": self.value[card_id] if kind == NUMBER else None,
+                "colour": COLOURS[self.colour[card_id]],
+            }
+            for card_id, kind in enumerate(self.kind)
+        )
 
     def ids(self, kind: str = "number", value: int | None = None, colour: str | None = None) -> list[int]:
         """Every id of the cards matching kind, value and colour (for tests and tools)."""

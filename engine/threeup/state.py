@@ -62,6 +62,7 @@ class ThreeUpState(State):
         self.log: list[tuple[int | None, Event | None, Event | None]] = []
         self._legal: list[Action] | None = None
         self._rendered: dict[int | None, tuple[list[Event], int]] = {}  # view.render_events' cache
+        self._rendered_public: list[Event | None] = []  # ... and the public events it shares
         # Option flags read on the hot path.
         self._ones_reverse = options["ones_reverse"]
         self._colour_run = options["colour_run_swap"]
@@ -572,6 +573,7 @@ class ThreeUpState(State):
         twin._places = None if self._places is None else list(self._places)
         twin._legal = None
         twin._rendered = {}
+        twin._rendered_public = []
         return twin
 
     def all_card_locations(self) -> list[int]:

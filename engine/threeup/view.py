@@ -112,18 +112,26 @@ def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
     """The log as `seat` saw it: public events plus its own private details; None = public.
 
     The log only grows, so each seat's rendering is kept and extended: a referee asking
-    for the events before every decision pays for the new ones only. Treat the returned
+    for the events before every decision pays for the new ones only. A public event is
+    rendered once and the same dict shared by every seat that sees it: treat the returned
     events as read-only.
     """
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
         raise GameError(f"seat must be None or an integer 0..{state.players - 1}, not {seat!r}")
     deck = state.deck
-    shown, done = state._rendered.get(seat, ([], 0))
     log = state.log
-    for owner, public, private in log[done:]:
-        event = private if (seat is not None and owner == seat and private is not None) else public
-        if event is not None:
-            shown.append(_render(deck, event))
+    rendered_public = state._rendered_public  # one per log entry: its public event rendered, or None
+    for _, public, _ in log[len(rendered_public):]:
+        rendered_public.append(None if public is None else _render(deck, public))
+    shown, done = state._rendered.get(seat, ([], 0))
+    for index in range(done, len(log)):
+        owner, _, private = log[index]
+        if seat is not None and owner == seat and private is not None:
+            shown.append(_render(deck, private))
+        else:
+            event = rendered_public[index]
+            if event is not None:
+                shown.append(event)
     state._rendered[seat] = (shown, len(log))
     return list(shown)
 
