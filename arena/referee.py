@@ -89,8 +89,8 @@ def play_game(
         fallback[seat] = fallback_rng(seed, seat)
 
     def new_events(seat: int) -> list[dict[str, Any]]:
-        seen = state.events(seat)
-        fresh, sent[seat] = seen[sent[seat]:], len(seen)
+        fresh = state.events_since(seat, sent[seat])
+        sent[seat] += len(fresh)
         return fresh
 
     for seat in range(players):

@@ -255,6 +255,14 @@ class State(ABC):
     def events(self, seat: int | None = None) -> list[Event]:
         """The event log as `seat` saw it (its own private details included); None = public."""
 
+    def events_since(self, seat: int | None, start: int) -> list[Event]:
+        """`events(seat)[start:]`: what `seat` saw after its first `start` events.
+
+        The referee's feed before every decision; a game that keeps its rendering answers
+        without copying the whole log each time.
+        """
+        return self.events(seat)[start:]
+
     @abstractmethod
     def full_events(self) -> list[Event]:
         """Every event so far with every hidden detail shown (all private details, whoever owns them).

@@ -257,12 +257,16 @@ class ThreeThirteenState(State):
     def events(self, seat: int | None = None) -> list[Event]:
         """The event log as `seat` saw it; None = public. Rendered incrementally: a referee
         that asks before every decision pays only for the events since its last call."""
+        return self.events_since(seat, 0)
+
+    def events_since(self, seat: int | None, start: int) -> list[Event]:
+        """`events(seat)[start:]`, without copying the events before `start`."""
         if seat is not None:
             self._check_seat(seat)
         rendered = self._rendered.setdefault(seat, [])
         for entry in self._log[len(rendered):]:
             rendered.append(_event_view(entry, seat))
-        return list(rendered)
+        return rendered[start:]
 
     def full_events(self) -> list[Event]:
         """The event log with every private detail (for replays after the game, never for bots)."""

@@ -554,6 +554,10 @@ class ThreeUpState(State):
         """The event log as `seat` saw it (its private details included); None = public."""
         return render_events(self, seat)
 
+    def events_since(self, seat: int | None, start: int) -> list[Event]:
+        """`events(seat)[start:]`, without copying the events before `start`."""
+        return render_events(self, seat, start)
+
     def full_events(self) -> list[Event]:
         """Every event with every private detail (spectators and replays, after the game)."""
         return full_events(self)

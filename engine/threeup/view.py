@@ -108,8 +108,9 @@ def _render(deck, event: Event) -> Event:
     return out
 
 
-def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
-    """The log as `seat` saw it: public events plus its own private details; None = public.
+def render_events(state: ThreeUpState, seat: int | None, start: int = 0) -> list[Event]:
+    """The log as `seat` saw it (from its `start`-th event): public events plus its own
+    private details; None = public.
 
     The log only grows, so each seat's rendering is kept and extended: a referee asking
     for the events before every decision pays for the new ones only. A public event is
@@ -133,7 +134,7 @@ def render_events(state: ThreeUpState, seat: int | None) -> list[Event]:
             if event is not None:
                 shown.append(event)
     state._rendered[seat] = (shown, len(log))
-    return list(shown)
+    return shown[start:]
 
 
 def full_events(state: ThreeUpState) -> list[Event]:
