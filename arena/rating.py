@@ -291,9 +291,9 @@ class Ratings:
 
 
 def _natural(rating: trueskill.Rating) -> tuple[float, float]:
-    """A rating in natural parameters: precision 1/sigma^2 and precision-adjusted mean mu/sigma^2."""
-    pi = float(rating.sigma) ** -2
-    return pi, float(rating.mu) * pi
+    """A rating in natural parameters: precision 1/sigma^2 and precision-adjusted mean mu/sigma^2
+    (what the package's Rating holds, as `pi` and `tau`)."""
+    return float(rating.pi), float(rating.tau)
 
 
 def _attempt(env: trueskill.TrueSkill, groups, ranks) -> list | None:
