@@ -632,16 +632,22 @@ def rated_games(store: Any) -> list[RatedGame]:
     ]
 
 
-def store_ledger(store: Any, *, history: bool = False, results: bool = True, record: bool = False) -> RatingLedger:
-    """A ledger with a store's settings and bots, fed every stored result (unless `results=False`);
-    a Swiss tournament's ranks by Swiss score and tie-break."""
+def store_ledger(
+    store: Any, *, history: bool = False, results: bool = True, record: bool = False, swiss: bool = False
+) -> RatingLedger:
+    """A ledger with a store's settings and bots, fed every stored result (unless `results=False`).
+
+    Standings in conservative-rating order, as the runner's Swiss pairing has always read
+    them (its seeded tie-break depends on that order); with `swiss=True` a Swiss store's
+    are by Swiss score and tie-break, as `stored_confidence` and the site show them.
+    """
     stored = store.settings() or {}
     ledger = RatingLedger(
         settings_of(stored),
         duplicate=bool(stored.get("duplicate", False)),
         bots=[bot.bot for bot in store.bots()],
         history=history,
-        swiss=is_swiss(stored),
+        swiss=swiss and is_swiss(stored),
         record=record,
     )
     if results:
@@ -656,8 +662,9 @@ def stored_standings(store: Any) -> RatingTable:
 
 
 def stored_confidence(store: Any) -> tuple[RatingTable, Confidence]:
-    """The standings over a store's results, and how sure they are (`RatingLedger.confidence`)."""
-    ledger = store_ledger(store, record=True)
+    """The standings over a store's results as `arena standings` shows them (a Swiss's by
+    score and tie-break), and how sure they are (`RatingLedger.confidence`)."""
+    ledger = store_ledger(store, record=True, swiss=True)
     return ledger.table(), ledger.confidence()
 
 
