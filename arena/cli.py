@@ -31,6 +31,18 @@ app = typer.Typer(
 )
 console = Console()
 _LIMITS = Limits()  # the defaults shown in --help (one definition: arena.sandbox.Limits)
+# The limit flags of a match (and of `arena submit`'s smoke match): None is the default.
+DecisionFlag = Annotated[
+    Optional[float], typer.Option(help=f"Seconds per decision before the time bank is used (default {_LIMITS.decision_s:g}).")
+]
+TimeBankFlag = Annotated[
+    Optional[float],
+    typer.Option(help=f"Extra seconds per bot for the whole match, spent on overruns (default {_LIMITS.time_bank_s:g})."),
+]
+StartupFlag = Annotated[
+    Optional[float], typer.Option(help=f"Seconds from start to the bot's `ready` (default {_LIMITS.startup_s:g}).")
+]
+MemoryFlag = Annotated[Optional[int], typer.Option(help=f"Memory limit per bot, in MB (default {_LIMITS.memory_mb}).")]
 errors = Console(stderr=True)
 
 
@@ -151,16 +163,10 @@ def match_command(
     replay: Annotated[
         Optional[Path], typer.Option(help="Write every game's result and replay to this file (JSON lines).")
     ] = None,
-    decision_s: Annotated[
-        Optional[float], typer.Option(help=f"Seconds per decision before the time bank is used (default {_LIMITS.decision_s:g}).")
-    ] = None,
-    time_bank_s: Annotated[
-        Optional[float], typer.Option(help=f"Extra seconds for the whole match, spent on overruns (default {_LIMITS.time_bank_s:g}).")
-    ] = None,
-    startup_s: Annotated[
-        Optional[float], typer.Option(help=f"Seconds from start to the bot's `ready` (default {_LIMITS.startup_s:g}).")
-    ] = None,
-    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory limit per bot, in MB (default {_LIMITS.memory_mb}).")] = None,
+    decision_s: DecisionFlag = None,
+    time_bank_s: TimeBankFlag = None,
+    startup_s: StartupFlag = None,
+    memory_mb: MemoryFlag = None,
     sprt: Annotated[
         Optional[tuple[float, float]],
         typer.Option(
@@ -709,16 +715,10 @@ def submit_command(
         Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
     ] = None,
     sandbox: Annotated[str, typer.Option(help="local or docker (builds the bot's image if it has a Dockerfile).")] = "local",
-    decision_s: Annotated[
-        Optional[float], typer.Option(help=f"Seconds per decision in the smoke match (default {_LIMITS.decision_s:g}).")
-    ] = None,
-    time_bank_s: Annotated[
-        Optional[float], typer.Option(help=f"Time bank in the smoke match, seconds (default {_LIMITS.time_bank_s:g}).")
-    ] = None,
-    startup_s: Annotated[
-        Optional[float], typer.Option(help=f"Seconds from start to `ready` (default {_LIMITS.startup_s:g}).")
-    ] = None,
-    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory limit, MB (default {_LIMITS.memory_mb}).")] = None,
+    decision_s: DecisionFlag = None,
+    time_bank_s: TimeBankFlag = None,
+    startup_s: StartupFlag = None,
+    memory_mb: MemoryFlag = None,
     tournament: Annotated[
         Optional[Path], typer.Option(help="Take the limits and sandbox from this tournament file instead.")
     ] = None,

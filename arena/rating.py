@@ -38,6 +38,7 @@ import trueskill
 
 from arena import trueskill_ffa
 from arena.confidence import Confidence
+from arena.record import GameResult
 from arena.schedule import key_order
 
 # Digits for the last retry when even mpmath at its default precision gives up.
@@ -611,6 +612,17 @@ def settings_of(stored: Mapping[str, Any] | None) -> RatingSettings:
 def is_swiss(stored: Mapping[str, Any] | None) -> bool:
     """Whether a tournament's stored settings are a Swiss's (ranked by score and tie-break)."""
     return (stored or {}).get("format") == "swiss"
+
+
+def rated_game(key: str, deal: str | None, result: GameResult) -> RatedGame:
+    """The rating's view of a game the referee just played (`deal` None unless the tournament is duplicate)."""
+    return RatedGame(
+        key=key,
+        bots=tuple(result.seats),
+        places=tuple(result.places),
+        forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
+        deal=deal,
+    )
 
 
 def rated_games(store: Any) -> list[RatedGame]:

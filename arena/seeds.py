@@ -106,10 +106,6 @@ class RunKey:
             return str(self.public_seed)
         return format(self._derive("schedule", 63), "x")
 
-    def describe(self) -> str:
-        """How the key is shown to the organiser: 'seed 7 (public)' or 'a secret'."""
-        return f"seed {self.public_seed} (public)" if self.is_public else "a secret (stored with the results)"
-
     def __repr__(self) -> str:
         # Never print the secret by accident (logs, tracebacks, pydantic errors).
         return f"RunKey(public_seed={self.public_seed})" if self.is_public else "RunKey(<secret>)"

@@ -32,15 +32,14 @@ from arena.play import (
 )
 from arena.rating import (
     OrderedLedger,
-    RatedGame,
     RatingSettings,
     RatingSettingsError,
     RatingTable,
+    rated_game,
     rated_games,
     store_ledger,
     stored_standings,
 )
-from arena.record import GameResult
 from arena.sandbox import BotFault, Sandbox
 from arena.schedule import (
     ScheduledGame,
@@ -116,17 +115,6 @@ class TournamentOutcome:
     def complete(self) -> bool:
         """True when every scheduled game is stored."""
         return self.done == self.total
-
-
-def rated(key: str, deal: str | None, result: GameResult) -> RatedGame:
-    """The rating's view of a finished game (`deal` None unless the tournament is duplicate)."""
-    return RatedGame(
-        key=key,
-        bots=tuple(result.seats),
-        places=tuple(result.places),
-        forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
-        deal=deal,
-    )
 
 
 class _Runner:
@@ -264,7 +252,7 @@ class _Runner:
                     except DuplicateResult:
                         continue  # already stored (a game that ran twice on a cluster): keep the first
                     deal = self.deals[played.key] if self.config.duplicate else None
-                    self.ratings.add(rated(played.key, deal, played.result))
+                    self.ratings.add(rated_game(played.key, deal, played.result))
                     self.played += 1
                     self.done += 1
                     self.game_s += played.duration_s
