@@ -54,7 +54,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # a benchmark's own need, not arena's: say how to get it
+    sys.exit("bench/confidence.py needs numpy: pip install '.[bench]' (or pip install numpy)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
