@@ -9,7 +9,8 @@ Shared building blocks for implementations (line caps, stderr log, time bank, ex
 words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
 Added after the first version (compatible): `BotProcess.poll_line()` (concrete, built on
 `receive_line(0.0)`), the rule that `send_line` restarts the per-decision byte count, and
-`Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it).
+`Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it), and warm slots:
+`start(..., slot=)` and `Sandbox.close()` (concrete, frees what slots hold).
 """
 
 from __future__ import annotations
@@ -101,8 +102,20 @@ class Sandbox(ABC):
     name: str
 
     @abstractmethod
-    def start(self, bot: BotSpec, limits: Limits) -> BotProcess:
-        """Start the bot; SandboxError if arena's machinery fails."""
+    def start(self, bot: BotSpec, limits: Limits, *, slot: str | None = None) -> BotProcess:
+        """Start the bot; SandboxError if arena's machinery fails.
+
+        `slot=None` starts cold: everything made for this process goes with it. A string
+        names a warm slot: the caller promises at most one process at a time per slot,
+        always of the same bot with the same limits, and the sandbox may keep resources for
+        the slot between processes (a container, a process started ahead of need). Every
+        process still starts fresh, and nothing a process leaves behind may reach the next
+        one of its slot. `close()` frees what the slots hold.
+        """
+
+    def close(self) -> None:
+        """Free everything kept for warm slots (end of a run, Ctrl-C). Idempotent; the
+        default has nothing to free."""
 
     def cleanup_leftovers(self) -> int:
         """Remove what a killed earlier run left behind; returns how many were removed."""

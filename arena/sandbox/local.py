@@ -390,7 +390,7 @@ class LocalSandbox(Sandbox):
         with self._lock:
             return frozenset(self._hidden)
 
-    def start(self, bot: BotSpec, limits: Limits) -> LocalBotProcess:
+    def start(self, bot: BotSpec, limits: Limits, *, slot: str | None = None) -> LocalBotProcess:
         """Start the bot's command in its folder; SandboxError if the machinery fails."""
         global _warned
         if self.warn and not _warned:

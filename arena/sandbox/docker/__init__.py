@@ -278,7 +278,7 @@ class DockerSandbox(DockerImages, Sandbox):
             settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
         return settings
 
-    def start(self, bot: BotSpec, limits: Limits) -> DockerBotProcess:
+    def start(self, bot: BotSpec, limits: Limits, *, slot: str | None = None) -> DockerBotProcess:
         """Create, attach and start the bot's container; SandboxError if the engine fails."""
         with self._lock:
             if not self._cleaned:
