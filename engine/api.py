@@ -245,7 +245,11 @@ class State(ABC):
 
     @abstractmethod
     def observation(self, seat: int) -> Observation:
-        """What `seat` may know now, and nothing more."""
+        """What `seat` may know now, and nothing more.
+
+        Read-only, like the events: parts of it (a card's face) may be shared with the state
+        or with other observations; copy before changing anything.
+        """
 
     @abstractmethod
     def spectator_view(self) -> Observation:

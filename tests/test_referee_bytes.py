@@ -150,10 +150,20 @@ def test_the_fast_encoders_write_what_the_models_write(game, players, seed, opti
 
 
 def test_the_request_encoder_writes_floats_and_text_as_the_model_does():
-    for time_s, bank_s in [(1.0, 0.0), (0.001, 1e-7), (2, 1e20), (0.1 + 0.2, 123456.789)]:
-        observation = {"name": "é ☃ \"quoted\"\n", "nothing": None, "flags": [True, False]}
+    # Every time a request can carry (limits allow at most 600 s a decision and a 3,600 s
+    # bank, rounded to the millisecond), and floats and text of every other kind.
+    for time_s, bank_s in [(1.0, 0.0), (0.001, 1e-7), (2, 4200.0), (0.1 + 0.2, 123456.789), (1e15, 5e-324)]:
+        observation = {"name": "é ☃ \"quoted\"\n", "nothing": None, "flags": [True, False], "score": -12.5}
         model = Request(id=7, observation=observation, legal_actions=[{"type": "x"}], time_s=time_s, bank_s=bank_s)
         assert encode_request(7, observation, [{"type": "x"}], time_s, bank_s) == encode(model)
+
+
+def test_a_float_too_big_for_any_limit_is_written_as_the_same_number():
+    # From 1e16 up the two writers differ only in the exponent's sign ("1e20" and "1e+20"),
+    # both valid JSON for the same number; no limit or game value comes near.
+    fast = encode_request(7, {}, [], 1e20, 1.5e300)
+    assert fast == b'{"type":"request","id":7,"observation":{},"legal_actions":[],"time_s":1e20,"bank_s":1.5e300}'
+    assert json.loads(fast) == json.loads(encode(Request(id=7, observation={}, legal_actions=[], time_s=1e20, bank_s=1.5e300)))
 
 
 if __name__ == "__main__":  # prints the digests (run at the commit before a change)

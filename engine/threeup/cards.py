@@ -49,6 +49,15 @@ class Deck:
         faces = self._faces
         return [faces[card_id].copy() for card_id in card_ids]
 
+    def shared_cards(self, card_ids) -> list[dict[str, Any]]:
+        """`cards(card_ids)` sharing the deck's own face dicts: read-only, for observations.
+
+        An observation is written to JSON and never changed; copying each face (eight
+        piles and hands, some 40 cards, before every decision) cost more than the rest of
+        building it.
+        """
+        return list(map(self._faces.__getitem__, card_ids))
+
     @cached_property
     def _faces(self) -> tuple[dict[str, Any], ...]:
         # Built once per deck; every caller gets its own copy (observations are the caller's).

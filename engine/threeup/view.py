@@ -40,12 +40,12 @@ def _public(state: ThreeUpState) -> dict[str, Any]:
         "direction": state.direction,
         "chosen_up": list(state.chosen),
         # Before every seat has chosen, no seat may learn another's 3UP (ruling, secret_setup).
-        "up": [deck.cards(cards) for cards in state.up] if up_public else None,
+        "up": [deck.shared_cards(cards) for cards in state.up] if up_public else None,
         "down": [[card is not None for card in slots] for slots in state.down],
         "hand_sizes": [len(hand) for hand in state.hands],
         "draw_pile_size": len(state.draw_pile),
-        "discard_pile": deck.cards(state.discard_pile),
-        "removed": deck.cards(state.removed),
+        "discard_pile": deck.shared_cards(state.discard_pile),
+        "removed": deck.shared_cards(state.removed),
         "finished": list(state.finished),
         "rules": dict(state.options),
     }
@@ -67,18 +67,21 @@ def _public(state: ThreeUpState) -> dict[str, Any]:
 
 
 def observation(state: ThreeUpState, seat: int) -> Observation:
-    """What `seat` may know now, and nothing more."""
+    """What `seat` may know now, and nothing more.
+
+    The lists are the caller's; the card faces in them are the deck's own: read-only.
+    """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
         raise GameError(f"seat must be an integer 0..{state.players - 1}, not {seat!r}")
     deck = state.deck
     view = _public(state)
     view["seat"] = seat
-    view["hand"] = deck.cards(sorted(state.hands[seat]))
+    view["hand"] = deck.shared_cards(sorted(state.hands[seat]))
     if state.phase == SETUP:
-        view["setup_cards"] = deck.cards(state.offer[seat])
+        view["setup_cards"] = deck.shared_cards(state.offer[seat])
         # Without choose_for_others a seat has chosen its own 3UP and may see them.
         if not state.options["choose_for_others"] and state.chosen[seat]:
-            view["own_up"] = deck.cards(state.up[seat])
+            view["own_up"] = deck.shared_cards(state.up[seat])
     return view
 
 
