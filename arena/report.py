@@ -48,12 +48,12 @@ from arena.rating import BotStanding, RatedGame, is_swiss, rate_cached, settings
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 from arena.store import BotRecord
-from engine.registry import all_games
+from engine.registry import all_games, get_game
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = 100
 MATRIX_BOTS = 40  # the matrix page shows the top of the standings; each bot page has its full row
-RECENT_GAMES = 50  # games listed on a bot's page
+RECENT_GAMES = 50  # games listed on a bot's page without script (its full list is a data file)
 LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
 LOG_CHARS = 1500  # characters kept of each excerpt
 CHART_POINTS = 300  # a rating chart is thinned to at most this many points
@@ -310,6 +310,96 @@ def rating_chart(
     }
 
 
+def _number(value: Any) -> str:
+    """A setting's number as a person writes it: 4.167, not 4.166666666666667."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _rule_value(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (bool, str)) or value is None else _number(value)
+
+
+def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
+    """What a spectator needs to know of how the tournament was run, in words.
+
+    Only the settings named here are shown (format, tables, deals, seed, sandbox, limits,
+    rating, rules); how the organiser ran it (output folder, jobs, cluster) and anything
+    unknown is left out, so no local path or address reaches the site.
+    """
+    rows: list[tuple[str, str]] = []
+    game_name = str(settings.get("game") or "")
+    try:
+        game = get_game(game_name) if game_name else None
+    except Exception:  # a store of a game this arena does not know: its name is still worth showing
+        game = None
+    if game_name:
+        rows.append(("game", game.title if game else game_name))
+    fmt = settings.get("format") or "round-robin"
+    rounds, cycles = settings.get("rounds"), settings.get("cycles") or 1
+    if fmt == "swiss":
+        text = f"Swiss, {rounds} round{'s' if rounds != 1 else ''}" if rounds else "Swiss"
+    elif fmt == "gauntlet":
+        challengers = [str(c.get("id", c)) if isinstance(c, dict) else str(c) for c in settings.get("challengers") or []]
+        text = "gauntlet: " + (", ".join(challengers) or "the challengers") + " against the field"
+    else:
+        text = "round-robin"
+        if rounds:
+            text += f", {rounds} round{'s' if rounds != 1 else ''}"
+        elif cycles > 1:
+            text += f", {cycles} times over"
+    rows.append(("format", text))
+    if settings.get("seats"):
+        rows.append(("tables", f"{settings['seats']} seats"))
+    if "duplicate" in settings:
+        rows.append(
+            ("deals", "duplicate: every deal is played once in each seat rotation" if settings["duplicate"]
+             else "a new deal every game")
+        )
+    if "seed" in settings:
+        seed = settings["seed"]
+        rows.append(("seed", f"public: {seed} (anyone can replay the deals)" if seed is not None else "secret (kept with the results)"))
+    if settings.get("sandbox") in ("local", "docker"):
+        rows.append(
+            ("sandbox", "docker: each bot in its own container" if settings["sandbox"] == "docker"
+             else "local: bot processes on the organiser's machine")
+        )
+    limits = settings.get("limits")
+    if isinstance(limits, dict):
+        parts = [
+            (key, template) for key, template in (
+                ("decision_s", "{} s per decision"), ("time_bank_s", "{} s time bank"), ("startup_s", "{} s to start"),
+                ("cpu_s", "{} s of CPU per match"), ("memory_mb", "{} MB of memory"), ("cpus", "{} CPU"),
+            ) if isinstance(limits.get(key), (int, float))
+        ]
+        if parts:
+            rows.append(("limits", ", ".join(template.format(_number(limits[key])) for key, template in parts)))
+    rating = settings.get("rating")
+    if isinstance(rating, dict):
+        named = [("mu", "mu"), ("sigma", "sigma"), ("beta", "beta"), ("tau", "tau"), ("draw_probability", "draw probability")]
+        text = "TrueSkill: " + ", ".join(f"{label} {_number(rating[key])}" for key, label in named if key in rating)
+        update = {
+            "hand": "one update per hand of a deal (the bots that held the same cards compared)",
+            "deal": "one update per deal (by total of places)",
+            "rotation": "one update per rotation of a deal",
+        }.get(str(rating.get("duplicate_update")))
+        if settings.get("duplicate") and update:
+            text += f"; {update}"
+        rows.append(("rating", text))
+    rules = settings.get("rules") if isinstance(settings.get("rules"), dict) else {}
+    all_rules, changed = [], []
+    for name, value in sorted(rules.items()):
+        spec = None
+        if game is not None:
+            spec = next((option for option in game.options if option.name == name), None)
+        rule = {"name": name, "value": _rule_value(value), "help": spec.help if spec else ""}
+        all_rules.append(rule)
+        if spec is None or spec.default != value:
+            changed.append(rule)
+    return {"rows": rows, "rules": all_rules, "changed_rules": changed}
+
+
 def _fmt_score(value: float) -> str:
     return f"{value:g}"
 
@@ -401,17 +491,6 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         pages += 1
 
     game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
-    settings_rows = []
-    for key, value in sorted(data.settings.items()):
-        if key == "bots" or (key == "challengers" and not value):
-            continue  # the bots are the standings; an empty challenger list says nothing
-        if isinstance(value, dict):
-            shown: Any = [(name, json.dumps(item)) for name, item in sorted(value.items())]
-        elif isinstance(value, list):
-            shown = ", ".join(str(item.get("id", item)) if isinstance(item, dict) else str(item) for item in value)
-        else:
-            shown = "—" if value is None else json.dumps(value) if isinstance(value, bool) else str(value)
-        settings_rows.append((key, shown))
     for page in range(1, game_pages + 1):
         chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
         write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
@@ -449,7 +528,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         swiss=is_swiss(data.settings),
         intervals=confidence.intervals if confidence else {},
         groups=groups,
-        settings_rows=settings_rows,
+        summary=settings_summary(data.settings),
         settings=data.settings,
         done=len(data.games),
         total=data.total_games,

@@ -19,8 +19,18 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.rating import stored_history, stored_standings
 from arena.record import GameResult, Replay, ReplayAction
-from arena.report import ReportError, load_site_data, make_server, rate, rating_chart, render_site, slug, write_site
+from arena.report import (
+    ReportError,
+    load_site_data,
+    make_server,
+    rate,
+    rating_chart,
+    render_site,
+    slug,
+    write_site,
+)
 from arena.report_replay import (
     FORMAT,
     ReplayUnavailable,
@@ -31,7 +41,6 @@ from arena.report_replay import (
     replay_frames,
     script_text,
 )
-from arena.rating import stored_history, stored_standings
 from arena.store import Store
 from arena.tournament import TournamentInterrupted
 from engine.players import play_random_game
@@ -203,6 +212,35 @@ def test_pages_load_nothing_from_the_network_and_are_small(site):
             text = path.read_text()
             assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text), path
             assert "@import" not in text and "url(http" not in text, path
+
+
+def settings_shown(index: str) -> dict[str, str]:
+    """The settings block of an index page: label -> text (tags stripped)."""
+    block = index[index.index("<h2>Settings</h2>"):]
+    pairs = re.findall(r"<dt>(.*?)</dt>\s*<dd>(.*?)</dd>", block, re.S)
+    return {label: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", text)).strip() for label, text in pairs}
+
+
+def test_the_settings_are_a_summary_in_words_without_local_paths(site, tmp_path):
+    index = (site / "site" / "index.html").read_text()
+    shown = settings_shown(index)
+    assert shown["game"] == "3UP 3DOWN"
+    assert shown["format"] == "round-robin"
+    assert shown["tables"] == "3 seats"
+    assert shown["deals"] == "a new deal every game"
+    assert shown["seed"] == "public: 3 (anyone can replay the deals)"
+    assert shown["limits"] == "5 s per decision, 10 s time bank, 10 s to start, 600 s of CPU per match, 512 MB of memory, 1 CPU"
+    assert shown["rating"] == "TrueSkill: mu 25, sigma 8.333, beta 4.167, tau 0, draw probability 0.001"
+    assert shown["rules"].startswith("the game's defaults all 16 rules")
+    for hidden in ("output", "jobs", "cluster", "cycles", "name"):
+        assert hidden not in shown
+    assert str(site) not in index and str(tmp_path.parent) not in index and "4.16666" not in index
+
+    swiss = build_tournament(tmp_path / "swiss", format="swiss", rounds=2, rules={"max_turns": 400})
+    shown = settings_shown((swiss / "site" / "index.html").read_text())
+    assert shown["format"] == "Swiss, 2 rounds" and "cycles" not in shown
+    assert shown["rules"].startswith("max_turns = 400 (")
+    assert "the rest as the game's defaults" in shown["rules"]
 
 
 def test_the_standings_page_lists_every_bot_in_rating_order(site):

@@ -119,9 +119,9 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     assert standings_names(page) == sorted(expected, key=str.lower)
     page.click("#standings th:has-text('bot')")
     assert standings_names(page) == sorted(expected, key=str.lower, reverse=True)
-    page.click("#standings th:has-text('rating')")  # ascending: the worst first
-    assert standings_names(page) == expected[::-1]
-    assert page.locator("#standings th:has-text('rating')").get_attribute("aria-sort") == "ascending"
+    page.click("#standings th:has-text('rating')")  # a number: the largest, the best, first
+    assert standings_names(page) == expected
+    assert page.locator("#standings th:has-text('rating')").get_attribute("aria-sort") == "descending"
 
     page.click(f"#standings a:text-is('{HOSTILE}')")
     page.wait_for_selector("svg.chart")
