@@ -301,23 +301,38 @@ def match_command(
             ", ".join(f"{reason} x{count}" for reason, count in sorted(row.incidents.items())) or "-",
         )
     console.print(summary)
-    for game_result in result.games:
-        for incident in game_result.incidents:
-            console.print(
-                f"game {incident.game_number}, seat {incident.seat}, {incident.bot}: "
-                f"{incident.reason.value} at decision {incident.decision}: {incident.detail}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
-            if verbose and incident.log_tail:
-                console.print("  its log ends with:", highlight=False, markup=False, soft_wrap=True)
-                for line in incident.log_tail.splitlines()[-10:]:
-                    console.print(f"  | {line}", highlight=False, markup=False, soft_wrap=True)
+    _print_incidents(
+        [(f"game {incident.game_number}, seat {incident.seat}", incident) for game_result in result.games
+         for incident in game_result.incidents],
+        result.sandbox,
+    )
     if replay is not None:
         console.print(f"Results and replays written to {replay}")
     if pairs is not None:
         pairs.finish(result, as_json=False)
+
+
+# Incidents listed one by one under a match's or a run's standings; the rest are counted.
+_INCIDENTS_SHOWN = 20
+
+
+def _print_incidents(incidents, sandbox: str | None) -> None:
+    """Each incident on a line (`where`: game and seat), and under the first of each bot and
+    reason the end of the bot's stderr and a hint (arena.faults.explain_fault)."""
+    explained: set[tuple[str, str]] = set()
+    for where, incident in incidents[:_INCIDENTS_SHOWN]:
+        _say(f"{where}, {incident.headline()}")
+        if (incident.bot, incident.reason.value) not in explained:
+            explained.add((incident.bot, incident.reason.value))
+            for line in incident.explained(sandbox):
+                _say(f"  {line}")
+    if len(incidents) > _INCIDENTS_SHOWN:
+        _say(f"... and {len(incidents) - _INCIDENTS_SHOWN} more incidents")
+
+
+def _say(line: str, to=None) -> None:
+    """Print a line as it is: no markup, no highlighting, long lines wrapped by the terminal."""
+    (to or console).print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 class _SprtProgress:
@@ -712,7 +727,8 @@ def standings_command(
 def submit_command(
     bot_dir: Annotated[Path, typer.Argument(help="The bot's folder (with its bot.toml).")],
     registry: Annotated[
-        Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
+        Optional[Path],
+        typer.Option(help="Registry folder (default: $ARENA_REGISTRY, else ./bots in the current folder, made if missing)."),
     ] = None,
     sandbox: Annotated[str, typer.Option(help="local or docker (builds the bot's image if it has a Dockerfile).")] = "local",
     decision_s: DecisionFlag = None,
@@ -744,15 +760,20 @@ def submit_command(
 @app.command("bots")
 def bots_command(
     registry: Annotated[
-        Optional[Path], typer.Option(help="Registry folder (default: ./bots if it exists, else arena's bots).")
+        Optional[Path], typer.Option(help="Registry folder (default: $ARENA_REGISTRY, else ./bots in the current folder).")
     ] = None,
 ) -> None:
     """List the bots of a registry: name, version, games, content hash, date."""
-    from arena.submit import default_registry, list_registry
+    from arena.resources import bots_dir
+    from arena.submit import REGISTRY_ENV, default_registry, list_registry
 
     where = registry or default_registry()
     if not where.is_dir():
-        raise UsageError(f"registry {where} is not a folder")
+        raise UsageError(
+            f"registry {where} is not a folder"
+            + ("" if registry else f" (`arena submit BOT_DIR` makes it; or give --registry DIR, or set {REGISTRY_ENV}); "
+               f"arena's example bots are in {bots_dir()}")
+        )
     table = Table(title=f"bots in {where}", title_justify="left")
     for column in ("name", "version", "games", "hash", "date"):
         table.add_column(column)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.faults import Reason
+from arena.faults import Reason, explain_fault
 
 
 class Incident(BaseModel):
@@ -24,8 +24,31 @@ class Incident(BaseModel):
     reason: Reason
     detail: str
     decision: int = Field(description="Actions taken in the game before the fault (0 = at the start).")
+    request: int | None = Field(
+        None,
+        description="The id of the request the bot was asked and had not answered when it faulted (ids as the bot "
+        "saw them: they count up through its match); None for a fault outside a request (at the start of a game, "
+        "between requests, after the game).",
+    )
     forfeit: bool = Field(True, description="False for a fault after the game had ended (the result stands).")
     log_tail: str = Field("", description="The end of the bot's stderr log when it faulted.")
+
+    def when(self) -> str:
+        """When it happened, in the bot's own terms: `at request 5 (after 12 moves of the game)`."""
+        moves = f"after {self.decision} move{'' if self.decision == 1 else 's'} of the game"
+        if self.request is not None:
+            return f"at request {self.request} ({moves})"
+        if not self.forfeit:
+            return "after the game"
+        return "at the start of the game" if self.decision == 0 else f"between requests ({moves})"
+
+    def headline(self) -> str:
+        """One line: `p4: CRASH at the start of the game: exited with code 127`."""
+        return f"{self.bot}: {self.reason.value} {self.when()}: {self.detail}"
+
+    def explained(self, sandbox: str | None = None) -> list[str]:
+        """The lines shown under it: the end of the bot's stderr and, where arena knows one, a hint."""
+        return explain_fault(self.reason, self.detail, self.log_tail, sandbox)
 
 
 class ReplayAction(BaseModel):

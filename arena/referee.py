@@ -70,11 +70,13 @@ def play_game(
     by: list[str] = []
     sent = [0] * players
 
-    def forfeit(seat: int, fault: BotFault) -> None:
+    def forfeit(seat: int, fault: BotFault, request: int | None = None) -> None:
         reason = fault.reason
-        log = seats[seat].log_tail()
+        # Stopped first, then read: the log is complete only once the process has ended and
+        # its stderr is drained (read before, its last lines could still be in the pipe).
         if seats[seat].abandon() is Reason.OUT_OF_MEMORY:
             reason = Reason.OUT_OF_MEMORY
+        log = seats[seat].log_tail()
         incidents.append(
             Incident(
                 game_number=game_number,
@@ -83,6 +85,7 @@ def play_game(
                 reason=reason,
                 detail=fault.detail,
                 decision=len(state.history),
+                request=request,
                 log_tail=log,
             )
         )
@@ -106,11 +109,13 @@ def play_game(
         assert seat is not None
         action: Action | None = None
         if seat not in fallback:
+            asked_before = seats[seat].last_request
             try:
                 seats[seat].send_events(new_events(seat))
                 action = seats[seat].decide(state.observation(seat), state.legal_actions())
             except BotFault as fault:
-                forfeit(seat, fault)
+                asked = seats[seat].last_request
+                forfeit(seat, fault, asked if asked != asked_before else None)
         chooser = "fallback" if action is None else "bot"
         if action is None:
             action = random_action(state, fallback[seat])
@@ -139,8 +144,8 @@ def play_game(
             )
         except BotFault as fault:
             # The game was complete: the fault is recorded, the result stands.
-            log = seats[seat].log_tail()
             seats[seat].abandon()
+            log = seats[seat].log_tail()  # after the stop: complete (see forfeit)
             incidents.append(
                 Incident(
                     game_number=game_number,

@@ -66,6 +66,13 @@ class Seat(ABC):
         """The end of the bot's log, for incident records."""
         return ""
 
+    _request_id = 0  # the id of the last request sent (ids count up through the whole match)
+
+    @property
+    def last_request(self) -> int | None:
+        """The id of the last request sent to the bot (as the bot saw it), None before the first."""
+        return self._request_id or None
+
 
 def resolve_answer(answer: ActionAnswer, request_id: int, legal_actions: list[Action]) -> Action:
     """The legal action an `action` answer names; BotFault BAD_MESSAGE / ILLEGAL_ACTION otherwise."""

@@ -28,7 +28,9 @@ Tables (every JSON column is UTF-8 JSON text):
                                                  (when done; NULL in stores older than it)
     seats      game_key, seat  PK                one row per seat of a finished game
                bot, place, score, engine_place, forfeit (0/1)
-    incidents  id PK, game_key, seat, bot, reason, detail, decision, forfeit (0/1), log_tail
+    incidents  id PK, game_key, seat, bot, reason, detail, decision, forfeit (0/1), log_tail,
+               request INT                       the bot's request id it faulted at (NULL: none, or
+                                                 a store older than it)
     replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
     logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
 
@@ -79,7 +81,7 @@ CREATE TABLE IF NOT EXISTS seats (
 CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY, game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
     bot TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, decision INTEGER NOT NULL,
-    forfeit INTEGER NOT NULL, log_tail TEXT NOT NULL
+    forfeit INTEGER NOT NULL, log_tail TEXT NOT NULL, request INTEGER
 );
 CREATE TABLE IF NOT EXISTS replays (
     game_key TEXT PRIMARY KEY REFERENCES games(key), encoding TEXT NOT NULL, data BLOB NOT NULL
@@ -210,6 +212,9 @@ class Store:
         if "rules_version" not in columns:
             # A store from before the rules version was kept: its games show it as unknown.
             self._db.execute("ALTER TABLE games ADD COLUMN rules_version TEXT")
+        if "request" not in {row[1] for row in self._db.execute("PRAGMA table_info(incidents)")}:
+            # A store from before incidents kept the bot's request id: shown without it.
+            self._db.execute("ALTER TABLE incidents ADD COLUMN request INTEGER")
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
@@ -383,10 +388,10 @@ class Store:
                 ],
             )
             db.executemany(
-                "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (key, i.seat, i.bot, i.reason.value, i.detail, i.decision, i.forfeit, i.log_tail)
+                    (key, i.seat, i.bot, i.reason.value, i.detail, i.decision, i.forfeit, i.log_tail, i.request)
                     for i in result.incidents
                 ],
             )
@@ -413,7 +418,7 @@ class Store:
 
     def incidents(self, key: str | None = None) -> list[tuple[str, Incident]]:
         """(game key, incident) pairs of one game or of all, in schedule order."""
-        sql = "SELECT game_key, seat, bot, reason, detail, decision, forfeit, log_tail FROM incidents"
+        sql = "SELECT game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request FROM incidents"
         rows = self._db.execute(sql + (" WHERE game_key = ?" if key else "") + " ORDER BY id", (key,) if key else ())
         out = [
             (
@@ -427,6 +432,7 @@ class Store:
                     decision=row[5],
                     forfeit=bool(row[6]),
                     log_tail=row[7],
+                    request=row[8],
                 ),
             )
             for row in rows

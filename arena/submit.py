@@ -1,6 +1,7 @@
 """Submitting a bot to a registry (`arena submit`) and listing one (`arena bots`).
 
-A registry is a folder of bot folders. A submitted bot is copied to
+A registry is a folder of bot folders: `--registry DIR`, else $ARENA_REGISTRY, else
+`./bots` in the working folder (never a folder inside arena's installation). A submitted bot is copied to
 `REGISTRY/NAME/VERSION/` with a `submission.json` beside its files (name, version,
 content hash, date, the smoke games it played); the example bots shipped with arena sit
 directly in `REGISTRY/NAME/`. Both layouts are listed.
@@ -66,10 +67,21 @@ class RegistryEntry:
     folder: Path
 
 
+# The registry when no --registry is given: this variable's folder, else ./bots.
+REGISTRY_ENV = "ARENA_REGISTRY"
+_INSTALLATION = Path(__file__).resolve().parent  # the arena package: never a registry
+
+
 def default_registry() -> Path:
-    """`./bots` in the working folder when it exists, else the example bots shipped with arena."""
-    local = Path("bots")
-    return local.resolve() if local.is_dir() else bots_dir()
+    """$ARENA_REGISTRY when set, else `./bots` in the working folder (made by the first
+    submission); never a folder inside arena's installation."""
+    chosen = os.environ.get(REGISTRY_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else Path("bots").resolve()
+
+
+def _inside_installation(registry: Path) -> bool:
+    """True when `registry` is in the installed arena package (e.g. site-packages/arena/_shipped/bots)."""
+    return registry.resolve().is_relative_to(_INSTALLATION)
 
 
 def _copy_ignore(folder: str, names: list[str]) -> list[str]:
@@ -87,6 +99,12 @@ def submit_bot(
     """Check a bot and copy it into the registry; SubmitRefused lists every reason."""
     folder = Path(bot_dir).resolve()
     registry = Path(registry).resolve() if registry is not None else default_registry()
+    if _inside_installation(registry):
+        raise SubmitRefused(
+            folder,
+            [f"the registry {registry} is inside arena's installation, which is never a registry: give "
+             f"--registry DIR, set {REGISTRY_ENV}=DIR, or submit from a folder whose ./bots is to be the registry"],
+        )
     try:
         manifest = load_bot(folder)
     except BotFolderError as error:
@@ -120,13 +138,18 @@ def submit_bot(
             reasons.append(f"smoke match of {game}: {error}")
             continue
         mine = match.bots[0].name
+        explained: set[str] = set()
         for result in match.games:
             for incident in result.incidents:
                 if incident.bot == mine:
-                    reasons.append(
+                    reason = (
                         f"smoke match of {game}, game {incident.game_number}: {incident.reason.value} "
-                        f"at decision {incident.decision}: {incident.detail}"
+                        f"{incident.when()}: {incident.detail}"
                     )
+                    if incident.reason.value not in explained:  # the same fault again needs no second telling
+                        explained.add(incident.reason.value)
+                        reason += "".join(f"\n      {line}" for line in incident.explained(box.name))
+                    reasons.append(reason)
         smoke[game] = len(match.games)
     if reasons:
         raise SubmitRefused(folder, reasons)

@@ -63,11 +63,11 @@ def test_a_crashing_bot_is_shown_as_an_incident_and_the_match_completes(tmp_path
         'name = "crasher"\nversion = "0.1"\ngames = ["3up3down"]\n'
         'command = ["python3", "-c", "import sys; print(\'bye\', file=sys.stderr); sys.exit(5)"]\n'
     )
-    run = arena("match", "3up3down", str(crasher), RANDOM, "--games", "2", "--rule", "max_turns=20", "--verbose")
+    run = arena("match", "3up3down", str(crasher), RANDOM, "--games", "2", "--rule", "max_turns=20")
     assert run.returncode == 0, run.stderr
-    assert "game 1, seat 0, crasher: CRASH at decision 0: exited with code 5" in run.stdout
-    assert "game 2, seat 1, crasher: CRASH at decision 0: exited with code 5" in run.stdout
-    assert "| bye" in run.stdout
+    assert "game 1, seat 0, crasher: CRASH at the start of the game: exited with code 5" in run.stdout
+    assert "game 2, seat 1, crasher: CRASH at the start of the game: exited with code 5" in run.stdout
+    assert "its stderr ends with:\n  | bye\n" in run.stdout  # without --verbose too
     assert "CRASH x2" in run.stdout
 
 

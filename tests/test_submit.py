@@ -83,8 +83,9 @@ def test_a_bot_that_faults_in_the_smoke_match_is_refused_with_the_incident(tmp_p
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bot, tmp_path / "registry", limits=QUICK)
     assert refused.value.reasons == [
-        "smoke match of 3up3down, game 1: CRASH at decision 0: exited with code 5",
-        "smoke match of 3up3down, game 2: CRASH at decision 0: exited with code 5",
+        "smoke match of 3up3down, game 1: CRASH at the start of the game: exited with code 5\n"
+        "      it wrote nothing to stderr",
+        "smoke match of 3up3down, game 2: CRASH at the start of the game: exited with code 5",
     ]
     assert not (tmp_path / "registry").exists()
 
@@ -158,3 +159,52 @@ def test_a_name_taken_by_a_plain_example_folder_is_refused(tmp_path):
         f"{registry / 'random'} is already a bot folder (one of the examples); choose another name"
     ]
     assert not (registry / "random" / "9.9").exists()
+
+
+def arena_in(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The real command, started in `cwd` (not a checkout), with this checkout's arena."""
+    import os
+
+    environment = {key: value for key, value in os.environ.items() if key != "ARENA_REGISTRY"}
+    environment["PYTHONPATH"] = str(ROOT) + os.pathsep + environment.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=180,
+        env={**environment, **(env or {})},
+    )
+
+
+def test_outside_a_checkout_the_default_registry_is_the_current_folders_bots(tmp_path):
+    bot = random_copy(tmp_path / "src")
+    work = tmp_path / "work"
+    work.mkdir()
+    before = sorted(path.name for path in (ROOT / "bots").iterdir())
+    run = arena_in(work, "submit", str(bot), "--decision-s", "2")
+    assert run.returncode == 0, run.stderr
+    assert (work / "bots" / "lucky" / "2.0" / "submission.json").is_file()
+    assert f"lucky 2.0 accepted: {work / 'bots' / 'lucky' / '2.0'}" in run.stdout
+    assert sorted(path.name for path in (ROOT / "bots").iterdir()) == before  # arena's own bots untouched
+    listed = arena_in(work, "bots")
+    assert listed.returncode == 0 and "lucky" in listed.stdout
+
+
+def test_the_registry_can_be_set_for_every_command_with_arena_registry(tmp_path):
+    bot = random_copy(tmp_path / "src")
+    shared = tmp_path / "shared-registry"
+    run = arena_in(tmp_path, "submit", str(bot), env={"ARENA_REGISTRY": str(shared)})
+    assert run.returncode == 0, run.stderr
+    assert (shared / "lucky" / "2.0" / "bot.toml").is_file() and not (tmp_path / "bots").exists()
+
+
+def test_a_registry_inside_arenas_installation_is_refused(tmp_path):
+    import arena
+
+    inside = Path(arena.__file__).resolve().parent / "_shipped" / "bots"
+    with pytest.raises(SubmitRefused, match="is inside arena's installation, which is never a registry"):
+        submit_bot(random_copy(tmp_path), inside, limits=QUICK)
+    assert not (inside / "lucky").exists()
+
+
+def test_bots_without_a_registry_says_how_one_is_made(tmp_path):
+    run = arena_in(tmp_path, "bots")
+    assert run.returncode == 2
+    assert f"arena: error: registry {tmp_path / 'bots'} is not a folder (`arena submit BOT_DIR` makes it" in run.stderr

@@ -15,6 +15,7 @@ import shutil
 import socket
 import struct
 import tempfile
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -478,15 +479,8 @@ class DockerBotProcess(BotProcess):
                 self._pump(0.0)  # keep the last words of its log
             except (OSError, BotFault, SandboxError):
                 pass
-            # Close our end before the kill: the engine will not finish a container whose
-            # output it is still trying to hand to a full socket.
-            self._close_streams()
             if self._oom is None:
-                try:
-                    self.container.kill()
-                except docker.errors.APIError as error:
-                    if not _is_gone(error):  # 409: it is not running any more
-                        raise
+                self._kill_reading()
                 self.container.wait(timeout=API_TIMEOUT_S)
                 self.container.reload()
                 self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
@@ -509,6 +503,46 @@ class DockerBotProcess(BotProcess):
                 f"the Docker engine failed while removing {self.container.name}: {failure}"
             )
         return Reason.OUT_OF_MEMORY if self._oom else None
+
+    def _kill_reading(self) -> None:
+        """Kill the container while reading its output to the end.
+
+        Its stderr reaches us through the engine, a moment behind its stdout: read on to the
+        socket's end, and the lines it wrote before a fault are all kept. The kill runs
+        beside the reading, for the engine does not finish a container whose output it is
+        still handing to a full socket; a bot still flooding is cut off after LOG_DRAIN_S
+        (our end is closed, which lets the engine finish it).
+        """
+        failed: list[BaseException] = []
+
+        def kill() -> None:
+            try:
+                self.container.kill()
+            except docker.errors.APIError as error:
+                if not _is_gone(error):  # 409: it is not running any more
+                    failed.append(error)
+            except BaseException as error:  # noqa: BLE001 - raised below, in the caller's thread
+                failed.append(error)
+
+        killer = threading.Thread(target=kill, name=f"kill-{self.container.name}", daemon=True)
+        killer.start()
+        self._read_to_end(LOG_DRAIN_S)
+        self._close_streams()
+        killer.join()
+        if failed:
+            raise failed[0]
+
+    def _read_to_end(self, wait_s: float) -> None:
+        """Read the container's output until its end (the socket's), for at most `wait_s`."""
+        deadline = time.monotonic() + wait_s
+        while not self._eof:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                self._pump(left)
+            except (OSError, BotFault, SandboxError):
+                return
 
     def discard(self) -> None:
         """Remove the container without asking how it ended (after a failed start)."""
@@ -549,6 +583,10 @@ class DockerBotProcess(BotProcess):
                 self.close()
             except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
                 pass
+
+
+# At the end, how long the container's last output (its stderr) is read after the kill.
+LOG_DRAIN_S = 1.0
 
 
 def _milliseconds(seconds: float) -> int:
