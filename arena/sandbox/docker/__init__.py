@@ -1,4 +1,5 @@
-"""The `docker` sandbox: one container per bot per match, for untrusted code.
+"""The `docker` sandbox, for untrusted code: a container per bot per match (cold), or one
+per warm slot kept for the run with a fresh process per game (warm, `warm.py`).
 
 A bot runs from the base image (a setting; default `arena-base:bookworm`, built by
 `.ci/docker-up`; `python:3.12-slim` works too) with its folder mounted read-only at
@@ -29,9 +30,16 @@ killed run left behind are found by their label and removed on the next start. O
 runs share the engine: their containers come and go at any moment, so the engine is
 listed without inspecting each entry, and "no such container" means gone, never a failure.
 
+`start(..., slot=KEY)` names a warm slot: its container is made on the slot's first start
+with the same settings, and every start runs a fresh bot process in it (`docker exec` as
+nobody), the container reset in between; see `warm.py` for how, and why that is as
+strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
+host cannot see start cold as above. `close()` removes the slots' containers.
+
 Where things live: `engine.py` (settings, labels, owners, the engine's errors), `images.py`
 (base and Dockerfile images, cached), `transport.py` (the running bot: pipes or the attach
-socket), and here the sandbox itself: container settings, start, leftovers.
+socket), `warm.py` (warm slots and their reset), and here the sandbox itself: container
+settings, start, leftovers.
 """
 
 from __future__ import annotations
@@ -84,6 +92,13 @@ from arena.sandbox.docker.transport import (  # noqa: F401
     _StdoutWatch,
     make_fifos,
 )
+from arena.sandbox.docker.warm import (  # noqa: F401
+    KEEPER_USER,
+    SLOT_LABEL,
+    WarmBotProcess,
+    WarmSlots,
+    _Unsupported,
+)
 
 
 class DockerSandbox(DockerImages, Sandbox):
@@ -97,11 +112,13 @@ class DockerSandbox(DockerImages, Sandbox):
         base_url: str | None = None,
         stdio: str | None = None,
         client: Any = None,
+        warm: bool = True,
     ):
         """`image`: the base image; `base_url`: the engine (default: DOCKER_HOST or the local
         socket); `stdio`: "fifo" (pipes, fast), "attach" (the attach socket) or "auto"
         (pipes when the image has /bin/sh and arena runs as root, else attach; the default,
-        or $ARENA_DOCKER_STDIO)."""
+        or $ARENA_DOCKER_STDIO); `warm=False` starts every process cold, slot or not (the
+        old design, kept for comparison)."""
         stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
             # A user's mistake (the setting or $ARENA_DOCKER_STDIO): the CLI prints it as such.
@@ -114,6 +131,8 @@ class DockerSandbox(DockerImages, Sandbox):
         self._client = client
         self._cleaned = False
         self._lock = threading.Lock()
+        self.warm = warm
+        self._slots: WarmSlots | None = None
 
     # -- engine ------------------------------------------------------------------------------
     @property
@@ -278,13 +297,51 @@ class DockerSandbox(DockerImages, Sandbox):
             settings["command"] = facts["entrypoint"] + (list(bot.command) or facts["cmd"])
         return settings
 
-    def start(self, bot: BotSpec, limits: Limits, *, slot: str | None = None) -> DockerBotProcess:
-        """Create, attach and start the bot's container; SandboxError if the engine fails."""
+    def start(
+        self, bot: BotSpec, limits: Limits, *, slot: str | None = None
+    ) -> DockerBotProcess | WarmBotProcess:
+        """Start the bot; SandboxError if the engine fails.
+
+        Cold (`slot=None`): create, attach and start a container of its own. Warm: a fresh
+        process in the slot's container (see arena/sandbox/docker/warm.py), when this
+        engine and image allow it; else cold.
+        """
         with self._lock:
             if not self._cleaned:
                 self.cleanup_leftovers()
                 self._cleaned = True
         image = self.image_for(bot)
+        if slot is not None and self.warm_reason(image) is None:
+            try:
+                return self._warm_slots().start(bot, limits, slot, image)
+            except _Unsupported as why:
+                self._slots.unsupported = str(why)  # this engine cannot: from now on, cold
+        return self._start_cold(bot, limits, image)
+
+    def warm_reason(self, image: str | None = None) -> str | None:
+        """Why slots start cold here (None if they start warm)."""
+        if not self.warm:
+            return "warm slots are switched off (warm=False)"
+        if self._slots is not None and self._slots.unsupported:
+            return self._slots.unsupported
+        if image is not None and not self._uses_fifos(image):
+            return f"stdin/stdout cannot travel over pipes for {image!r} (needs /bin/sh, root)"
+        return None
+
+    def _warm_slots(self) -> WarmSlots:
+        with self._lock:
+            if self._slots is None:
+                self._slots = WarmSlots(self)
+            return self._slots
+
+    def close(self) -> None:
+        """Kill the slots' processes and remove their containers (idempotent)."""
+        with self._lock:
+            slots, self._slots = self._slots, None
+        if slots is not None:
+            slots.close()
+
+    def _start_cold(self, bot: BotSpec, limits: Limits, image: str) -> DockerBotProcess:
         io_dir = make_fifos() if self._uses_fifos(image) else None
         settings = self.container_settings(bot, limits, image, io_dir)
         container = process = None

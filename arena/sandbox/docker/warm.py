@@ -1,0 +1,860 @@
+"""Warm slots of the docker sandbox: one container per slot, kept for the run, and a fresh
+bot process in it for every `start` (`docker exec`), the container reset in between.
+
+Why `docker exec` and not a launcher of our own inside the container: the engine builds an
+exec'd process from the container's own process spec (runc applies the container's seccomp
+filter, capability sets, no-new-privileges, rlimits, cgroups and namespaces), with the
+user overridden to nobody (65534), so the bot's process is confined exactly as a cold
+container's is (tests/test_sandbox_docker_warm.py reads it from inside). A launcher
+living in the container would share the bot's uid, and a bot may ptrace or signal a
+process of its own uid: it could plant itself in the launcher and reach its next game.
+
+The container's own processes (its init, docker-init, and a shell blocked forever opening
+a pipe) run as another uid (65533, `KEEPER_USER`), which a bot of uid 65534 without
+capabilities can neither signal, nor ptrace, nor read; their oom_score_adj is -1000 where
+the host allows it, so an out-of-memory kill picks the bot. Nothing else of the container
+is long-lived.
+
+Between two processes of a slot the host resets the container (`WarmContainer.reset`,
+on a worker thread, while other games play; `start` waits only if it is not done yet):
+1. every process in the container's cgroup but those two keepers gets SIGKILL (through
+   a pidfd, so a reused pid is never hit), until none is left;
+2. SysV shared memory, semaphores and message queues are removed (a short-lived thread
+   enters the container's IPC namespace with setns and reads /proc/sysvipc);
+3. /tmp, /dev/shm and /dev/mqueue are emptied, through /proc/PID/root of the init, with
+   descriptor-relative removal that never follows a link the bot left;
+4. the memory accounting is re-baselined: the peak usage is reset, and each process
+   counts the cgroup's oom_kill events from its own start, so an out-of-memory kill is
+   charged to the process (and game) it happened in.
+The environment, open files, sockets, ptys and locks of a process end with it. If any
+step fails, or the keepers are gone (the container was killed from outside), the
+container is removed and a new one made for the slot, off the game's path too.
+
+stdin, stdout and stderr are three named pipes per process in the slot's folder, mounted
+read-only at /arena-io (as cold containers' two); no byte passes through the engine.
+A process's end is seen through a pidfd of its host pid; its exit code comes from the
+engine (exec inspect) only when a bot ended on its own. OUT_OF_MEMORY is the bot's, and so
+is a container that ended while its bot ran only when the kernel's OOM count says so; any
+other breakage of the container, and every engine failure, is a SandboxError.
+
+Warm slots need what the pipes need (/bin/sh in the image, arena as root with an engine
+that does not remap users), and the engine on this host, whose container processes arena
+can see in /proc. Where that is not so, a slot starts cold, as `slot=None` does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import errno
+import os
+import select
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import docker.errors
+
+from arena.sandbox.base import (
+    BotFault,
+    BotProcess,
+    BotSpec,
+    Limits,
+    Reason,
+    SandboxError,
+)
+from arena.sandbox.cgroups import CGROUP_ROOT, BotCgroup
+from arena.sandbox.common import (
+    CLOSED_STDOUT,
+    STOPPED_READING,
+    LineBuffer,
+    StderrLog,
+    fault_for_exit,
+    input_wait_s,
+)
+from arena.sandbox.docker.engine import (
+    _ENGINE_ERRORS,
+    EXIT_WAIT_S,
+    IO_MOUNT,
+    IO_PREFIX,
+    SETTLE_S,
+    USER,
+    _is_gone,
+    _process_start_time,
+    _remove_quietly,
+    _slug,
+)
+from arena.sandbox.docker.transport import _as_returncode, _milliseconds, _remove_io_dir
+
+if TYPE_CHECKING:
+    from arena.sandbox.docker import DockerSandbox
+
+KEEPER_USER = "65533:65533"  # the container's init and idle shell: not the bot's uid
+SLOT_LABEL = "arena.slot"
+KEEP_PIPE = "keep"  # the idle shell blocks opening it; nobody ever writes it
+WIPED = ("tmp", "dev/shm", "dev/mqueue")  # the container's writable places
+KILL_WITHIN_S = 2.0  # a reset that cannot empty the container in this time replaces it
+START_WITHIN_S = 5.0  # from `start` of a container to its idle shell running
+RESET_WORKERS = 2  # resets take ~10 ms; a second worker keeps one slow replacement from stalling them
+
+_READY = select.POLLIN | select.POLLHUP | select.POLLERR
+_CLONE_NEWIPC = 0x08000000
+_IPC_RMID = 0
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _Broken(Exception):
+    """The container cannot be reset: it is replaced (never the bot's fault)."""
+
+
+# -- the container's parts on this host -------------------------------------------------------
+def _container_cgroup(pid: int, container_id: str) -> BotCgroup | None:
+    """The container's cgroup directories (v1: pids and memory; else v2), from its init's pid."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    v1: dict[str, Path] = {}
+    unified: Path | None = None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if container_id not in path:
+            continue
+        if not controllers:
+            unified = CGROUP_ROOT / path.lstrip("/")
+        for controller in controllers.split(","):
+            if controller in ("pids", "memory"):
+                v1[controller] = CGROUP_ROOT / controller / path.lstrip("/")
+    v1 = {name: folder for name, folder in v1.items() if (folder / "cgroup.procs").exists()}
+    if v1:
+        return BotCgroup(list(v1.values()), v1.get("memory"), v2=False)
+    if unified is not None and (unified / "memory.events").exists():
+        return BotCgroup([unified], unified, v2=True)
+    return None
+
+
+def _pidfd(pid: int, container_id: str) -> int | None:
+    """A pidfd of `pid` if it is (still) a process of the container, else None.
+
+    Opened first and checked after: a pid the container let go of and the host reused is
+    then never signalled or taken for the bot.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    try:
+        if container_id in Path(f"/proc/{pid}/cgroup").read_text():
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _remove_sysv_ipc(init_pid: int) -> int:
+    """Remove every SysV shared memory segment, semaphore set and message queue of the IPC
+    namespace of `init_pid`; how many. Runs in a thread of its own that ends after: setns
+    moves only the calling thread, and this one never comes back."""
+    outcome: list[Any] = []
+
+    def work() -> None:
+        try:
+            fd = os.open(f"/proc/{init_pid}/ns/ipc", os.O_RDONLY)
+            try:
+                if _libc.setns(fd, _CLONE_NEWIPC) != 0:
+                    raise OSError(ctypes.get_errno(), "setns into the container's IPC namespace")
+            finally:
+                os.close(fd)
+            removed = 0
+            for kind in ("shm", "sem", "msg"):
+                # /proc/sysvipc lists the objects of the IPC namespace of whoever opens it.
+                rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+                for row in rows:
+                    ident = int(row.split()[1])
+                    if kind == "shm":
+                        result = _libc.shmctl(ident, _IPC_RMID, None)
+                    elif kind == "sem":
+                        result = _libc.semctl(ident, 0, _IPC_RMID)
+                    else:
+                        result = _libc.msgctl(ident, _IPC_RMID, None)
+                    if result != 0 and ctypes.get_errno() not in (errno.EINVAL, errno.EIDRM):
+                        raise OSError(ctypes.get_errno(), f"removing SysV {kind} {ident}")
+                    removed += 1
+            outcome.append(removed)
+        except Exception as error:  # noqa: BLE001 - handed to the caller
+            outcome.append(error)
+
+    thread = threading.Thread(target=work, name="arena-ipc-reset", daemon=True)
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _empty_folder(path: str) -> None:
+    """Remove everything inside the folder `path` (not the folder), never following a link."""
+    try:
+        folder = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return  # the image has no such place
+    try:
+        for name in os.listdir(folder):
+            try:
+                os.unlink(name, dir_fd=folder)
+            except IsADirectoryError:
+                shutil.rmtree(name, dir_fd=folder)  # descriptor-based: links are removed, not followed
+        left = os.listdir(folder)
+        if left:
+            raise OSError(errno.ENOTEMPTY, f"{len(left)} entries left in {path}")
+    finally:
+        os.close(folder)
+
+
+def _make_slot_folder() -> Path:
+    """The slot's folder of pipes (mounted read-only at /arena-io), with the keeper's pipe."""
+    folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
+    folder.chmod(0o711)  # the container's users reach their pipes; nobody may list the folder
+    uid, gid = (int(part) for part in KEEPER_USER.split(":"))
+    os.mkfifo(folder / KEEP_PIPE, 0o600)
+    os.chown(folder / KEEP_PIPE, uid, gid)  # the bot (another uid) cannot open it
+    return folder
+
+
+class WarmContainer:
+    """One slot's container: made once, reset between the processes it runs."""
+
+    def __init__(
+        self,
+        sandbox: DockerSandbox,
+        bot: BotSpec,
+        limits: Limits,
+        image: str,
+        slot: str,
+        released: Callable[[WarmBotProcess], None] | None = None,
+    ):
+        self.sandbox, self.bot, self.limits, self.image, self.slot = sandbox, bot, limits, image, slot
+        self.released = released or (lambda process: None)  # called when a process closes
+        self.folder = _make_slot_folder()
+        self.container: Any = None
+        self.keepers: dict[int, str] = {}  # host pid -> start time: the init and the idle shell
+        self.cgroup: BotCgroup | None = None
+        self.serial = 0
+        self.removed = False
+        try:
+            self._create()
+        except BaseException:
+            self.remove(quietly=True)
+            raise
+
+    @property
+    def id(self) -> str:
+        """The container's id."""
+        return self.container.id
+
+    @property
+    def name(self) -> str:
+        """The container's name."""
+        return self.container.name
+
+    def _create(self) -> None:
+        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder)
+        settings["name"] = f"arena-{_slug(self.bot.name)}-warm-{uuid.uuid4().hex[:12]}"
+        settings["user"] = KEEPER_USER
+        settings["entrypoint"] = ["/bin/sh", "-c", f"exec <{IO_MOUNT}/{KEEP_PIPE}"]
+        settings["command"] = []
+        settings["labels"][SLOT_LABEL] = self.slot
+        self.exec_command = ["/bin/sh", "-c"]  # completed per process (see run)
+        facts = self.sandbox._image_facts(self.image)
+        self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
+        self.workdir = settings.get("working_dir")
+        try:
+            self.container = self.sandbox.client.containers.create(**settings)
+            self.container.start()
+            self.container.reload()
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine could not start a warm container for {self.bot.name}: {error}"
+            ) from None
+        init_pid = self.container.attrs["State"].get("Pid") or 0
+        self.cgroup = _container_cgroup(init_pid, self.container.id) if init_pid else None
+        if self.cgroup is None:
+            raise _Unsupported(
+                "the engine's containers are not visible in this host's /proc and cgroups"
+            )
+        # The init (docker-init) starts the idle shell at once; wait for it to exist.
+        deadline = time.monotonic() + START_WITHIN_S
+        while True:
+            children = _children(init_pid)
+            if children:
+                break
+            if time.monotonic() > deadline:
+                raise SandboxError(f"the warm container {self.name} did not come up")
+            time.sleep(0.002)
+        for pid in (init_pid, *children):
+            started = _process_start_time(pid)
+            if started is None:
+                raise SandboxError(f"the warm container {self.name} ended as it started")
+            self.keepers[pid] = started
+            # Under memory pressure the kernel should pick the bot, never the keepers. Lowering
+            # needs CAP_SYS_RESOURCE; without it they keep the bot's 1000, and the kernel still
+            # picks the largest process first: a keeper (a few hundred KiB) only once no
+            # process of the bot is left, and that kill is counted as the bot's anyway.
+            try:
+                Path(f"/proc/{pid}/oom_score_adj").write_text("-1000")
+            except PermissionError:
+                pass
+
+    def healthy(self) -> bool:
+        """Its init and idle shell still run (else it was killed from outside)."""
+        return bool(self.keepers) and all(
+            _process_start_time(pid) == started for pid, started in self.keepers.items()
+        )
+
+    def oom_kills(self) -> int:
+        """Out-of-memory kills in the container so far (the kernel's count)."""
+        return self.cgroup.oom_kills() if self.cgroup else 0
+
+    # -- a process ------------------------------------------------------------------------------
+    def run(self) -> WarmBotProcess:
+        """Start a fresh bot process in the container (`docker exec` as nobody)."""
+        self.serial += 1
+        names = {part: f"{part}-{self.serial}" for part in ("in", "out", "err")}
+        uid, gid = (int(part) for part in USER.split(":"))
+        for name in names.values():
+            os.mkfifo(self.folder / name, 0o600)
+            os.chown(self.folder / name, uid, gid)
+        # Opened before the bot runs, so that its own opens never block (see DockerBotProcess).
+        fds = {
+            "in": os.open(self.folder / names["in"], os.O_RDWR | os.O_NONBLOCK),
+            "out": os.open(self.folder / names["out"], os.O_RDONLY | os.O_NONBLOCK),
+            "err": os.open(self.folder / names["err"], os.O_RDONLY | os.O_NONBLOCK),
+        }
+        redirect = (
+            f'exec "$@" <{IO_MOUNT}/{names["in"]} >{IO_MOUNT}/{names["out"]} '
+            f'2>{IO_MOUNT}/{names["err"]}'
+        )
+        command = ["/bin/sh", "-c", redirect, "arena-stdio", *self.bot_command]
+        oom_before = self.oom_kills()
+        api = self.sandbox.client.api
+        try:
+            exec_id = api.exec_create(
+                self.container.id,
+                command,
+                stdout=False,
+                stderr=False,
+                stdin=False,
+                tty=False,
+                user=USER,
+                workdir=self.workdir,
+            )["Id"]
+            api.exec_start(exec_id, detach=True)  # returns once the process runs
+            state = api.exec_inspect(exec_id)
+        except _ENGINE_ERRORS as error:
+            for fd in fds.values():
+                os.close(fd)
+            raise SandboxError(
+                f"the Docker engine could not start {self.bot.name} in {self.name}: {error}"
+            ) from None
+        pid = state.get("Pid") or 0
+        pidfd = _pidfd(pid, self.container.id) if state.get("Running") and pid else None
+        return WarmBotProcess(self, exec_id, pid, pidfd, fds, oom_before, names)
+
+    # -- between processes ---------------------------------------------------------------------
+    def reset(self, names: dict[str, str] | None = None) -> None:
+        """Leave nothing of the last process behind (see the module's docstring); _Broken if
+        that cannot be done, and the container must go."""
+        if not self.healthy():
+            raise _Broken("its init or idle shell is gone (killed from outside)")
+        init_pid = next(iter(self.keepers))
+        try:
+            self._kill_all_but_keepers()
+            _remove_sysv_ipc(init_pid)
+            for place in WIPED:
+                _empty_folder(f"/proc/{init_pid}/root/{place}")
+        except (OSError, RecursionError) as error:
+            raise _Broken(f"could not reset it: {error}") from None
+        self._reset_memory_peak()
+        if names:
+            for name in names.values():
+                try:
+                    (self.folder / name).unlink()
+                except FileNotFoundError:
+                    pass
+        if not self.healthy():
+            raise _Broken("its init or idle shell ended during the reset")
+
+    def _kill_all_but_keepers(self) -> None:
+        assert self.cgroup is not None
+        deadline = time.monotonic() + KILL_WITHIN_S
+        while True:
+            alive = self.cgroup.pids() - set(self.keepers)
+            if not alive:
+                return
+            if time.monotonic() > deadline:
+                raise OSError(errno.EBUSY, f"{len(alive)} processes would not die")
+            for pid in alive:
+                fd = _pidfd(pid, self.container.id)
+                if fd is None:
+                    continue
+                try:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                finally:
+                    os.close(fd)
+            time.sleep(0.001)
+
+    def _reset_memory_peak(self) -> None:
+        if self.cgroup and self.cgroup.memory_dir and not self.cgroup.v2:
+            for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
+                try:
+                    (self.cgroup.memory_dir / name).write_text("0")
+                except OSError:
+                    pass  # statistics only: OOM detection counts kills, not peaks
+
+    def remove(self, quietly: bool = False) -> None:
+        """Remove the container and its folder of pipes (idempotent)."""
+        if self.removed:
+            return
+        self.removed = True
+        try:
+            if self.container is not None:
+                if quietly:
+                    _remove_quietly(self.container)
+                else:
+                    try:
+                        self.container.remove(force=True)
+                    except docker.errors.APIError as error:
+                        if not _is_gone(error):
+                            raise SandboxError(
+                                f"the Docker engine failed while removing {self.name}: {error}"
+                            ) from None
+                    except _ENGINE_ERRORS as error:
+                        raise SandboxError(
+                            f"the Docker engine failed while removing {self.name}: {error}"
+                        ) from None
+        finally:
+            _remove_io_dir(self.folder)
+
+
+class _Unsupported(SandboxError):
+    """Warm slots cannot work with this engine: slots start cold."""
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+# -- the running bot ----------------------------------------------------------------------------
+class WarmBotProcess(BotProcess):
+    """A bot process exec'd in a warm container: three named pipes and a pidfd."""
+
+    stdio = "fifo"
+
+    def __init__(
+        self,
+        home: WarmContainer,
+        exec_id: str,
+        pid: int,
+        pidfd: int | None,
+        fds: dict[str, int],
+        oom_before: int,
+        names: dict[str, str],
+    ):
+        self.home = home
+        self.container = home.container
+        self.limits = home.limits
+        self.exec_id, self.pid = exec_id, pid
+        self.io_dir = home.folder
+        self._names = names
+        self._pidfd = pidfd
+        self._in_fd: int | None = fds["in"]
+        self._out_fd: int | None = fds["out"]
+        self._err_fd: int | None = fds["err"]
+        self._oom_before = oom_before
+        self._stdout = LineBuffer.from_limits(self.limits)
+        self._stderr = StderrLog(self.limits.stderr_keep_bytes)
+        self._ended = pidfd is None  # the process has ended (and its output was all read)
+        self._stdout_closed = False
+        self._fault: BotFault | None = None
+        self._closed = False
+        self._oom = False
+        self._reading = select.poll()
+        for fd in (self._out_fd, self._err_fd, self._pidfd):
+            if fd is not None:
+                self._reading.register(fd, select.POLLIN)
+        self._writing = select.poll()
+        self._writing.register(self._in_fd, select.POLLOUT)
+        _OPEN.add(self)
+        if self._ended:
+            self._drain()
+
+    @property
+    def id(self) -> str:
+        """The container's id."""
+        return self.container.id
+
+    # -- reading -----------------------------------------------------------------------------------
+    def _pump(self, wait_s: float) -> None:
+        if self._ended:
+            return
+        ready = {fd for fd, _ in self._reading.poll(_milliseconds(wait_s))}
+        if self._out_fd in ready:
+            self._read_out()
+        if self._err_fd in ready:
+            self._read_err()
+        if self._pidfd in ready:
+            # Its files were closed before it was seen to end: what it wrote is in the pipes.
+            self._drain()
+
+    def _drain(self) -> None:
+        self._ended = True
+        for _ in range(64):  # bounded: a child it left behind may still be writing
+            if not (self._read_out() | self._read_err()):
+                break
+
+    def _read_out(self) -> bool:
+        """Read from stdout; True if the pipe may hold more."""
+        if self._out_fd is None or self._stdout_closed:
+            return False
+        for _ in range(16):
+            try:
+                chunk = os.read(self._out_fd, 1 << 16)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                self._stdout_closed = True
+                self._reading.unregister(self._out_fd)
+                return False
+            self._stdout.feed(chunk)
+            if len(chunk) < (1 << 16):
+                return False
+        return True
+
+    def _read_err(self) -> bool:
+        if self._err_fd is None:
+            return False
+        for _ in range(16):
+            try:
+                chunk = os.read(self._err_fd, 1 << 16)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                self._reading.unregister(self._err_fd)
+                os.close(self._err_fd)
+                self._err_fd = None
+                return False
+            self._stderr.append(chunk)
+            if len(chunk) < (1 << 16):
+                return False
+        return True
+
+    def receive_line(self, timeout_s: float) -> bytes:
+        """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
+        self._check_open()
+        if self._fault is not None:
+            raise self._fault
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        try:
+            while True:
+                line = self._stdout.next_line()
+                if line is not None:
+                    return line
+                if self._ended or self._stdout_closed:
+                    raise self._end_fault()
+                self._pump(deadline - time.monotonic())
+                if self._stdout.has_line() or self._ended or self._stdout_closed:
+                    continue
+                if time.monotonic() >= deadline:
+                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SandboxError(
+                f"the bot process in {self.home.name} was already closed (arena's mistake)"
+            )
+
+    def _end_fault(self) -> BotFault:
+        """Why its output ended: OUT_OF_MEMORY, CRASH with its exit code or signal, or CRASH
+        because it closed its stdout and lives on; SandboxError if its container was killed."""
+        if not self._ended:
+            poller = select.poll()
+            poller.register(self._pidfd, select.POLLIN)
+            if not poller.poll(_milliseconds(SETTLE_S)):
+                return BotFault(Reason.CRASH, CLOSED_STDOUT)
+            self._drain()
+        if self.home.oom_kills() > self._oom_before:
+            self._oom = True
+            return fault_for_exit(None, self.limits, oom=True)
+        if not self.home.healthy():
+            raise SandboxError(
+                f"the warm container {self.home.name} was killed from outside while "
+                f"{self.home.bot.name} ran in it; not the bot's fault"
+            )
+        return fault_for_exit(self._exit_status(), self.limits)
+
+    def _exit_status(self) -> int | None:
+        """Its exit status as Popen.returncode, from the engine (None if it does not tell)."""
+        api = self.home.sandbox.client.api
+        deadline = time.monotonic() + EXIT_WAIT_S
+        while True:
+            try:
+                state = api.exec_inspect(self.exec_id)
+            except docker.errors.NotFound:
+                raise SandboxError(
+                    f"the container {self.home.name} was removed by someone else before arena "
+                    "learnt how its bot ended; not the bot's fault"
+                ) from None
+            except _ENGINE_ERRORS as error:
+                raise SandboxError(
+                    f"the Docker engine failed while reading how {self.home.bot.name} ended: {error}"
+                ) from None
+            if not state.get("Running") and state.get("ExitCode") is not None:
+                return _as_returncode(state["ExitCode"])
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.005)
+
+    def stderr_text(self) -> str:
+        """The kept part of the bot's stderr."""
+        return self._stderr.text()
+
+    # -- writing -----------------------------------------------------------------------------------
+    def send_line(self, line: bytes) -> None:
+        """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
+        self._check_open()
+        if self._fault is not None:
+            raise self._fault
+        self._stdout.start_decision()
+        try:
+            self._send(line + b"\n")
+        except BotFault as fault:
+            if fault.reason is not Reason.TIMEOUT:
+                self._fault = fault
+            raise
+
+    def _send(self, data: bytes) -> None:
+        if self._ended or self._stdout_closed:
+            raise self._end_fault()
+        try:
+            data = data[os.write(self._in_fd, data) :]
+        except BlockingIOError:
+            pass
+        view = memoryview(data)
+        deadline = time.monotonic() + input_wait_s(self.limits)
+        while view:
+            if self._ended or self._stdout_closed:
+                raise self._end_fault()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotFault(Reason.TIMEOUT, STOPPED_READING)
+            self._pump(0.0)  # a bot blocked on writing output cannot read: drain it
+            if not self._writing.poll(_milliseconds(min(remaining, 0.01))):
+                continue
+            try:
+                view = view[os.write(self._in_fd, view) :]
+            except (BlockingIOError, InterruptedError):
+                continue
+
+    # -- end -----------------------------------------------------------------------------------------
+    def close(self) -> Reason | None:
+        """Kill the process (its container stays, and is reset for the slot's next process);
+        OUT_OF_MEMORY if the bot was killed for memory."""
+        if self._closed:
+            return Reason.OUT_OF_MEMORY if self._oom else None
+        self._closed = True
+        _OPEN.discard(self)
+        try:
+            self._pump(0.0)  # keep the last words of its log
+        except (OSError, BotFault):
+            pass
+        if self._pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self._oom = self._oom or self.home.oom_kills() > self._oom_before
+        self._close_fds()
+        self.home.released(self)
+        return Reason.OUT_OF_MEMORY if self._oom else None
+
+    def discard(self) -> None:
+        """Close without asking anything (a failed start, interpreter exit)."""
+        if self._pidfd is not None and not self._closed:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self._closed = True
+        _OPEN.discard(self)
+        self._close_fds()
+
+    def _close_fds(self) -> None:
+        for name in ("_in_fd", "_out_fd", "_err_fd", "_pidfd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, name, None)
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
+                pass
+
+
+# -- slots ---------------------------------------------------------------------------------------
+class _Slot:
+    """A slot's container and what is being done to it (a reset or a replacement)."""
+
+    def __init__(self, key: str, bot: BotSpec, limits: Limits, image: str):
+        self.key, self.bot, self.limits, self.image = key, bot, limits, image
+        self.home: WarmContainer | None = None
+        self.pending: Future[None] | None = None
+        self.process: WarmBotProcess | None = None
+        self.lock = threading.Lock()
+
+
+class WarmSlots:
+    """The warm slots of one docker sandbox, and the worker that resets and replaces
+    their containers off the games' path."""
+
+    def __init__(self, sandbox: DockerSandbox):
+        self.sandbox = sandbox
+        self._slots: dict[str, _Slot] = {}
+        self._lock = threading.Lock()
+        self._workers = ThreadPoolExecutor(RESET_WORKERS, thread_name_prefix="arena-warm")
+        self._closed = False
+        self.unsupported: str | None = None  # why slots start cold, once known
+        self.replaced = 0  # containers replaced after they broke
+        self.last_replacement = ""  # why the last one was
+        _POOLS.add(self)
+
+    def start(self, bot: BotSpec, limits: Limits, key: str, image: str) -> WarmBotProcess:
+        """A fresh process of `bot` in the slot's container (made on the slot's first use)."""
+        with self._lock:
+            if self._closed:
+                raise SandboxError("the docker sandbox was closed (arena's mistake)")
+            slot = self._slots.get(key)
+            if slot is None:
+                slot = self._slots[key] = _Slot(key, bot, limits, image)
+        with slot.lock:
+            if slot.process is not None and not slot.process._closed:
+                raise SandboxError(f"slot {key!r} already runs a process (arena's mistake)")
+            if (slot.bot, slot.limits, slot.image) != (bot, limits, image):
+                raise SandboxError(
+                    f"slot {key!r} was first used for {slot.bot.name} with other limits or "
+                    f"image; a slot always runs one bot with one set of limits (arena's mistake)"
+                )
+            if slot.pending is not None:
+                pending, slot.pending = slot.pending, None
+                try:
+                    pending.result()  # the reset (or replacement) of the last process
+                except SandboxError:
+                    pass  # the replacement failed: made again below, or the engine's error told
+            if slot.home is not None and not slot.home.healthy():
+                self._replace(slot, "its init or idle shell is gone (killed from outside)")
+            if slot.home is None:
+                slot.home = self._new_container(slot)
+            slot.process = slot.home.run()
+            return slot.process
+
+    def _released(self, slot: _Slot, process: WarmBotProcess) -> None:
+        """A process of the slot closed: reset its container in the background."""
+        if self._closed:
+            return
+        names = process._names
+        slot.pending = self._workers.submit(self._reset, slot, names)
+
+    def _reset(self, slot: _Slot, names: dict[str, str]) -> None:
+        home = slot.home
+        if home is None:
+            return
+        try:
+            home.reset(names)
+        except _Broken as why:
+            self._replace(slot, str(why))
+
+    def _replace(self, slot: _Slot, why: str) -> None:
+        """Remove a broken container and make the slot a new one."""
+        old, slot.home = slot.home, None
+        if old is not None:
+            old.remove(quietly=True)
+        self.replaced += 1
+        self.last_replacement = why
+        slot.home = self._new_container(slot)
+
+    def _new_container(self, slot: _Slot) -> WarmContainer:
+        return WarmContainer(
+            self.sandbox,
+            slot.bot,
+            slot.limits,
+            slot.image,
+            slot.key,
+            released=lambda process: self._released(slot, process),
+        )
+
+    def containers(self) -> list[WarmContainer]:
+        """The slots' containers now."""
+        with self._lock:
+            return [slot.home for slot in self._slots.values() if slot.home is not None]
+
+    def close(self) -> None:
+        """Kill every process and remove every container of the slots (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            slots = list(self._slots.values())
+        _POOLS.discard(self)
+        for slot in slots:
+            if slot.process is not None:
+                slot.process.discard()
+        self._workers.shutdown(wait=True)
+        failure: SandboxError | None = None
+        for slot in slots:
+            if slot.home is not None:
+                try:
+                    slot.home.remove()
+                except SandboxError as error:
+                    failure = failure or error
+                slot.home = None
+        if failure is not None:
+            raise failure
+
+
+# Containers of slots still open when the interpreter exits (Ctrl-C, an uncaught error) go.
+_OPEN: weakref.WeakSet[WarmBotProcess] = weakref.WeakSet()
+_POOLS: weakref.WeakSet[WarmSlots] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for process in list(_OPEN):
+        process.discard()
+    for pool in list(_POOLS):
+        try:
+            pool.close()
+        except SandboxError:
+            pass
