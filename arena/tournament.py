@@ -2,7 +2,8 @@
 
 `run_tournament(config)` resolves the bots (`arena.field`), schedules the games
 (`arena.schedule`), plays the games not yet stored with `jobs` at once (each one
-`arena.play.play_scheduled_game`, in threads or on a cluster), and commits each finished
+`arena.play.play_scheduled_game`, in worker processes (`arena.workers`), in threads or on a
+cluster), and commits each finished
 game to the store (`arena.store`) as soon as it finishes; ratings are fed in schedule
 order as games come in (`arena.rating`). Running it again on the same output folder
 resumes: finished games are never played again; a changed file is refused, naming what
@@ -120,7 +121,7 @@ class TournamentOutcome:
 class _Runner:
     """One run of a tournament: schedule, pool, store."""
 
-    def __init__(self, config, store, key, field_bots, challengers, in_process, progress, stop, sandbox):
+    def __init__(self, config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden=()):
         self.config = config
         self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
         self.store = store
@@ -132,6 +133,8 @@ class _Runner:
         self.stop = stop or threading.Event()
         self.sandbox = sandbox
         self.cluster = None  # arena.cluster.ClusterPool: connected on first use, once per run
+        self.workers = None  # arena.workers.WorkerPool: started on first use, once per run
+        self.hidden = list(hidden)  # what a bot may not see (the workers' sandboxes are told too)
         self.began = time.monotonic()
         self.played = 0
         self.game_s = 0.0
@@ -203,10 +206,25 @@ class _Runner:
             self._leader_at = now
         return self._leader
 
+    def uses_workers(self) -> bool:
+        """Play in worker processes (`arena.workers`): more than one job, every bot a program,
+        and the sandbox named by the settings (an object of the caller's stays in this process)."""
+        return (
+            self.config.jobs > 1
+            and self.sandbox is None
+            and all(bot.kind == "folder" for bot in self.bots.values())
+        )
+
     def _pool(self):
-        """A local thread pool for this batch, or the run's cluster when `cluster` is set."""
+        """The run's worker processes, a thread pool for this batch, or the run's cluster."""
         if not self.config.cluster:
-            return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
+            if not self.uses_workers():
+                return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
+            if self.workers is None:
+                from arena.workers import WorkerPool
+
+                self.workers = WorkerPool(self.config.jobs, self.config.sandbox, self.hidden)
+            return self.workers
         if self.cluster is None:
             from arena.cluster import ClusterPool
 
@@ -218,7 +236,9 @@ class _Runner:
         return self.config.jobs if self.cluster is None else self.cluster.capacity()
 
     def close(self) -> None:
-        """Disconnect from the cluster, if any."""
+        """End the worker processes (each closes its sandboxes) and disconnect from the cluster."""
+        if self.workers is not None:
+            self.workers.close()
         if self.cluster is not None:
             self.cluster.close()
 
@@ -349,7 +369,7 @@ def run_tournament(
             box = sandbox or sandbox_named(config.sandbox)
             # The output folder holds the store (with the deal secret) and the other bots'
             # logs; the other bots' folders are theirs: a bot sees only its own folder.
-            box.hide_paths([config.output_dir(), *(bot.folder for bot in folder_bots)])
+            box.hide_paths([config.output_dir(), *(bot.folder for bot in folder_bots)])  # the workers' too
             # Processes or containers a killed earlier run left behind go before new ones start.
             box.cleanup_leftovers()
             if config.sandbox == "docker":
@@ -361,7 +381,8 @@ def run_tournament(
                             box.image_for(load_spec(bot))
                         except BotFault:
                             pass
-        runner = _Runner(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox)
+        hidden = [config.output_dir(), *(bot.folder for bot in folder_bots)]
+        runner = _Runner(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden)
         try:
             if config.format == "swiss":
                 total = runner.total()

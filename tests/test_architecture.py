@@ -99,7 +99,8 @@ def test_layers_that_must_not_know_each_other():
         "arena.faults": ("arena",),  # a leaf
         "arena.seeds": ("arena", "engine"),  # a leaf (a test bot imports it alone)
         "arena.cluster": ("arena.tournament",),
-        "arena.play": ("arena.tournament", "arena.match", "arena.cluster"),  # below all three
+        "arena.workers": ("arena.tournament", "arena.cluster"),
+        "arena.play": ("arena.tournament", "arena.match", "arena.cluster", "arena.workers"),  # below all four
     }
     broken = {
         (name, imported)

@@ -1,0 +1,169 @@
+"""Worker processes for `--jobs N` (arena/workers.py): a game played in a worker is the game
+played here, a run with more than one job plays in workers and stores what a one-job run
+stores, bots given as Python objects stay in this process, and workers end with the run,
+even when it is killed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import arena.workers
+from arena.play import GameSpec, play_scheduled_game
+from arena.schedule import round_robin
+from arena.seats import InProcessBot
+from arena.store import Store
+from arena.tournament import resolve_bots, run_tournament, validate_config
+from arena.workers import WorkerPool
+
+ROOT = Path(__file__).resolve().parent.parent
+SHORT = {"max_turns": 60}
+
+
+@pytest.fixture(scope="module")
+def bot_dirs(tmp_path_factory) -> list[Path]:
+    """Four copies of the random bot under different names."""
+    base = tmp_path_factory.mktemp("bots")
+    folders = []
+    for name in ("ann", "bob", "cat", "dan"):
+        folder = base / name
+        shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+        toml = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
+        (folder / "bot.toml").write_text(toml)
+        folders.append(folder)
+    return folders
+
+
+def config(out: Path, bots, **settings):
+    data = {"game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 5, "rules": SHORT}
+    data.update(settings)
+    data["output"] = str(out)
+    return validate_config(data)
+
+
+def a_spec(tmp_path: Path, bot_dirs) -> GameSpec:
+    settings = config(tmp_path / "out", bot_dirs[:3])
+    field, _ = resolve_bots(settings)
+    [game] = round_robin([bot.id for bot in field], 3, seed=settings.seed)
+    by_id = {bot.id: bot for bot in field}
+    return GameSpec(
+        key=game.key, deal=game.deal, seed=game.seed, game=settings.game, rules=settings.rules,
+        bots=[by_id[bot_id] for bot_id in game.table], bot_seeds=[7, 8, 9], limits=settings.limits,
+    )
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (ended, not yet reaped by its parent) is gone for every purpose here.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_game_played_in_a_worker_is_the_game_played_here(tmp_path, bot_dirs):
+    spec = a_spec(tmp_path, bot_dirs)
+    here = play_scheduled_game(spec)
+    pool = WorkerPool(2, "local", [tmp_path / "out"])
+    try:
+        there = pool.submit(play_scheduled_game, spec).result(timeout=60)
+        workers = pool.pids()
+    finally:
+        pool.close()
+    assert there.result == here.result and there.key == spec.key
+    assert workers and os.getpid() not in workers
+    assert not any(alive(pid) for pid in workers)  # close() ended them
+    # Nothing of theirs is left behind: every cgroup a worker made for a bot is gone.
+    left = [path.name for path in Path("/sys/fs/cgroup/pids").glob("arena-*") if int(path.name.split("-")[1]) in workers]
+    assert left == []
+
+
+def test_a_worker_pool_refuses_what_only_this_process_has(tmp_path, bot_dirs):
+    pool = WorkerPool(2, "local")
+    try:
+        with pytest.raises(TypeError, match="their own sandbox only"):
+            pool.submit(play_scheduled_game, a_spec(tmp_path, bot_dirs), {"x": lambda: None})
+    finally:
+        pool.close()
+
+
+def test_a_run_with_two_jobs_plays_in_workers_and_stores_what_one_job_stores(tmp_path, bot_dirs, monkeypatch):
+    submitted = []
+    submit = WorkerPool.submit
+
+    def counted(self, fn, spec, *args):
+        submitted.append(spec.key)
+        return submit(self, fn, spec, *args)
+
+    monkeypatch.setattr(arena.workers.WorkerPool, "submit", counted)
+    two = run_tournament(config(tmp_path / "two", bot_dirs, jobs=2, duplicate=True), report=False)
+    two_submitted, submitted[:] = list(submitted), []
+    one = run_tournament(config(tmp_path / "one", bot_dirs, jobs=1, duplicate=True), report=False)
+    assert submitted == []  # one job: threads of this process
+    assert (one.total, one.done, two.done) == (12, 12, 12)  # C(4,3) tables, 3 rotations each
+    assert one.standings == two.standings
+    with Store.open(tmp_path / "one") as first, Store.open(tmp_path / "two") as second:
+        assert sorted(two_submitted) == sorted(game.key for game in second.games())
+        assert [first.game_result(game.key) for game in first.games()] == [
+            second.game_result(game.key) for game in second.games()
+        ]
+
+
+def test_in_process_bots_with_two_jobs_play_in_threads_of_this_process(tmp_path, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("in-process bots cannot play in a worker process")
+
+    monkeypatch.setattr(arena.workers.WorkerPool, "__init__", never)
+    bots = {f"first{n}": (lambda: InProcessBot(lambda observation, legal: 0)) for n in range(4)}
+    outcome = run_tournament(
+        validate_config({"game": "3up3down", "seats": 4, "jobs": 2, "output": str(tmp_path / "out"), "rules": SHORT}),
+        in_process=bots, report=False,
+    )
+    assert outcome.done == outcome.total == 1
+
+
+KILLED_RUNNER = """
+import sys, time
+from arena.workers import WorkerPool
+from arena.play import play_scheduled_game
+import pickle
+spec = pickle.loads(bytes.fromhex(sys.argv[1]))
+pool = WorkerPool(2, "local")
+futures = [pool.submit(play_scheduled_game, spec) for _ in range(2)]
+futures[0].result(timeout=60)
+print(*pool.pids(), flush=True)
+time.sleep(60)
+"""
+
+
+def test_workers_end_when_their_runner_is_killed(tmp_path, bot_dirs):
+    import pickle
+
+    spec = a_spec(tmp_path, bot_dirs)
+    runner = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUNNER, pickle.dumps(spec).hex()],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        workers = [int(pid) for pid in runner.stdout.readline().split()]
+        assert len(workers) == 2 and all(alive(pid) for pid in workers)
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait()
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in workers)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
