@@ -439,7 +439,7 @@ class _SprtProgress:
 _SPARE_COLUMNS = ("wins", "sigma", "games", "mu")
 
 
-def _standings_table(standings, confidence, title: str, swiss: bool, width: int = 80) -> Table:
+def _standings_table(standings, confidence, title: str, swiss: bool, width: int = 80, marks=None) -> Table:
     """The standings as a rich table, in their order (a Swiss's by score and tie-break), each
     bot's 90% rank interval as its band, and a blank line between groups of bots that are
     separated (arena.confidence); at most `width` columns wide while spare columns remain."""
@@ -453,7 +453,7 @@ def _standings_table(standings, confidence, title: str, swiss: bool, width: int 
         rows.append({
             "#": str(rank),
             "band": str(confidence.intervals[line.bot]),
-            "bot": line.bot,
+            "bot": line.bot + (marks or {}).get(line.bot, ""),
             "score": f"{line.score:.2f}" if swiss else f"{line.score:.1f}",  # a Swiss's ties must show
             "bhz": f"{line.buchholz:.2f}" if line.buchholz is not None else "-",
             "mu": f"{line.mu:.2f}",
@@ -706,12 +706,19 @@ def secret_command(
 def standings_command(
     out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    hide_retired: Annotated[
+        bool, typer.Option("--hide-retired", help="A league: leave out versions replaced by a newer one.")
+    ] = False,
 ) -> None:
-    """Print the standings of a tournament (finished or not) from its store, with each bot's
-    90% rank interval (its band) and the groups of bots that are not separated."""
+    """Print the standings of a tournament or a league (finished or not) from its store, with
+    each bot's 90% rank interval (its band) and the groups of bots that are not separated;
+    a league's bots are marked settled, provisional, retired or suspended."""
     import dataclasses
 
     table, confidence, settings, done, total = _stored_standings(out_dir)
+    if settings.get("format") == "league" and not as_json:
+        _print_league(out_dir, hide_retired)
+        return
     if as_json:
         groups = confidence.groups([line.bot for line in table.standings])
         lines = []
@@ -738,6 +745,16 @@ def submit_command(
     tournament: Annotated[
         Optional[Path], typer.Option(help="Take the limits and sandbox from this tournament file instead.")
     ] = None,
+    league: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="A league's folder: submit to its registry with its limits and sandbox, then say where the bot "
+            "stands there (games, provisional rank and interval, settled or not)."
+        ),
+    ] = None,
+    wait_s: Annotated[
+        float, typer.Option(help="With --league: seconds to wait for the bot's first games before saying where it stands.")
+    ] = 30.0,
 ) -> None:
     """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
     from arena.tournament_file import limits_from_flags
@@ -748,6 +765,11 @@ def submit_command(
     if tournament is not None:
         config = load_tournament(tournament)
         limits, sandbox = config.limits.limits(), config.sandbox
+    if league is not None:
+        from arena.league import load_league
+
+        joined = load_league(league)
+        limits, sandbox, registry = joined.limits.limits(), joined.sandbox, registry or joined.registry_dir()
     done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"
@@ -755,6 +777,10 @@ def submit_command(
         f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})",
         highlight=False, markup=False, soft_wrap=True,
     )
+    if league is not None:
+        from arena.league import where_it_stands
+
+        console.print(where_it_stands(league, done.name, done.version, wait_s), highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("bots")
@@ -823,6 +849,120 @@ def serve_command(
         pass
     finally:
         server.server_close()
+
+
+@app.command("league")
+def league_command(
+    target: Annotated[
+        Path,
+        typer.Argument(
+            help="The league's folder (store, site; made on the first run, resumed after), or a TOML file "
+            "with a [league] table."
+        ),
+    ],
+    game: Annotated[Optional[str], typer.Option(help="Game name (see `arena games`).")] = None,
+    seats: Annotated[Optional[int], typer.Option(help="Seats per table (2-6).")] = None,
+    registry: Annotated[
+        Optional[Path], typer.Option(help="The registry to watch (where `arena submit` puts bots); default as `arena submit`'s.")
+    ] = None,
+    sandbox: Annotated[Optional[str], typer.Option(help="local (trusted code only) or docker.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once.")] = None,
+    cluster: Annotated[
+        Optional[str], typer.Option(help="Dask scheduler tcp://HOST:PORT: play the games on its workers (docs/cluster.md).")
+    ] = None,
+    rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
+    games: Annotated[
+        Optional[int], typer.Option(help="Stop once the league holds this many games (default: run until Ctrl-C).")
+    ] = None,
+    until_stable: Annotated[
+        bool, typer.Option("--until-stable", help="Stop once every bot being matched is settled.")
+    ] = False,
+    duplicate: Annotated[
+        Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seat rotation.")
+    ] = None,
+    seed: Annotated[
+        Optional[int], typer.Option(help="Public seed (tests and demos: any bot that guesses it can compute the deals).")
+    ] = None,
+    batch: Annotated[
+        Optional[int], typer.Option(help="Tables per batch (default: one per SEATS bots, about a game each).")
+    ] = None,
+    name: Annotated[Optional[str], typer.Option(help="The league's name (its site's title).")] = None,
+    decision_s: Annotated[Optional[float], typer.Option(help="Seconds per decision.")] = None,
+    time_bank_s: Annotated[Optional[float], typer.Option(help="Time bank per bot per game, seconds.")] = None,
+    startup_s: Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help="Memory per bot, MB.")] = None,
+    public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
+) -> None:
+    """Run a league (a ladder) in TARGET: it watches the registry, so a bot submitted with
+    `arena submit` (or a new version of one) joins within seconds, without a restart; the
+    matchmaker plays batches of games, the site is re-rendered after each, and `arena
+    standings TARGET` or `arena serve TARGET` show it at any time. Runs until Ctrl-C,
+    --games or --until-stable; the same command resumes it (docs/league.md)."""
+    from arena.league import LeagueInterrupted, load_league, run_league
+
+    overrides = {
+        key: value
+        for key, value in {
+            "game": game, "seats": seats, "sandbox": sandbox, "jobs": jobs, "cluster": cluster, "games": games,
+            "duplicate": duplicate, "seed": seed, "batch": batch, "name": name,
+            "registry": str(registry.expanduser().absolute()) if registry is not None else None,
+            "until_stable": until_stable or None,
+        }.items()
+        if value is not None
+    }
+    limits = {
+        key: value
+        for key, value in {
+            "decision_s": decision_s, "time_bank_s": time_bank_s, "startup_s": startup_s, "memory_mb": memory_mb,
+        }.items()
+        if value is not None
+    }
+    if limits:
+        overrides["limits"] = limits
+    config = load_league(target, overrides, rule or [])
+    if config.seed is not None and not public_seed_ok:
+        _warn_public_seed(config.seed)
+    say = lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+    say(
+        f"league {config.output_dir()}: {config.game}, {config.seats} seats; watching {config.registry_dir()} "
+        "(it plays once enough bots are there); Ctrl-C stops, the same command resumes"
+    )
+
+    def show(update) -> None:
+        for event in update.events:
+            say(f"  {event}")
+        say(
+            f"batch {update.batch}: {update.done} games stored ({update.played} by this run), "
+            f"{update.active} bots playing, {update.settled} settled; leader: {update.leader or '-'}"
+        )
+
+    try:
+        outcome = run_league(config, progress=show)
+    except LeagueInterrupted as stopped:
+        errors.print(
+            f"arena: stopped: {stopped.done} games are stored in {stopped.output}; run the same command to resume: "
+            f"arena {shlex.join(sys.argv[1:])}",
+            highlight=False, markup=False, soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    _print_league(outcome.output)
+    say(f"{outcome.played} games played now; {outcome.done} in the league" + ("; every bot settled" if outcome.stable else ""))
+    for note in outcome.notes:
+        say(note)
+
+
+def _print_league(out_dir: Path, hide_retired: bool = False) -> None:
+    """A league's standings, each bot marked retired, suspended, settled or provisional."""
+    from arena.league import league_marks
+
+    table, confidence, settings, done, total = _stored_standings(out_dir)
+    marks, notes, hidden = league_marks(out_dir, hide_retired)
+    shown = [line for line in table.standings if line.bot not in hidden]
+    console.print(
+        _standings_table(shown, confidence, f"{settings.get('name', 'league')}: {done} games", False, console.width, marks)
+    )
+    for note in _standings_notes(False) + notes:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
 
 
 def main() -> None:

@@ -249,6 +249,7 @@ class ClusterPool:
             raise TournamentError([refusal])
         self.address = check_address(address)
         self.retries = retries
+        self.sandbox = sandbox
         try:
             self.client = Client(self.address, timeout=connect_timeout_s, set_as_default=False)
         except (OSError, TimeoutError) as error:
@@ -273,6 +274,12 @@ class ClusterPool:
         except BaseException:
             self.client.close()
             raise
+
+    def ship(self, bots: Sequence[BotRef]) -> None:
+        """Ship more bots to every worker (a league's newcomers), as the first ones were."""
+        folders = [bot for bot in bots if bot.kind == "folder"]
+        if folders:
+            self._register(BotShipment({bot.content_hash: pack_bot(bot.folder) for bot in folders}, self.sandbox))
 
     def _register(self, plugin: BotShipment) -> None:
         # Registered plugins are also set up on workers that join (or restart) later. A setup

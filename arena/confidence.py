@@ -28,6 +28,11 @@ LEVEL = 0.9  # the rank intervals' coverage
 # beyond; with 2,000 draws that share is known to about half a percentage point.
 SAMPLES = 2000
 SEED = "arena rank intervals"
+# A bot is settled when its rank interval spans at most this many places, and at most a
+# third of the field (at least 2), so that in a small field "settled" still says something
+# (a league shows it; bench/league.py measures how soon newcomers get there and how often
+# the interval is right then).
+SETTLED_SPAN = 5
 # Bump when the intervals' method changes: the site's cache keeps them (rating.rate_cached).
 METHOD = 1
 
@@ -43,6 +48,11 @@ class RankInterval:
 
     def __str__(self) -> str:
         return f"{self.low}–{self.high}"
+
+    @property
+    def span(self) -> int:
+        """How many places the interval covers."""
+        return self.high - self.low + 1
 
 
 def rank_intervals(
@@ -78,6 +88,11 @@ def _first_reaching(counts: Sequence[int], total: int) -> int:
         if running >= total:
             return index
     return len(counts) - 1
+
+
+def settled_span(bots: int) -> int:
+    """The widest rank interval that counts as settled in a field of `bots` bots."""
+    return min(SETTLED_SPAN, max(2, bots // 3))
 
 
 def separated(a: RankInterval, b: RankInterval) -> bool:
@@ -136,6 +151,10 @@ class Confidence:
     def groups(self, order: Sequence[str]) -> list[int]:
         """The group of each bot in the order shown (see `rank_groups`)."""
         return rank_groups(order, self.intervals)
+
+    def settled(self, bot: str) -> bool:
+        """True when the bot's rank interval spans at most `settled_span` places."""
+        return self.intervals[bot].span <= settled_span(len(self.intervals))
 
     def ahead(self, a: str, b: str) -> float:
         """The chance that bot a places ahead of bot b at a table (see `ahead_probability`)."""

@@ -43,11 +43,11 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from arena.confidence import Confidence
+from arena.confidence import Confidence, settled_span
 from arena.rating import BotStanding, RatedGame, is_swiss, rate_cached, settings_of
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
-from arena.store import BotRecord
+from arena.store import BotRecord, MemberRow
 from engine.registry import all_games, get_game
 
 SITE_DIR = "site"
@@ -103,6 +103,7 @@ class SiteData:
     tournament_dir: Path | None = None  # where replays are read from (None: no replays)
     pending_ratings: Any = None  # a _BackgroundRating while the rating pass runs in another process
     confidence: Confidence | None = None  # how sure the standings are (None until the rating pass is in)
+    members: dict[str, MemberRow] = field(default_factory=dict)  # a league's bots: retired, suspended, ...
 
     def ratings_ready(self) -> None:
         """Wait for the background rating pass, if any, and take its standings, history and confidence."""
@@ -244,6 +245,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
         tournament_dir=tournament_dir,
         pending_ratings=pending,
         confidence=confidence,
+        members={member.bot: member for member in store.members()},
     )
 
 
@@ -520,6 +522,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     confidence = data.confidence
     order = [line.bot for line in data.standings]
     groups = dict(zip(order, confidence.groups(order))) if confidence else {}
+    marks = _league_marks(data)
     write(
         site / "index.html",
         "index.html",
@@ -534,6 +537,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         total=data.total_games,
         game_pages=game_pages,
         generated=generated,
+        marks=marks,
+        mark_notes={bot: m.reason for bot, m in data.members.items() if m.status == "suspended"},
+        reasons={bot: m.reason for bot, m in data.members.items() if m.reason},
+        settled_span=settled_span(len(data.standings)),
     )
 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]
@@ -570,6 +577,8 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             line=line,
             rank=rank[bot],
             interval=confidence.intervals.get(bot) if confidence else None,
+            mark=marks.get(bot),
+            member=data.members.get(bot),
             info=bots[bot],
             chart=rating_chart(data.history.get(bot, []), prior),
             seats=seats,
@@ -579,6 +588,11 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             recent=recent,
         )
 
+    # What a page served by `arena serve` looks at to reload itself when the standings change.
+    live = [len(data.games), sorted((bot, m.status) for bot, m in data.members.items())]
+    version = hashlib.sha256(json.dumps(live).encode()).hexdigest()[:16]
+    _write_if_changed(site / "live.json", json.dumps({"version": version, "games": len(data.games)}) + "\n")
+
     written = failed = 0
     if replays == "all" and data.tournament_dir is not None:
         missing = [
@@ -586,6 +600,19 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         ]
         written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
     return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
+
+
+def _league_marks(data: SiteData) -> dict[str, str]:
+    """A league's mark for each bot: 'retired', 'suspended', 'removed', or, for a bot that
+    plays, 'settled' when its rank interval is narrow enough (`Confidence.settled`)."""
+    marks = {}
+    games = {line.bot: line.games for line in data.standings}
+    for bot, member in data.members.items():
+        if member.status != "active":
+            marks[bot] = member.status
+        elif data.confidence is not None and games.get(bot) and bot in data.confidence.intervals:
+            marks[bot] = "settled" if data.confidence.settled(bot) else "provisional"
+    return marks
 
 
 def _write_if_changed(path: Path, text: str) -> None:

@@ -33,6 +33,17 @@ Tables (every JSON column is UTF-8 JSON text):
                                                  a store older than it)
     replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
     logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
+    members    bot TEXT PK                       a league's bots (`arena.league`; empty for a
+               lineage TEXT                      tournament): the bot's name, shared by its versions
+               joined INTEGER                    the batch from which it was matched
+               left_at INTEGER                   the batch from which it no longer is (NULL: active)
+               status TEXT                       'active', 'retired' (a newer version came),
+                                                 'removed' (gone from the registry) or 'suspended'
+               reason TEXT                       why it stopped playing ('' while active)
+
+A league also numbers its games: `games.seq` is the schedule sequence number (1, 2, ...;
+NULL in a tournament), in the same order as the keys, which a league writes as
+'BATCH-TABLE-ROTATION'.
 
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
@@ -90,6 +101,11 @@ CREATE TABLE IF NOT EXISTS logs (
     game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL, bot TEXT NOT NULL,
     text TEXT NOT NULL, PRIMARY KEY (game_key, seat)
 );
+CREATE TABLE IF NOT EXISTS members (
+    bot TEXT PRIMARY KEY REFERENCES bots(bot), lineage TEXT NOT NULL, joined INTEGER NOT NULL,
+    left_at INTEGER, status TEXT NOT NULL CHECK (status IN ('active', 'retired', 'removed', 'suspended')),
+    reason TEXT NOT NULL DEFAULT ''
+);
 CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot);
 CREATE INDEX IF NOT EXISTS incidents_by_game ON incidents (game_key);
 """
@@ -133,10 +149,23 @@ class GameRow:
     finished_at: str | None
     duration_s: float | None
     rules_version: str | None = None  # the engine's rules version it was played under (when done)
+    seq: int | None = None  # a league's schedule sequence number (None in a tournament)
 
     def scheduled(self) -> ScheduledGame:
         """The schedule's view of this game."""
         return ScheduledGame(self.round, self.table_no, self.rotation, self.bots, self.seed)
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    """A league's bot: which bot it is a version of, and when it played."""
+
+    bot: str
+    lineage: str  # the bot's name: every version of one bot shares it
+    joined: int  # the first batch it could be matched in
+    left_at: int | None  # the batch from which it was no longer matched (None: active)
+    status: str  # 'active', 'retired', 'removed' or 'suspended'
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -215,6 +244,8 @@ class Store:
         if "request" not in {row[1] for row in self._db.execute("PRAGMA table_info(incidents)")}:
             # A store from before incidents kept the bot's request id: shown without it.
             self._db.execute("ALTER TABLE incidents ADD COLUMN request INTEGER")
+        if "seq" not in columns:
+            self._db.execute("ALTER TABLE games ADD COLUMN seq INTEGER")
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
@@ -307,13 +338,50 @@ class Store:
         ).fetchall()
         return [BotRecord(*row) for row in rows]
 
-    # -- the schedule ---------------------------------------------------------------------
+    # -- a league's members ---------------------------------------------------------------
 
-    def schedule(self, games: Sequence[ScheduledGame]) -> None:
-        """Add scheduled games; a key already stored must hold the same table and seed."""
+    def add_member(self, bot: BotRecord, lineage: str, joined: int) -> None:
+        """A bot joins the league from batch `joined` (its row in bots is added or updated)."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            for game in games:
+            self._db.execute(
+                "INSERT OR REPLACE INTO bots (bot, name, version, content_hash, folder, kind) VALUES (?, ?, ?, ?, ?, ?)",
+                (bot.bot, bot.name, bot.version, bot.content_hash, bot.folder, bot.kind),
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO members (bot, lineage, joined, left_at, status, reason) "
+                "VALUES (?, ?, ?, NULL, 'active', '')",
+                (bot.bot, lineage, joined),
+            )
+
+    def set_member(self, bot: str, status: str, at: int, reason: str = "") -> None:
+        """A member stops playing from batch `at` ('retired', 'removed', 'suspended')."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            changed = self._db.execute(
+                "UPDATE members SET status = ?, left_at = ?, reason = ? WHERE bot = ?", (status, at, reason, bot)
+            ).rowcount
+        if not changed:
+            raise StoreError(f"{bot} is not a member of this league")
+
+    def members(self) -> list[MemberRow]:
+        """A league's bots in the order they joined (none in a tournament or an older store)."""
+        try:
+            rows = self._db.execute(
+                "SELECT bot, lineage, joined, left_at, status, reason FROM members ORDER BY joined, bot"
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []  # a store opened read-only from before leagues existed
+        return [MemberRow(*row) for row in rows]
+
+    # -- the schedule ---------------------------------------------------------------------
+
+    def schedule(self, games: Sequence[ScheduledGame], *, first_seq: int | None = None) -> None:
+        """Add scheduled games; a key already stored must hold the same table and seed. A
+        league numbers them from `first_seq` (its schedule sequence numbers)."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for number, game in enumerate(games):
                 bots = json.dumps(list(game.table))
                 row = self._db.execute("SELECT bots, seed FROM games WHERE key = ?", (game.key,)).fetchone()
                 if row is not None:
@@ -324,9 +392,12 @@ class Store:
                         )
                     continue
                 self._db.execute(
-                    "INSERT INTO games (key, round, table_no, rotation, deal, seed, bots, status) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'scheduled')",
-                    (game.key, game.round, game.table_no, game.rotation, game.deal, game.seed, bots),
+                    "INSERT INTO games (key, round, table_no, rotation, deal, seed, bots, status, seq) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'scheduled', ?)",
+                    (
+                        game.key, game.round, game.table_no, game.rotation, game.deal, game.seed, bots,
+                        None if first_seq is None else first_seq + number,
+                    ),
                 )
 
     def drop_unfinished(self) -> int:
@@ -335,16 +406,30 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             return self._db.execute("DELETE FROM games WHERE status = 'scheduled'").rowcount
 
+    def drop_scheduled(self, keys: Iterable[str]) -> int:
+        """Forget these games unless they have a result (a league's games of a bot that
+        left its registry); returns how many went."""
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            return sum(
+                self._db.execute("DELETE FROM games WHERE key = ? AND status = 'scheduled'", (key,)).rowcount
+                for key in keys
+            )
+
     def games(self, status: str | None = None) -> list[GameRow]:
         """Scheduled games in schedule order (all, or only 'scheduled' / 'done')."""
         sql = (
-            "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, rules_version "
+            "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, rules_version, seq "
             "FROM games"
         )
         rows = self._db.execute(sql + (" WHERE status = ?" if status else ""), (status,) if status else ()).fetchall()
         out = [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
         out.sort(key=lambda game: key_order(game.key))
         return out
+
+    def last_seq(self) -> int:
+        """The highest schedule sequence number of a league (0 before its first game)."""
+        return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM games").fetchone()[0]
 
     def done_keys(self) -> set[str]:
         """Keys of every finished game."""

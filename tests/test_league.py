@@ -1,0 +1,341 @@
+"""`arena league`: a ladder over a watched registry. Bots submitted while it runs join and
+play, new versions retire old ones, a kill -9 and a resume give the ratings of an
+uninterrupted league fed the same submissions at the same batches, a refused bot never
+reaches it, a bot that forfeits every game is suspended until a new version comes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.league import (
+    LeagueConfig,
+    LeagueInterrupted,
+    league_standings,
+    load_league,
+    registry_field,
+    run_league,
+)
+from arena.rating import stored_standings
+from arena.schedule import key_order
+from arena.seats import InProcessBot
+from arena.store import Store
+from arena.submit import SubmitRefused, submit_bot
+from arena.tournament_file import TournamentError
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = ROOT / "bots" / "random"
+SHORT = {"max_turns": 60}  # short games: the tests are about the league, not the game
+# Generous: a slow start on a loaded machine must not become a forfeit in one league only.
+LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
+WAIT_S = 90.0
+NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
+
+
+def bot_folder(where: Path, name: str, version: str = "1.0", source: Path = RANDOM) -> Path:
+    """A copy of the random bot named `name` at `version`."""
+    folder = where / name
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = ["3up3down"]\n'
+    )
+    return folder
+
+
+def registry_of(where: Path, names=NAMES) -> Path:
+    """A registry holding each bot as NAME/1.0 (as `arena submit` lays them out)."""
+    registry = where / "registry"
+    for name in names:
+        bot_folder(registry / name, name).rename(registry / name / "1.0")
+    return registry
+
+
+def in_process(names) -> dict:
+    """In-process players (no processes: fast) whose every choice is a function of their name
+    and what they see, so a game's result does not depend on which games were played before."""
+    def make(name):
+        def choose(observation, legal):
+            seen = json.dumps([name, observation], sort_keys=True).encode()
+            return int.from_bytes(hashlib.sha256(seen).digest()[:4], "big") % len(legal)
+
+        return lambda: InProcessBot(choose)
+
+    return {name: make(name) for name in names}
+
+
+def config(out: Path, registry: Path, **settings) -> LeagueConfig:
+    data = {
+        "game": "3up3down", "seats": 3, "seed": 5, "rules": SHORT, "limits": LIMITS, "output": str(out),
+        "registry": str(registry), "jobs": 2,
+    }
+    data.update(settings)
+    return LeagueConfig(**data)
+
+
+def wait_for(condition, what: str, timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def games_of(out: Path, bot: str) -> int:
+    if not (out / "arena.sqlite").is_file():
+        return 0
+    with Store.open(out) as store:
+        return sum(1 for seat in store.seats() if seat.bot == bot)
+
+
+def members_of(out: Path) -> dict:
+    if not (out / "arena.sqlite").is_file():
+        return {}
+    with Store.open(out) as store:
+        return {m.bot: m for m in store.members()}
+
+
+def ratings_of(out: Path) -> dict:
+    with Store.open(out) as store:
+        return {line.bot: (line.mu, line.sigma, line.games) for line in stored_standings(store).standings}
+
+
+def schedule_of(out: Path) -> list:
+    with Store.open(out) as store:
+        return [(game.key, game.seq, game.bots, game.seed, game.status) for game in store.games()]
+
+
+# ------------------------------------------------------------------ the schedule itself
+
+
+def test_games_are_numbered_in_schedule_order_and_rated_in_it(tmp_path):
+    registry = tmp_path / "empty"
+    registry.mkdir()
+    out = tmp_path / "league"
+    outcome = run_league(config(out, registry, games=30, jobs=3), in_process=in_process(NAMES), report=False)
+    assert (outcome.done, outcome.played) == (30, 30)
+    games = schedule_of(out)
+    assert [seq for _, seq, *_ in games] == list(range(1, 31))
+    assert [key for key, *_ in games] == sorted((key for key, *_ in games), key=key_order)
+    # Six bots at three seats: two tables a batch, every bot once, every batch.
+    for batch in range(1, 16):
+        tables = [bots for key, _, bots, _, _ in games if key_order(key)[0] == batch]
+        assert sorted(bot for table in tables for bot in table) == sorted(NAMES)
+    # The stored standings rate in that order and count every game.
+    assert sum(games for _, _, games in ratings_of(out).values()) == 90
+
+
+def test_a_resumed_league_plays_what_an_uninterrupted_one_plays(tmp_path):
+    registry = tmp_path / "empty"
+    registry.mkdir()
+    whole, halves = tmp_path / "whole", tmp_path / "halves"
+    run_league(config(whole, registry, games=40), in_process=in_process(NAMES), report=False)
+    stop = threading.Event()
+    seen = []
+
+    def stop_after_a_few(update):
+        seen.append(update.done)
+        if update.done >= 9:
+            stop.set()
+
+    with pytest.raises(LeagueInterrupted):
+        run_league(config(halves, registry, games=40), in_process=in_process(NAMES), report=False,
+                   progress=stop_after_a_few, stop=stop)
+    assert 9 <= len(Store.open(halves).done_keys()) < 40
+    run_league(config(halves, registry, games=40, jobs=1), in_process=in_process(NAMES), report=False)
+    assert schedule_of(halves) == schedule_of(whole)
+    assert ratings_of(halves) == ratings_of(whole)
+
+
+def test_other_settings_on_a_league_folder_are_refused(tmp_path):
+    registry = tmp_path / "empty"
+    registry.mkdir()
+    out = tmp_path / "league"
+    run_league(config(out, registry, games=4), in_process=in_process(NAMES[:3]), report=False)
+    with pytest.raises(TournamentError, match=r"holds a league with other settings \(seats\)"):
+        run_league(config(out, registry, games=4, seats=2), in_process=in_process(NAMES[:3]), report=False)
+    # Its folder alone resumes it with its own settings; when to stop is this run's choice.
+    resumed = load_league(out, {"games": 8})
+    assert (resumed.game, resumed.seats, resumed.seed, resumed.games) == ("3up3down", 3, 5, 8)
+
+
+def test_a_league_file_holds_a_league_table(tmp_path):
+    good = tmp_path / "club.toml"
+    good.write_text('[league]\nname = "club"\ngame = "3up3down"\nseats = 4\nregistry = "bots"\noutput = "ladder"\n')
+    league = load_league(good)
+    assert (league.name, league.seats) == ("club", 4)
+    assert league.output_dir() == (tmp_path / "ladder").resolve()
+    assert league.registry_dir() == (tmp_path / "bots").resolve()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[league]\ngame = "3up3down"\nseats = 9\ncolour = 1\n')
+    with pytest.raises(TournamentError) as refused:
+        load_league(bad)
+    assert any("unknown key 'colour'" in line for line in refused.value.mistakes)
+    assert any(line.startswith("seats = 9") for line in refused.value.mistakes)
+    (tmp_path / "none.toml").write_text('game = "3up3down"\n')
+    with pytest.raises(TournamentError, match="has no \\[league\\] table"):
+        load_league(tmp_path / "none.toml")
+
+
+# ---------------------------------------------------------------- the registry, live
+
+
+def test_the_newest_version_of_each_bot_in_the_registry_plays(tmp_path):
+    registry = registry_of(tmp_path, ("ann", "bob"))
+    bot_folder(registry / "ann", "ann", "2.0").rename(registry / "ann" / "2.0")
+    (registry / "ann" / "2.0" / "submission.json").write_text(json.dumps({"date": "2999-01-01T00:00:00+00:00"}))
+    bot_folder(registry / "cat", "cat").rename(registry / "cat" / "1.0")
+    (registry / "cat" / "1.0" / "bot.toml").write_text(
+        'name = "cat"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\ngames = ["three-thirteen"]\n'
+    )
+    field = registry_field(registry, "3up3down")
+    assert {name: entry.version for name, entry in field.items()} == {"ann": "2.0", "bob": "1.0"}
+
+
+def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp_path):
+    """Six bots; a seventh is submitted while the league runs and plays; a new version of one
+    retires the old; kill -9; the resumed league ends with the ratings of an uninterrupted
+    league fed the same submissions at the same batches."""
+    registry = registry_of(tmp_path)
+    out = tmp_path / "league"
+    games = 36
+    command = [
+        sys.executable, "-m", "arena", "league", str(out), "--game", "3up3down", "--seats", "3",
+        "--registry", str(registry), "--seed", "5", "--rule", "max_turns=60", "--jobs", "2",
+        "--games", str(games), "--startup-s", "60", "--decision-s", "20", "--time-bank-s", "60",
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    league = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: len(Store.open(out).done_keys()) >= 4 if (out / "arena.sqlite").is_file() else False,
+                 "the first games")
+        gil = bot_folder(tmp_path / "new", "gil")
+        submit_bot(gil, registry)
+        wait_for(lambda: games_of(out, "gil@1.0") >= 2, "the seventh bot's games")
+        ann2 = bot_folder(tmp_path / "v2", "ann", "2.0")
+        submit_bot(ann2, registry)
+        wait_for(lambda: games_of(out, "ann@2.0") >= 1, "the new version's first game")
+        members = members_of(out)
+        assert members["ann@1.0"].status == "retired" and members["ann@1.0"].reason == "replaced by ann@2.0"
+        assert members["ann@2.0"].status == "active"
+        league.send_signal(signal.SIGKILL)
+        league.wait()
+    finally:
+        if league.poll() is None:
+            league.kill()
+            league.wait()
+    assert len(Store.open(out).done_keys()) < games
+    resumed = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "ann@1.0 (retired)" in resumed.stdout
+    members = members_of(out)
+    assert games_of(out, "ann@1.0") > 0 and games_of(out, "gil@1.0") > 0
+    # The retired version never played after the batch the new one joined.
+    with Store.open(out) as store:
+        after = [g for g in store.games() if key_order(g.key)[0] >= members["ann@2.0"].joined]
+    assert after and all("ann@1.0" not in g.bots for g in after)
+
+    # The same league uninterrupted, fed the same submissions before the same batches.
+    again = tmp_path / "again"
+    registry_again = tmp_path / "registry-again"
+    shutil.copytree(registry, registry_again, ignore=shutil.ignore_patterns("gil", "2.0"))
+    arrivals = {members["gil@1.0"].joined: registry / "gil", members["ann@2.0"].joined: registry / "ann" / "2.0"}
+
+    def submit_at(batch: int) -> None:
+        if batch in arrivals:
+            source = arrivals[batch]
+            shutil.copytree(source, registry_again / source.relative_to(registry))
+
+    run_league(config(again, registry_again, games=games), before_batch=submit_at, report=False)
+    assert {bot: m.joined for bot, m in members_of(again).items()} == {bot: m.joined for bot, m in members.items()}
+    assert schedule_of(again) == schedule_of(out)
+    assert ratings_of(again) == ratings_of(out)
+
+
+def test_a_refused_bot_never_joins_and_a_crashing_one_is_suspended_until_a_new_version(tmp_path):
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    crasher = tmp_path / "crasher"
+    crasher.mkdir()
+    (crasher / "bot.toml").write_text(
+        'name = "crasher"\nversion = "1"\ncommand = ["python3", "-c", "import sys; sys.exit(3)"]\ngames = ["3up3down"]\n'
+    )
+    with pytest.raises(SubmitRefused):
+        submit_bot(crasher, registry)
+    assert registry_field(registry, "3up3down") == {}
+    # A bot that passed its smoke match and then broke: it forfeits every game.
+    shutil.copytree(crasher, registry / "crasher" / "1")
+    out = tmp_path / "league"
+    fixed = bot_folder(tmp_path / "fixed", "crasher", "2")
+
+    def mend(batch: int) -> None:
+        if batch == 9:
+            shutil.copytree(fixed, registry / "crasher" / "2")
+            (registry / "crasher" / "2" / "submission.json").write_text(json.dumps({"date": "2999-01-01T00:00:00+00:00"}))
+
+    run_league(
+        config(out, registry, games=30, suspend_after=2, seats=3, batch=2),
+        in_process=in_process(NAMES[:4]), before_batch=mend, report=False,
+    )
+    members = members_of(out)
+    assert members["crasher@1"].status == "retired"
+    assert members["crasher@1"].reason == "2 forfeits in a row; the last: CRASH: exited with code 3; replaced by crasher@2"
+    with Store.open(out) as store:
+        seats = store.seats()
+        suspended_from = members["crasher@1"].left_at
+        assert suspended_from is not None and suspended_from < 9
+        # Two forfeits in batches up to b-2 suspend it from batch b: it plays nothing after.
+        late = [s for s in seats if s.bot == "crasher@1" and key_order(s.game_key)[0] >= suspended_from]
+        assert late == []
+        assert all(s.forfeit for s in seats if s.bot == "crasher@1")
+    assert members["crasher@2"].status == "active" and members["crasher@2"].joined == 9
+    assert games_of(out, "crasher@2") > 0
+    with Store.open(out) as store:
+        assert not any(s.forfeit for s in store.seats() if s.bot == "crasher@2")
+
+
+def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
+    registry = tmp_path / "registry"
+    (registry / "crasher" / "1").mkdir(parents=True)
+    (registry / "crasher" / "1" / "bot.toml").write_text(
+        'name = "crasher"\nversion = "1"\ncommand = ["python3", "-c", "import sys; sys.exit(3)"]\ngames = ["3up3down"]\n'
+    )
+    out = tmp_path / "league"
+    run_league(config(out, registry, games=16, suspend_after=2, batch=2), in_process=in_process(NAMES[:3]))
+    shown = subprocess.run(
+        [sys.executable, "-m", "arena", "standings", str(out)], capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "crasher@1 (suspended)" in shown.stdout
+    assert "crasher@1 is suspended: 3 forfeits in a row; the last: CRASH: exited with code 3" in shown.stdout
+    with Store.open(out) as store:
+        standing = league_standings(store)
+    assert standing.members["crasher@1"].status == "suspended"
+    index = (out / "site" / "index.html").read_text()
+    assert "suspended" in index and "forfeits in a row; the last: CRASH" in index
+
+
+def test_a_removed_bot_stops_playing(tmp_path):
+    registry = registry_of(tmp_path, ("ann", "bob", "cat", "dan"))
+    out = tmp_path / "league"
+
+    def remove(batch: int) -> None:
+        if batch == 4:
+            shutil.rmtree(registry / "dan")
+
+    run_league(config(out, registry, games=18, jobs=2), before_batch=remove, report=False)
+    members = members_of(out)
+    assert (members["dan@1.0"].status, members["dan@1.0"].left_at) == ("removed", 4)
+    with Store.open(out) as store:
+        assert all("dan@1.0" not in g.bots for g in store.games() if key_order(g.key)[0] >= 4)
+        assert any("dan@1.0" in g.bots for g in store.games())
