@@ -10,6 +10,7 @@ a resume checks (what is played, not how: name, jobs, output and cluster may cha
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import re
 import tomllib
@@ -55,6 +56,17 @@ class SettingsChanged(TournamentError):
 
 # A cluster is a Dask scheduler, `tcp://HOST:PORT` (or tls://); HOST a name, IPv4 or [IPv6].
 _ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+
+
+CLUSTER_EXTRA = "pip install 'arena[cluster]'"
+
+
+def cluster_support_missing() -> bool:
+    """True when Dask's distributed package, which --cluster needs, is not installed."""
+    try:
+        return importlib.util.find_spec("distributed") is None
+    except (ImportError, ValueError):
+        return True
 
 
 def check_address(address: str) -> str:
@@ -164,7 +176,13 @@ class TournamentConfig(_Strict):
     def _cluster_address(cls, cluster: str | None) -> str | None:
         if cluster is None or not cluster.strip():
             return None  # cluster = "" (or --cluster '') means the local pool
-        return check_address(cluster)
+        address = check_address(cluster)
+        if cluster_support_missing():
+            raise ValueError(
+                f"playing on a Dask cluster needs Dask's distributed package, an extra of arena: {CLUSTER_EXTRA} "
+                "(on this machine and on every worker; see docs/cluster.md)"
+            )
+        return address
 
     @field_validator("game")
     @classmethod

@@ -143,3 +143,27 @@ def test_the_duplicate_rating_update_is_a_rating_setting_of_the_file(tmp_path):
     with pytest.raises(TournamentError) as caught:
         load_tournament(write(tmp_path, base + '[rating]\nduplicate_update = "table"\n'))
     assert "rating.duplicate_update" in str(caught.value) and "'hand', 'deal' or 'rotation'" in str(caught.value)
+
+
+def test_dask_is_an_extra_and_a_cluster_without_it_says_how_to_install_it(monkeypatch):
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not any(need.startswith(("distributed", "dask")) for need in project["dependencies"])
+    assert [need.split(">")[0] for need in project["optional-dependencies"]["cluster"]] == ["distributed"]
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    with pytest.raises(TournamentError) as raised:
+        load_tournament(None, {"game": "3up3down", "seats": 2, "cluster": "tcp://10.0.0.5:8786"})
+    assert raised.value.mistakes == [
+        'cluster = "tcp://10.0.0.5:8786": playing on a Dask cluster needs Dask\'s distributed package, an extra of '
+        "arena: pip install 'arena[cluster]' (on this machine and on every worker; see docs/cluster.md)"
+    ]
+    assert load_tournament(None, {"game": "3up3down", "seats": 2}).cluster is None  # no cluster, no need
+
+
+def test_the_command_line_tool_starts_without_dask():
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys, arena.cli, arena.tournament; print('distributed' in sys.modules)"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.stdout.strip() == "False", run.stderr
