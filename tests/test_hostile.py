@@ -47,15 +47,31 @@ def nim():
         yield game
 
 
-@pytest.fixture(params=["local", "docker"])
+class _WarmSlotPerBot:
+    """The docker sandbox with a warm slot per bot, as a run asks for one (a fresh process
+    per game in the bot's long-lived container); everything else is the sandbox's own."""
+
+    def __init__(self, sandbox):
+        self._sandbox = sandbox
+
+    def __getattr__(self, name):
+        return getattr(self._sandbox, name)
+
+    def start(self, bot, limits, *, slot=None):
+        return self._sandbox.start(bot, limits, slot=slot or bot.name)
+
+
+@pytest.fixture(params=["local", "docker", "docker-warm"])
 def sandbox(request):
     """Each sandbox by name; docker skips without an engine unless ARENA_REQUIRE_DOCKER=1."""
-    if request.param == "docker":
+    if request.param.startswith("docker"):
         problem = engine_problem()
         if problem:
             if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
                 pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
             pytest.skip(problem)
+        if request.param == "docker-warm":
+            return _WarmSlotPerBot(get_sandbox("docker"))
         return get_sandbox("docker")
     return get_sandbox("local", warn=False)
 
@@ -107,9 +123,12 @@ def play(tmp_path: Path, sandbox, hostile: str, games: int = 1, stones: int = 10
         prepare(bad, good)
         for path in bad.rglob("*"):
             path.chmod(0o644)
-    result = run_match(
-        "nim-test", [bad, good], games=games, seed=11, sandbox=sandbox, rules={"stones": stones}, limits=limits
-    )
+    try:
+        result = run_match(
+            "nim-test", [bad, good], games=games, seed=11, sandbox=sandbox, rules={"stones": stones}, limits=limits
+        )
+    finally:
+        sandbox.close()  # the end of a run: warm slots' containers go
     assert _leftovers(sandbox) == []
     assert len(result.games) == games
     for game in result.games:

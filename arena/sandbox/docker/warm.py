@@ -92,7 +92,12 @@ from arena.sandbox.docker.engine import (
     _remove_quietly,
     _slug,
 )
-from arena.sandbox.docker.transport import _as_returncode, _milliseconds, _remove_io_dir
+from arena.sandbox.docker.transport import (
+    LOG_DRAIN_S,
+    _as_returncode,
+    _milliseconds,
+    _remove_io_dir,
+)
 
 if TYPE_CHECKING:
     from arena.sandbox.docker import DockerSandbox
@@ -690,6 +695,14 @@ class WarmBotProcess(BotProcess):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+            # Once it has ended, all it wrote is in the pipes: keep its last words.
+            poller = select.poll()
+            poller.register(self._pidfd, select.POLLIN)
+            if poller.poll(_milliseconds(LOG_DRAIN_S)):
+                try:
+                    self._drain()
+                except BotFault:
+                    pass  # a flood of output: the log has what it keeps
         self._oom = self._oom or self.home.oom_kills() > self._oom_before
         self._close_fds()
         self.home.released(self)
