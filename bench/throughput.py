@@ -1,0 +1,340 @@
+"""Tournament throughput, warm and cold, local and Docker, side by side in one run.
+
+    python bench/throughput.py [--rounds 6] [--jobs 2] [--repeats 1] [--no-docker] [--json]
+    python bench/throughput.py --quick        # a smoke test: one round, a few games
+
+The field is 8 bots, copies of the example bots in bots/ (4 of `random`, 4 of
+`threeup-heuristic`, both Python), at 4 seats, a round-robin of design rounds with
+duplicate deals (every bot plays once a round, each table in all 4 rotations: 8 games a
+round, and each bot slot, a bot in one seat rotation, once a round), default 3UP 3DOWN
+rules, `--jobs 2`, the seed 1: the same games in every column. Each column is one
+`run_tournament` into a fresh folder, timed from the call to its return (worker start-up,
+image checks and the first, cold, start of every slot included); games/s is games stored
+over those seconds. With `--repeats R` the columns run in turn R times and each figure is
+the median.
+
+Columns (tournament settings `warm_start` and `bot_process`; a column whose setting this
+arena does not have prints n/a, and without them every game starts cold, as before):
+
+    local_cold     local sandbox, warm_start = false: a new process per bot per game
+    local_warm     local, warm_start = true, bot_process = "per-game": a fresh process per
+                   game, started ahead of need
+    local_slot     local, bot_process = "per-slot": one process per bot slot for the run
+    local_slot_threads   the same, played in threads of one process (a sandbox object
+                   passed to run_tournament) instead of worker processes: what the
+                   workers are worth
+    docker_cold    docker sandbox, warm_start = false: a new container per bot per game
+    docker_warm    docker, warm_start = true, bot_process = "per-game": a container per
+                   slot for the run, a fresh process in it per game
+
+Beside them: the Docker engine's CPU per game (dockerd, containerd and the
+containerd-shims, sampled from /proc every 50 ms while the column runs: each process's
+user+system time and that of the children it reaped, such as runc; a shim that ends
+between two samples loses its last 50 ms; other users of the same engine count too), the
+CPU one local bot start costs (`random` started, `hello` answered and closed, from this
+process's children's CPU time), and the in-process referee (bench/referee.py's figure).
+Figures and targets in docs/performance.md, "Throughput".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.play import remote_bot  # noqa: E402
+from arena.protocol import MatchOver  # noqa: E402
+from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
+from arena.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
+
+FIELD = [("random", 4), ("threeup-heuristic", 4)]
+COLUMNS: dict[str, dict] = {
+    "local_cold": {"sandbox": "local", "warm_start": False, "bot_process": "per-game"},
+    "local_warm": {"sandbox": "local", "warm_start": True, "bot_process": "per-game"},
+    "local_slot": {"sandbox": "local", "warm_start": True, "bot_process": "per-slot"},
+    "local_slot_threads": {"sandbox": "local", "warm_start": True, "bot_process": "per-slot"},
+    "docker_cold": {"sandbox": "docker", "warm_start": False, "bot_process": "per-game"},
+    "docker_warm": {"sandbox": "docker", "warm_start": True, "bot_process": "per-game"},
+}
+# Settings whose absence means "every game starts cold" (the design before warm starts).
+COLD = {"warm_start": False, "bot_process": "per-game"}
+ENGINE = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "runc")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def make_field(folder: Path) -> list[Path]:
+    """8 bot folders: copies of the example bots, each with its own name."""
+    folders = []
+    for example, copies in FIELD:
+        for number in range(1, copies + 1):
+            target = folder / f"{example}-{number}"
+            shutil.copytree(ROOT / "bots" / example, target, ignore=shutil.ignore_patterns("__pycache__"))
+            toml = target / "bot.toml"
+            toml.write_text(toml.read_text().replace(f'name = "{example}"', f'name = "{example}-{number}"', 1))
+            for path in [target, *target.rglob("*")]:  # the bots run as nobody when arena runs as root
+                path.chmod(0o755 if path.is_dir() else 0o644)
+            folders.append(target)
+    folder.chmod(0o755)
+    return folders
+
+
+def column_settings(name: str) -> tuple[dict | None, str]:
+    """The settings of a column this arena can run (None: n/a) and a note."""
+    wanted = COLUMNS[name]
+    known = TournamentConfig.model_fields
+    settings = {"sandbox": wanted["sandbox"]}
+    missing = []
+    for key in ("warm_start", "bot_process"):
+        if key in known:
+            settings[key] = wanted[key]
+        elif wanted[key] != COLD[key]:
+            missing.append(key)
+    if missing:
+        return None, f"this arena has no setting {' or '.join(missing)}"
+    return settings, ""
+
+
+class EngineCpu:
+    """CPU seconds of the Docker engine's processes while it runs (sampled from /proc)."""
+
+    def __init__(self, every_s: float = 0.05):
+        self.every_s = every_s
+        self.first: dict[tuple[int, str], float] = {}
+        self.last: dict[tuple[int, str], float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def sample() -> dict[tuple[int, str], float]:
+        """(pid, start time) -> utime + stime + cutime + cstime in seconds, engine processes only."""
+        found = {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    text = stat.read()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            if name not in ENGINE:
+                continue
+            fields = text[text.rindex(")") + 2 :].split()
+            # After the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19)
+            ticks = sum(int(fields[index]) for index in (11, 12, 13, 14))
+            found[(int(entry.name), fields[19])] = ticks / TICK
+        return found
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.last.update(self.sample())
+            self._stop.wait(self.every_s)
+
+    def __enter__(self) -> EngineCpu:
+        self.first = self.sample()
+        self.last = dict(self.first)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.last.update(self.sample())
+
+    def seconds(self) -> float:
+        """Engine CPU used between enter and exit (a process born in between counts from 0)."""
+        return sum(value - self.first.get(key, 0.0) for key, value in self.last.items())
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process and of its children it has waited for (workers, local bots)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run_column(name: str, settings: dict, field: list[Path], args: argparse.Namespace, out: Path) -> dict:
+    """One tournament of the column's settings: games, seconds, games/s, CPU (and the engine's)."""
+    config = validate_config(
+        {
+            "name": f"throughput {name}",
+            "game": "3up3down",
+            "seats": 4,
+            "format": "round-robin",
+            "rounds": args.rounds,
+            "duplicate": True,
+            "seed": 1,
+            "jobs": args.jobs,
+            "bots": [str(folder) for folder in field],
+            "output": str(out),
+            **settings,
+        }
+    )
+    # Threads of this process instead of worker processes: the runner plays in threads when
+    # it is given a sandbox object.
+    sandbox = get_sandbox(settings["sandbox"]) if name.endswith("_threads") else None
+    cpu = cpu_now()
+    with EngineCpu() as engine:
+        began = time.perf_counter()
+        try:
+            outcome = run_tournament(config, sandbox=sandbox, report=False)
+        finally:
+            if sandbox is not None:
+                sandbox.close()
+        wall = time.perf_counter() - began
+    figures = {
+        "games": outcome.played,
+        "seconds": round(wall, 2),
+        "games_per_s": round(outcome.played / wall, 3),
+        "cpu_s_per_game": round((cpu_now() - cpu) / outcome.played, 3),
+        "startup_share": round(outcome.startup_s / outcome.game_s, 3) if outcome.game_s else None,
+    }
+    if settings["sandbox"] == "docker":
+        figures["engine_cpu_s_per_game"] = round(engine.seconds() / outcome.played, 3)
+    return figures
+
+
+def bot_start_cpu(starts: int) -> float:
+    """Median CPU seconds one local start of `random` costs: start, `hello` answered, closed."""
+    sandbox = get_sandbox("local")
+    spec = BotSpec(name="random", folder=ROOT / "bots" / "random", command=("python3", "bot.py"))
+    costs = []
+    for number in range(starts):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        seat = remote_bot(spec, sandbox, Limits(), game="3up3down", players=4, rules={}, games=1, seed=number)
+        seat._ensure_started()
+        seat.finish(MatchOver(games=1))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        costs.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    sandbox.close()
+    return statistics.median(costs)
+
+
+def referee_bench():
+    """bench/referee.py as a module (bench/ is not a package, and its engine.py would shadow
+    the engine package on the path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_referee", ROOT / "bench" / "referee.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def docker_problem() -> str | None:
+    """Why the Docker columns cannot run here, or None."""
+    try:
+        from arena.sandbox.docker import engine_problem
+    except ImportError as error:  # the docker package is not installed
+        return str(error)
+    return engine_problem()
+
+
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    return round(top / bottom, 2) if top and bottom else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6, help="design rounds (8 games each)")
+    parser.add_argument("--jobs", type=int, default=2, help="games at once")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of every column, in turn; medians")
+    parser.add_argument("--only", nargs="+", choices=sorted(COLUMNS), help="run only these columns")
+    parser.add_argument("--no-docker", action="store_true", help="skip the Docker columns")
+    parser.add_argument("--quick", action="store_true", help="smoke test: 1 round, few referee games")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.repeats = 1, 1
+    names = args.only or list(COLUMNS)
+    notes: dict[str, str] = {}
+    problem = None if args.no_docker else docker_problem()
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
+        base = Path(folder)
+        base.chmod(0o755)
+        field = make_field(base / "bots")
+        for repeat in range(args.repeats):
+            for name in names:
+                settings, note = column_settings(name)
+                if settings is not None and settings["sandbox"] == "docker" and (args.no_docker or problem):
+                    settings, note = None, "--no-docker" if args.no_docker else problem
+                if settings is None:
+                    notes[name] = note
+                    continue
+                if not args.json:
+                    print(f"  {name} (run {repeat + 1} of {args.repeats}) ...", file=sys.stderr, flush=True)
+                runs[name].append(run_column(name, settings, field, args, base / f"{name}-{repeat}"))
+    columns = {
+        name: {key: statistics.median(run[key] for run in done) if done[0][key] is not None else None for key in done[0]}
+        for name, done in runs.items()
+        if done
+    }
+    rate = {name: figures["games_per_s"] for name, figures in columns.items()}
+    referee = referee_bench().measure("3up3down", 4, 8 if args.quick else 40, 1 if args.quick else 3)
+    start_cpu = bot_start_cpu(3 if args.quick else 10)
+    report = {
+        "rounds": args.rounds,
+        "games_per_column": args.rounds * 8,
+        "jobs": args.jobs,
+        "repeats": args.repeats,
+        "load_average": [round(value, 2) for value in os.getloadavg()],
+        "games_per_s": {name: rate.get(name) for name in COLUMNS},
+        "docker_warm_over_cold": ratio(rate.get("docker_warm"), rate.get("docker_cold")),
+        "docker_warm_over_local_warm": ratio(rate.get("docker_warm"), rate.get("local_warm")),
+        "local_slot_over_cold": ratio(rate.get("local_slot"), rate.get("local_cold")),
+        "local_warm_over_cold": ratio(rate.get("local_warm"), rate.get("local_cold")),
+        "workers_over_threads": ratio(rate.get("local_slot"), rate.get("local_slot_threads")),
+        "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game"),
+        "engine_cpu_s_per_docker_cold_game": columns.get("docker_cold", {}).get("engine_cpu_s_per_game"),
+        "bot_start_cpu_s": round(start_cpu, 3),
+        "referee_inprocess_games_per_s": referee["referee_inprocess_games_per_s"],
+        "columns": columns,
+        "n/a": notes,
+    }
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(f"{args.rounds * 8} games a column (8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
+          f"{args.repeats} run(s) each; load average {report['load_average']}")
+    print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}")
+    for name in COLUMNS:
+        if name not in columns:
+            print(f"{name:20} {'n/a':>8}   {notes.get(name, 'not run (--only)')}")
+            continue
+        figures = columns[name]
+        engine = figures.get("engine_cpu_s_per_game")
+        share = figures["startup_share"]
+        print(
+            f"{name:20} {figures['games_per_s']:8.2f} {figures['seconds']:7.1f} {figures['cpu_s_per_game']:10.3f} "
+            f"{'' if share is None else f'{share:.0%}':>11} {'' if engine is None else f'{engine:.3f}':>17}"
+        )
+    targets = [
+        ("docker_warm_over_cold", ">= 3"),
+        ("docker_warm_over_local_warm", ">= 0.8"),
+        ("local_slot_over_cold", ">= 4"),
+        ("local_warm_over_cold", "(printed)"),
+        ("workers_over_threads", "(printed)"),
+        ("engine_cpu_s_per_docker_game", "<= 0.35"),
+        ("engine_cpu_s_per_docker_cold_game", "(printed)"),
+        ("bot_start_cpu_s", "(printed)"),
+        ("referee_inprocess_games_per_s", ">= 34 (2x about 17)"),
+    ]
+    for key, target in targets:
+        value = report[key]
+        print(f"{key:36} {'n/a' if value is None else value:>8}   target {target}")
+
+
+if __name__ == "__main__":
+    main()
