@@ -554,6 +554,22 @@ def run_command(
         Optional[str],
         typer.Option(help="Dask scheduler tcp://HOST:PORT: play the games on its workers (docs/cluster.md)."),
     ] = None,
+    bot_process: Annotated[
+        Optional[str],
+        typer.Option(
+            "--bot-process",
+            help="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the whole "
+            "run, so a bot may carry memory between games (default: per-slot for local, per-game for docker).",
+        ),
+    ] = None,
+    warm_start: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--warm-start/--no-warm-start",
+            help="Start bot processes (docker: containers) ahead of need (the default); --no-warm-start starts "
+            "each one when its game needs it.",
+        ),
+    ] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output folder (store, site).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name.")] = None,
     decision_s: Annotated[Optional[float], typer.Option(help="Seconds per decision.")] = None,
@@ -578,6 +594,7 @@ def run_command(
             "game": game, "bots": bots, "seats": seats, "format": tournament_format, "rounds": rounds,
             "cycles": cycles, "challengers": challengers, "duplicate": duplicate, "seed": seed,
             "sandbox": sandbox, "jobs": jobs, "cluster": cluster, "output": out, "name": name,
+            "bot_process": bot_process, "warm_start": warm_start,
         }.items()
         if value is not None
     }

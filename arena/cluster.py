@@ -40,6 +40,8 @@ from arena.field import BotRef
 from arena.play import (
     GameSpec,
     PlayedGame,
+    close_sandboxes,
+    close_slots,
     load_spec,
     play_scheduled_game,
     sandbox_named,
@@ -208,6 +210,14 @@ def _build_images(bots: Sequence[BotRef]) -> None:
             _images.add(bot.content_hash)
 
 
+def close_run_on_worker(run: str) -> int:
+    """On a worker, at the end of a run: end the run's bot sessions, free the sandboxes'
+    warm slots. Returns how many sessions ended."""
+    ended = close_slots(run)
+    close_sandboxes(sessions=False)  # other runs' sessions on this worker go on
+    return ended
+
+
 # ----------------------------------------------------------------- the organiser's side
 
 
@@ -242,6 +252,7 @@ class ClusterPool:
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
         workers_timeout_s: float = WORKERS_TIMEOUT_S,
         retries: int = RETRIES,
+        run: str = "",
     ):
         in_process = [bot.id for bot in bots if bot.kind != "folder"]
         if in_process:
@@ -250,6 +261,7 @@ class ClusterPool:
         self.address = check_address(address)
         self.retries = retries
         self.sandbox = sandbox
+        self.run = run  # the run whose slots the workers free at `close`
         try:
             self.client = Client(self.address, timeout=connect_timeout_s, set_as_default=False)
         except (OSError, TimeoutError) as error:
@@ -329,8 +341,13 @@ class ClusterPool:
         self._futures.clear()
 
     def close(self) -> None:
-        """Disconnect from the scheduler (the cluster keeps running)."""
+        """End the run's bot sessions and warm slots on every worker, then disconnect from the
+        scheduler (the cluster keeps running)."""
         self.shutdown(cancel_futures=True)
+        try:
+            self.client.run(close_run_on_worker, self.run)
+        except Exception:  # noqa: BLE001, S110 - a worker gone is a worker whose bots went with it
+            pass
         self.client.close()
 
     def workers(self) -> dict[str, int]:

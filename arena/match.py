@@ -145,8 +145,11 @@ def run_match(
             if stop is not None and stop(results):
                 break
     finally:
-        for bot in bots:
-            bot.finish(MatchOver(games=len(results)))
+        try:
+            for bot in bots:
+                bot.finish(MatchOver(games=len(results)))
+        finally:
+            box.close()  # whatever the sandbox keeps for warm slots (a match starts its bots cold)
     return MatchResult(
         game=chosen.name,
         seed=seed,

@@ -1,17 +1,35 @@
 """One scheduled game: the unit of work of a tournament, locally or on a cluster.
 
-`play_scheduled_game(spec)` is a pure function of a small picklable `GameSpec` (game,
-rules, seats with their bots by folder and content hash, deal seed, each bot's hello
-seed, limits, sandbox) returning a `PlayedGame`. Every bot gets a fresh process for the
-game; the bots start side by side. For benchmarks and tests, bots can also be Python
-`Seat` factories (`in_process=`), which only a local run can use.
+`play_scheduled_game(spec)` plays a small picklable `GameSpec` (game, rules, seats with
+their bots by folder and content hash, deal seed, each bot's seed, limits, sandbox, how
+bot processes live) and returns a `PlayedGame`; the bots start side by side. For
+benchmarks and tests, bots can also be Python `Seat` factories (`in_process=`), which
+only a local run can use.
+
+Slots. Each remote seat of a game takes a slot of this process's `SlotPool` for the game
+and gives it back at the end (also when the game fails). A slot is (run, bot, the seat
+rotation of the duplicate deal, table size, k), k the first one free: a bot has as many
+slots per rotation as it plays games of that rotation at once. Every game of one deal
+has its own rotation, so no slot ever meets one deal twice, nor from two seats.
+- `bot_process = "per-game"`: a fresh process per bot per game (`hello` with games = 1).
+  With `warm_start`, it starts in the slot's warm sandbox slot (the local sandbox has it
+  started ahead of need; Docker keeps the slot's container); without, cold.
+- `bot_process = "per-slot"`: the slot keeps one process (a session, `RemoteBot` with
+  `session=True`) for the whole run: it may carry memory from game to game. `hello`
+  says games = the bot's number of games in the run (an upper bound); each `start`
+  carries the game's seed; a process that faulted is replaced at the next game;
+  `close_slots(run)` ends the sessions with `match_over` at the end of the run.
+`play_scheduled_game` is a pure function of its spec for bots without memory: every
+`start` carries the seed that seat would get as a fresh process.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +56,12 @@ class GameSpec(_Strict):
     bot_seeds: list[int]  # what each seat's bot gets in `hello` (`RunKey.bot_seed`), seat order
     limits: LimitsConfig
     sandbox: Literal["local", "docker"] = "local"
+    bot_process: Literal["per-game", "per-slot"] = "per-game"
+    warm_start: bool = False  # the runner passes its setting; alone, a game starts cold as before
+    run: str = ""  # which run the game belongs to: slots (and their sessions) are per run
+    bot_games: list[int] = Field(
+        default_factory=list, description="Per seat, the bot's games in the run (per-slot `hello.games`)."
+    )
 
 
 class PlayedGame(BaseModel):
@@ -62,9 +86,12 @@ def sandbox_named(name: str) -> Sandbox:
         return _sandboxes[name]
 
 
-def close_sandboxes() -> None:
-    """Close every sandbox this process made (`Sandbox.close()`: what warm slots hold);
-    a worker process's last act."""
+def close_sandboxes(sessions: bool = True) -> None:
+    """End every bot session of this process (`sessions`, see `SlotPool.close`), then close
+    every sandbox it made (`Sandbox.close()`: what warm slots hold); a worker process's
+    last act."""
+    if sessions:
+        SLOTS.close()
     with _sandbox_lock:
         boxes = list(_sandboxes.values())
     for box in boxes:
@@ -92,11 +119,112 @@ def remote_bot(
     rules: Mapping[str, Any],
     games: int,
     seed: int,
+    slot: str | None = None,
+    session: bool = False,
 ) -> RemoteBot:
     """A bot program as a seat, with the `hello` it will get: the one way a tournament game
     and a match set a bot up (its seed from the run's key, `arena.seeds`)."""
     hello = Hello(game=game, players=players, rules=dict(rules), games=games, seed=seed, limits=limits_info(limits))
-    return RemoteBot(bot, sandbox, limits, hello)
+    return RemoteBot(bot, sandbox, limits, hello, slot=slot, session=session)
+
+
+# ---------------------------------------------------------------------------- slots
+
+
+@dataclass(eq=False)
+class Slot:
+    """One bot's slot: at most one game at a time, and in per-slot mode its session."""
+
+    name: str  # also the sandbox's warm slot
+    key: tuple[str, str, str, str, int]  # (run, bot id, content hash, rotation, players)
+    busy: bool = False
+    closed: bool = False
+    session: RemoteBot | None = None
+    games: int = 0  # games played in the slot
+
+
+def rotation_of(spec: GameSpec) -> str:
+    """The seat rotation of the game's deal (its key is DEAL-ROTATION); "0" otherwise."""
+    prefix = spec.deal + "-"
+    return spec.key[len(prefix):] if spec.key.startswith(prefix) else "0"
+
+
+def slot_name(key: tuple[str, str, str, str, int], k: int) -> str:
+    """A slot's name: readable, unique per run, bot, rotation, table size and k; only
+    letters, digits, '.', '_' and '-' (a container name may hold it)."""
+    run, bot_id, content, rotation, players = key
+    digest = hashlib.sha256(f"{bot_id}\0{content}".encode()).hexdigest()[:8]
+    name = "".join(char if char.isalnum() or char in "._-" else "_" for char in bot_id)[:40]
+    return f"{run or 'game'}-{name}-{digest}-r{rotation}-p{players}-{k}"
+
+
+class SlotPool:
+    """This process's slots (a cluster worker has its own). Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slots: dict[tuple, list[Slot]] = {}
+
+    def acquire(self, run: str, bot: BotRef, rotation: str, players: int) -> Slot:
+        """The first free slot of the bot for this rotation and table size (made if none is free)."""
+        key = (run, bot.id, bot.content_hash, rotation, players)
+        with self._lock:
+            slots = self._slots.setdefault(key, [])
+            for slot in slots:
+                if not slot.busy and not slot.closed:
+                    slot.busy = True
+                    return slot
+            slot = Slot(name=slot_name(key, len(slots)), key=key, busy=True)
+            slots.append(slot)
+            return slot
+
+    def release(self, slot: Slot, *, keep: bool = True) -> None:
+        """The slot's game is over; `keep=False` (the game failed) or a closed slot ends its session."""
+        with self._lock:
+            slot.busy = False
+            end = slot.closed or not keep
+            session = slot.session if end else None
+            if end:
+                slot.session = None
+        if session is not None:
+            _end_session(session)
+
+    def close(self, run: str | None = None) -> int:
+        """End the sessions of `run` (every run: None) with `match_over`; a slot whose game is
+        still being played ends its session when it is released. Returns how many ended."""
+        with self._lock:
+            keys = [key for key in self._slots if run is None or key[0] == run]
+            slots = [slot for key in keys for slot in self._slots.pop(key)]
+            ending = []
+            for slot in slots:
+                slot.closed = True
+                if not slot.busy and slot.session is not None:
+                    ending.append(slot.session)
+                    slot.session = None
+        for session in ending:
+            _end_session(session)
+        return len(ending)
+
+    def slots(self, run: str | None = None) -> list[Slot]:
+        """The slots of `run` (or all), for tests and diagnostics."""
+        with self._lock:
+            return [slot for key, slots in self._slots.items() if run is None or key[0] == run for slot in slots]
+
+
+def _end_session(session: RemoteBot) -> None:
+    """`match_over` with the games its process played, then the process is stopped."""
+    session.finish(MatchOver(games=session.process_games))
+
+
+SLOTS = SlotPool()
+
+
+def close_slots(run: str | None = None) -> int:
+    """End the run's sessions in this process (the end of a run, Ctrl-C, a cluster worker)."""
+    return SLOTS.close(run)
+
+
+# ------------------------------------------------------------------------- one game
 
 
 def play_scheduled_game(
@@ -104,34 +232,68 @@ def play_scheduled_game(
     in_process: Mapping[str, SeatFactory] | None = None,
     sandbox: Sandbox | None = None,
 ) -> PlayedGame:
-    """Play one scheduled game, a fresh process per bot; faults are forfeits inside the result."""
+    """Play one scheduled game (processes as `spec.bot_process` says); faults are forfeits
+    inside the result."""
     began = time.monotonic()
-    box = sandbox or sandbox_named(spec.sandbox)
     limits = spec.limits.limits()
     players = len(spec.bots)
+    per_slot = spec.bot_process == "per-slot"
+    if per_slot and len(spec.bot_games) != players:
+        raise TournamentError(["a per-slot game needs bot_games: each seat's number of games in the run"])
+    box = sandbox
     seats: list[Seat] = []
-    for bot, bot_seed in zip(spec.bots, spec.bot_seeds, strict=True):
-        if bot.kind == "in-process":
-            if not in_process or bot.id not in in_process:
-                raise TournamentError([f"in-process bot {bot.id!r} is not available here"])
-            seat = in_process[bot.id]()
-            seat.name = bot.id
-        else:
-            seat = remote_bot(
-                load_spec(bot), box, limits, game=spec.game, players=players, rules=spec.rules, games=1,
-                seed=bot_seed,
-            )
-        seats.append(seat)
+    slots: list[Slot] = []
+    startups: dict[int, int] = {}
+    failed = True
     try:
-        seats = _start_together(seats)
-        result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
+        for index, (bot, bot_seed) in enumerate(zip(spec.bots, spec.bot_seeds, strict=True)):
+            if bot.kind == "in-process":
+                if not in_process or bot.id not in in_process:
+                    raise TournamentError([f"in-process bot {bot.id!r} is not available here"])
+                seat = in_process[bot.id]()
+                seat.name = bot.id
+                seats.append(seat)
+                continue
+            box = box or sandbox_named(spec.sandbox)
+            slot = SLOTS.acquire(spec.run, bot, rotation_of(spec), players)
+            slots.append(slot)
+            if per_slot:
+                if slot.session is None:
+                    # The session is the slot's warm resource: a replacement starts cold.
+                    slot.session = remote_bot(
+                        load_spec(bot), box, limits, game=spec.game, players=players, rules=spec.rules,
+                        games=max(1, spec.bot_games[index]), seed=bot_seed, session=True,
+                    )
+                seat = slot.session
+            else:
+                seat = remote_bot(
+                    load_spec(bot), box, limits, game=spec.game, players=players, rules=spec.rules, games=1,
+                    seed=bot_seed, slot=slot.name if spec.warm_start else None,
+                )
+            seat.begin_game(bot_seed)
+            startups[id(seat)] = len(seat.startup_s)
+            seats.append(seat)
+        try:
+            seats = _start_together(seats)
+            result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
+        finally:
+            for seat in seats:
+                bot_seat = seat.bot if isinstance(seat, _FaultAtStart) else seat
+                if isinstance(bot_seat, RemoteBot) and bot_seat.session:
+                    bot_seat.end_game()
+                else:
+                    seat.finish(MatchOver(games=1))
+        failed = False
     finally:
-        for seat in seats:
-            seat.finish(MatchOver(games=1))
+        for slot in slots:
+            slot.games += 0 if failed else 1
+            SLOTS.release(slot, keep=not failed)
     remote = [seat.bot if isinstance(seat, _FaultAtStart) else seat for seat in seats]
-    logs = [(seat.logs() or [""])[-1] if isinstance(seat, RemoteBot) else "" for seat in remote]
+    logs = [seat.game_log() if isinstance(seat, RemoteBot) else "" for seat in remote]
     # The bots start side by side: the game waits for the slowest one.
-    startup = max((sum(seat.startup_s) for seat in remote if isinstance(seat, RemoteBot)), default=0.0)
+    startup = max(
+        (sum(seat.startup_s[startups[id(seat)]:]) for seat in remote if isinstance(seat, RemoteBot)), default=0.0
+    )
     return PlayedGame(
         key=spec.key, result=result, logs=logs, duration_s=time.monotonic() - began, startup_s=startup
     )

@@ -70,6 +70,11 @@ class Start(_RefereeMessage):
     seat: int = Field(description="The bot's seat in this game, 0-based.")
     players: int
     rules: dict[str, Any]
+    seed: int | None = Field(
+        None,
+        description="In a tournament: the seed for the bot's own randomness in this game (reseed with it, and a "
+        "process that plays many games plays each as a fresh one would). Absent in a match.",
+    )
 
 
 class Events(_RefereeMessage):
@@ -146,8 +151,9 @@ _BOT = TypeAdapter(BotMessage)
 
 
 def encode(message: BaseModel) -> bytes:
-    """One message as a JSON line's bytes (without the newline)."""
-    return message.model_dump_json().encode()
+    """One message as a JSON line's bytes (without the newline); an optional field that is
+    not set (None) is left out."""
+    return message.model_dump_json(exclude_none=True).encode()
 
 
 def encode_request(

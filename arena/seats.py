@@ -2,12 +2,18 @@
 returns legal actions, or raises BotFault.
 
 `RemoteBot` is a bot program in a sandbox (one process for the whole match, restarted
-for the next game after a fault). `InProcessBot` runs a Python `decide` function in this
-process through the same JSON messages (for tests and the benchmark's baseline).
+for the next game after a fault). In a tournament it is either one game's process or a
+session (`session=True`: one process kept by a slot for many games of a run, see
+`arena.play`): then each game gets its own time bank and CPU budget (the process's CPU
+time measured per game, `BotProcess.cpu_time_s`), `start` and `game_over` number the
+session's own games, and a process that ended between games is replaced without a
+charge. `InProcessBot` runs a Python `decide` function in this process through the same
+JSON messages (for tests and the benchmark's baseline).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from abc import ABC, abstractmethod
@@ -100,14 +106,26 @@ def resolve_answer(answer: ActionAnswer, request_id: int, legal_actions: list[Ac
 
 
 class RemoteBot(Seat):
-    """A bot program in a sandbox, speaking the JSON protocol; one process per match."""
+    """A bot program in a sandbox, speaking the JSON protocol; one process per match (or per
+    tournament game, or per session: see the module docstring)."""
 
-    def __init__(self, spec: BotSpec, sandbox: Sandbox, limits: Limits, hello: Hello):
+    def __init__(
+        self, spec: BotSpec, sandbox: Sandbox, limits: Limits, hello: Hello, *, slot: str | None = None,
+        session: bool = False,
+    ):
         self.spec = spec
         self.name = spec.name
         self.sandbox = sandbox
         self.limits = limits
         self.hello = hello
+        self.slot = slot  # the sandbox's warm slot its processes start in (None: cold)
+        self.session = session
+        # A session's process lives for many games: the CPU limit the sandbox sets at start
+        # is the sum of the per-game budgets of the games it may play (a backstop); each
+        # game's own budget is measured (`_check_cpu`).
+        self.process_limits = (
+            dataclasses.replace(limits, cpu_s=limits.cpu_s * max(1, hello.games)) if session else limits
+        )
         self.process: BotProcess | None = None
         self.bank = TimeBank(limits.decision_s, limits.time_bank_s)
         self.said_name: str | None = None
@@ -117,6 +135,12 @@ class RemoteBot(Seat):
         self.decision_s: list[float] = []
         self._request_id = 0
         self._logs: list[str] = []
+        self.process_games = 0  # games the current process has been told to start
+        self._game_seed: int | None = None
+        self._game_number = 0
+        self._cpu_charged = 0.0  # the process's CPU time at the end of its last game
+        self._pending: BotFault | None = None
+        self._log_mark: tuple[int, str] = (0, "")
 
     # -- the process ---------------------------------------------------------------------
 
@@ -126,9 +150,14 @@ class RemoteBot(Seat):
         asked = time.monotonic()
         # The engine's work (image, create, start) is not the bot's: its clock starts only
         # once `start` has returned, i.e. once its process runs.
-        self.process = self.sandbox.start(self.spec, self.limits)
+        if self.slot is None:  # (a sandbox written before warm slots takes no slot)
+            self.process = self.sandbox.start(self.spec, self.process_limits)
+        else:
+            self.process = self.sandbox.start(self.spec, self.process_limits, slot=self.slot)
         began = time.monotonic()
         self.starts += 1
+        self.process_games = 0
+        self._cpu_charged = 0.0
         # A restarted bot (after a fault) gets a fresh time bank: its fault already cost it a game.
         self.bank = TimeBank(self.limits.decision_s, self.limits.time_bank_s)
         try:
@@ -167,11 +196,78 @@ class RemoteBot(Seat):
         if self.process is not None:
             self.process.send_line(encode(message))
 
+    # -- a tournament's games -------------------------------------------------------------
+
+    def begin_game(self, seed: int | None = None) -> None:
+        """Before a tournament game: `seed` goes in its `start` (the bot's seed for this game).
+
+        A session also gets a fresh time bank; its process, if it ended since the last game
+        (a bot that plays one game per process), is replaced without a charge, and a line
+        it wrote between games is a fault of this game (spoke out of turn)."""
+        self._game_seed = seed
+        self._pending = None
+        if self.session and self.process is not None:
+            try:
+                stray = self.process.poll_line()
+            except BotFault:
+                self._stop()
+            else:
+                if stray is not None:
+                    self._pending = BotFault(
+                        Reason.BAD_MESSAGE, f"spoke out of turn between games: wrote {stray[:80]!r}"
+                    )
+        if self.process is None and seed is not None:
+            self.hello = self.hello.model_copy(update={"seed": seed})
+        self.bank = TimeBank(self.limits.decision_s, self.limits.time_bank_s)
+        self._log_mark = (len(self._logs), self.process.stderr_text() if self.process is not None else "")
+
+    def end_game(self) -> None:
+        """After a session's game: the CPU time so far is this game's (the next one's counts from here)."""
+        if self.process is not None:
+            self._cpu_charged = self.process.cpu_time_s() or 0.0
+
+    def _check_cpu(self) -> None:
+        """A session's game is over its CPU budget: TIMEOUT (the process's CPU time since the
+        end of its last game, or since it started)."""
+        if not self.session or self.process is None:
+            return
+        used = self.process.cpu_time_s()
+        if used is not None and used - self._cpu_charged > self.limits.cpu_s:
+            raise BotFault(
+                Reason.TIMEOUT,
+                f"used {used - self._cpu_charged:.1f} s of CPU in this game, over its budget of "
+                f"{self.limits.cpu_s} s per game",
+            )
+
+    def game_log(self) -> str:
+        """What the bot wrote to stderr since `begin_game` (the whole log of a process
+        started since; as far as the kept log reaches)."""
+        logs = self.logs()[self._log_mark[0]:]
+        if not logs:
+            return ""
+        mark = self._log_mark[1]
+        if len(logs) == 1 and mark and logs[0].startswith(mark):
+            return logs[0][len(mark):]
+        return logs[-1]
+
     # -- Seat ----------------------------------------------------------------------------
 
     def start_game(self, start: Start) -> None:
         """Start the process if needed (handshake), then announce the game."""
-        self._ensure_started().send_line(encode(start))
+        process = self._ensure_started()
+        if self._pending is not None:
+            fault, self._pending = self._pending, None
+            raise fault
+        self.process_games += 1
+        update: dict[str, Any] = {}
+        if self.session:
+            update["game_number"] = self.process_games
+        if self._game_seed is not None:
+            update["seed"] = self._game_seed
+        if update:
+            start = start.model_copy(update=update)
+        self._game_number = start.game_number
+        process.send_line(encode(start))
 
     def send_events(self, events: list[Event]) -> None:
         """Send what this seat saw since the last call (nothing when there is nothing)."""
@@ -206,6 +302,7 @@ class RemoteBot(Seat):
         elapsed = time.monotonic() - began
         self.bank.charge(elapsed)
         self.decision_s.append(elapsed)
+        self._check_cpu()
         answer = decode_bot(line)
         if not isinstance(answer, ActionAnswer):
             raise BotFault(Reason.BAD_MESSAGE, f"answered a request with {answer.type!r}; expected 'action'")
@@ -213,6 +310,9 @@ class RemoteBot(Seat):
 
     def game_over(self, message: GameOver) -> None:
         """Tell the bot the result."""
+        self._check_cpu()
+        if self.session:
+            message = message.model_copy(update={"game_number": self._game_number})
         self._send(message)
 
     def abandon(self) -> Reason | None:
@@ -236,7 +336,9 @@ class RemoteBot(Seat):
         return reason
 
     def log_tail(self, limit: int = 2000) -> str:
-        """The end of the current (or last) process's log."""
+        """The end of the current (or last) process's log (a session's: of this game)."""
+        if self.session:
+            return self.game_log()[-limit:]
         text = self.process.stderr_text() if self.process is not None else (self._logs[-1] if self._logs else "")
         return text[-limit:]
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from arena.field import BotRef, SeatFactory, resolve_bots
 from arena.play import (
     GameSpec,
     PlayedGame,
+    close_slots,
     load_spec,
     play_scheduled_game,
     sandbox_named,
@@ -132,6 +135,10 @@ class _Runner:
         self.progress = progress
         self.stop = stop or threading.Event()
         self.sandbox = sandbox
+        # This run's slots (arena.play): a session never outlives its run, nor serves another.
+        self.run = uuid.uuid4().hex[:12]
+        self.bot_games: Counter[str] = Counter()
+        self.box: Sandbox | None = None  # the sandbox whose warm slots the run frees at its end
         self.cluster = None  # arena.cluster.ClusterPool: connected on first use, once per run
         self.workers = None  # arena.workers.WorkerPool: started on first use, once per run
         self.hidden = list(hidden)  # what a bot may not see (the workers' sandboxes are told too)
@@ -151,6 +158,11 @@ class _Runner:
         self.store.schedule(games)
         stored = self.store.games()
         self.deals = {game.key: game.deal for game in stored}
+        if self.config.format == "swiss":  # at most one table a round, each of its rotations
+            per_round = self.config.seats if self.config.duplicate else 1
+            self.bot_games = Counter({bot: self.config.rounds * per_round for bot in self.bots})
+        else:
+            self.bot_games = Counter(bot for game in stored for bot in game.bots)
         self.ratings.schedule([game.key for game in stored])
 
     def total(self) -> int:
@@ -195,6 +207,10 @@ class _Runner:
             bot_seeds=[self.key.bot_seed(game.key, bot_id) for bot_id in game.table],
             limits=self.config.limits,
             sandbox=self.config.sandbox,
+            bot_process=self.config.bot_process,
+            warm_start=self.config.warm_start,
+            run=self.run,
+            bot_games=[self.bot_games[bot_id] for bot_id in game.table],
         )
 
     def leader(self) -> str | None:
@@ -228,7 +244,7 @@ class _Runner:
         if self.cluster is None:
             from arena.cluster import ClusterPool
 
-            self.cluster = ClusterPool(self.config.cluster, list(self.bots.values()), self.config.sandbox)
+            self.cluster = ClusterPool(self.config.cluster, list(self.bots.values()), self.config.sandbox, run=self.run)
         return self.cluster
 
     def in_flight(self) -> int:
@@ -236,11 +252,20 @@ class _Runner:
         return self.config.jobs if self.cluster is None else self.cluster.capacity()
 
     def close(self) -> None:
-        """End the worker processes (each closes its sandboxes) and disconnect from the cluster."""
-        if self.workers is not None:
-            self.workers.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        """End the run's bot sessions and free the sandbox's warm slots (here; worker processes
+        do it as they end, and every worker of a cluster when it is told), then end the
+        worker processes and disconnect from the cluster."""
+        try:
+            close_slots(self.run)
+            if self.box is not None:
+                self.box.close()
+        finally:
+            try:
+                if self.workers is not None:
+                    self.workers.close()
+            finally:
+                if self.cluster is not None:
+                    self.cluster.close()
 
     def play(self, games: Sequence[ScheduledGame], total: int) -> None:
         """Play `games` with `jobs` at once, storing each as it finishes."""
@@ -365,6 +390,7 @@ def run_tournament(
         store.add_bots(bot.record() for bot in [*field_bots, *challengers])
         resumed = len(store.done_keys())
         folder_bots = [bot for bot in [*field_bots, *challengers] if bot.kind == "folder"]
+        box = None  # the sandbox this machine runs bots in (none: in-process bots, or a cluster)
         if folder_bots and not config.cluster:  # a cluster's workers run the bots, not this machine
             box = sandbox or sandbox_named(config.sandbox)
             # The output folder holds the store (with the deal secret) and the other bots'
@@ -383,6 +409,7 @@ def run_tournament(
                             pass
         hidden = [config.output_dir(), *(bot.folder for bot in folder_bots)]
         runner = _Runner(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden)
+        runner.box = box
         try:
             if config.format == "swiss":
                 total = runner.total()

@@ -4,7 +4,9 @@
 alone), applies overrides (the `arena run` flags) and validates it with pydantic; every
 mistake is one line naming the key, the bad value and what is allowed (`TournamentError`).
 `settings_of` / `fingerprint_of` / `changed_settings` are the identity of a tournament that
-a resume checks (what is played, not how: name, jobs, output and cluster may change).
+a resume checks (what is played, not how: name, jobs, output, cluster and warm_start may
+change; bot_process may not, since a bot that keeps its process between games may play
+differently).
 """
 
 from __future__ import annotations
@@ -35,7 +37,15 @@ from engine.registry import get_game
 FORMATS = ("round-robin", "swiss", "gauntlet")
 SANDBOXES = ("local", "docker")
 # Settings that do not change what is played: free to differ between runs of one tournament.
-UNFINGERPRINTED = ("name", "jobs", "output", "cluster")
+UNFINGERPRINTED = ("name", "jobs", "output", "cluster", "warm_start")
+BOT_PROCESSES = ("per-game", "per-slot")
+# What a store made before bot_process existed played: its fingerprint is kept for it.
+OLD_BOT_PROCESS = "per-game"
+
+
+def default_bot_process(sandbox: str) -> str:
+    """per-slot for the local sandbox (trusted code, speed), per-game for Docker (untrusted)."""
+    return "per-slot" if sandbox == "local" else "per-game"
 
 
 class TournamentError(ValueError):
@@ -166,6 +176,14 @@ class TournamentConfig(_Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     rating: RatingConfig = Field(default_factory=RatingConfig)
     sandbox: Literal["local", "docker"] = "local"
+    bot_process: Literal["per-game", "per-slot"] | None = Field(
+        None,
+        description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
+        "(a bot may carry memory between games). None: per-slot for local, per-game for docker.",
+    )
+    warm_start: bool = Field(
+        True, description="Start bot processes (local) or containers (docker) ahead of need; false: each when needed."
+    )
     jobs: int = Field(1, ge=1, le=256)
     cluster: str | None = Field(None, description="Dask scheduler tcp://HOST:PORT; none: the local pool.")
     output: str = "arena-results"
@@ -218,6 +236,8 @@ class TournamentConfig(_Strict):
             mistakes.append("give either rounds (design rounds) or cycles (whole round-robins), not both")
         if mistakes:
             raise ValueError("\n".join(mistakes))
+        if self.bot_process is None:
+            object.__setattr__(self, "bot_process", default_bot_process(self.sandbox))
         return self
 
     def output_dir(self) -> Path:
@@ -320,12 +340,15 @@ def settings_of(
 def fingerprint_of(settings: Mapping[str, Any]) -> str:
     """sha256 of the settings that decide what is played (name, jobs, output excluded)."""
     kept = {key: value for key, value in settings.items() if key not in UNFINGERPRINTED}
+    if kept.get("bot_process", OLD_BOT_PROCESS) == OLD_BOT_PROCESS:
+        kept.pop("bot_process", None)  # a store from before the setting played per-game
     return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()
 
 
 def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     """One line per setting that differs (fingerprinted settings only)."""
     lines = []
+    before = {"bot_process": OLD_BOT_PROCESS, **before}
     for key in sorted(set(before) | set(now)):
         if key in UNFINGERPRINTED or before.get(key) == now.get(key):
             continue

@@ -53,7 +53,7 @@ class Spy(Seat):
         self.abandoned = 0
 
     def start_game(self, start: Start) -> None:
-        self.heard.append(start.model_dump())
+        self.heard.append(start.model_dump(exclude_none=True))
         if self.fault_on_start:
             raise self.fault_on_start
 

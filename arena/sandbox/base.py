@@ -9,8 +9,10 @@ Shared building blocks for implementations (line caps, stderr log, time bank, ex
 words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
 Added after the first version (compatible): `BotProcess.poll_line()` (concrete, built on
 `receive_line(0.0)`), the rule that `send_line` restarts the per-decision byte count, and
-`Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it), and warm slots:
-`start(..., slot=)` and `Sandbox.close()` (concrete, frees what slots hold).
+`Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it), warm slots:
+`start(..., slot=)` and `Sandbox.close()` (concrete, frees what slots hold), and
+`BotProcess.cpu_time_s()` (concrete, None: unknown), what a long-lived process is charged
+per game.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ class BotProcess(ABC):
             if fault.reason is Reason.TIMEOUT:
                 return None
             raise
+
+    def cpu_time_s(self) -> float | None:
+        """CPU seconds the bot (all its processes) has used since it started; None if the
+        sandbox cannot tell (then only its own CPU limit, set at start, holds)."""
+        return None
 
     @abstractmethod
     def stderr_text(self) -> str:

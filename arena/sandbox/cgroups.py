@@ -1,7 +1,8 @@
 """A throw-away cgroup per local bot: a pids limit (the fork-bomb guard that works for
 root, unlike RLIMIT_NPROC), a memory limit whose kills are counted (so an out-of-memory
-kill is reported as such), a CPU quota (`Limits.cpus`), and "kill everything inside" at
-the end.
+kill is reported as such), a CPU quota (`Limits.cpus`), the CPU time of all its processes
+(`cpu_time_s`, what a long-lived bot process is charged per game), and "kill everything
+inside" at the end.
 
 Works with cgroup v1 (a `pids` and a `memory` hierarchy, as on our machines) and with a
 pure cgroup v2 mount where the controllers can be enabled for children. When neither is
@@ -42,7 +43,7 @@ def _parent_dirs() -> dict[str, Path]:
     """Where our bots' cgroups go: controller -> directory ("v2" -> the unified directory)."""
     own = _own_cgroup_paths()
     found: dict[str, Path] = {}
-    for controller in ("pids", "memory", "cpu"):
+    for controller in ("pids", "memory", "cpu", "cpuacct"):
         if controller in own:
             candidate = CGROUP_ROOT / controller / own[controller].lstrip("/")
             if (candidate / "cgroup.procs").exists():
@@ -63,10 +64,11 @@ def _write(path: Path, text: str) -> bool:
 class BotCgroup:
     """The cgroup directories of one bot (one per v1 controller, or one v2 directory)."""
 
-    def __init__(self, dirs: list[Path], memory_dir: Path | None, v2: bool):
+    def __init__(self, dirs: list[Path], memory_dir: Path | None, v2: bool, usage_file: Path | None = None):
         self.dirs = dirs
         self.memory_dir = memory_dir
         self.v2 = v2
+        self.usage_file = usage_file  # cpuacct.usage (v1, ns) or cpu.stat (v2, usage_usec)
 
     @classmethod
     def create(cls, limits: Limits) -> tuple[BotCgroup | None, list[str]]:
@@ -78,6 +80,7 @@ class BotCgroup:
         name = f"{PREFIX}{os.getpid()}-{next(_serial)}"
         dirs: list[Path] = []
         memory_dir: Path | None = None
+        usage_file: Path | None = None
         v2 = "v2" in parents
         try:
             if v2:
@@ -95,6 +98,8 @@ class BotCgroup:
                     notes.append("cgroup v2 without the memory controller: memory by RLIMIT_DATA only")
                 if not _write(path / "cpu.max", f"{int(limits.cpus * 100_000)} 100000"):
                     notes.append("cgroup v2 without the cpu controller: no CPU quota")
+                if (path / "cpu.stat").exists():
+                    usage_file = path / "cpu.stat"
             else:
                 if "pids" in parents:
                     path = parents["pids"] / name
@@ -124,11 +129,18 @@ class BotCgroup:
                         notes.append("cannot set the CPU quota")
                 else:
                     notes.append("no cpu cgroup: no CPU quota (only the CPU-time budget)")
+                if "cpu" in parents and (parents["cpu"] / name / "cpuacct.usage").exists():
+                    usage_file = parents["cpu"] / name / "cpuacct.usage"  # cpu and cpuacct mounted together
+                elif "cpuacct" in parents:
+                    path = parents["cpuacct"] / name
+                    path.mkdir()
+                    dirs.append(path)
+                    usage_file = path / "cpuacct.usage"
         except OSError as error:
             for path in dirs:
                 _remove_dir(path)
             return None, [f"cannot create a cgroup ({error.strerror}): no pids or memory limit by cgroup"]
-        return cls(dirs, memory_dir, v2), notes
+        return cls(dirs, memory_dir, v2, usage_file), notes
 
     @property
     def procs_files(self) -> list[str]:
@@ -148,6 +160,22 @@ class BotCgroup:
         except (OSError, ValueError):
             pass
         return 0
+
+    def cpu_time_s(self) -> float | None:
+        """CPU seconds used by every process that ever ran in this cgroup; None without accounting."""
+        if self.usage_file is None:
+            return None
+        try:
+            text = self.usage_file.read_text()
+            if not self.v2:
+                return int(text) / 1e9
+            for line in text.splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
 
     def pids(self) -> set[int]:
         """Every process now in the cgroup."""

@@ -30,6 +30,15 @@ How a bot is started (its cost is measured in docs/performance.md):
    /dev/null), so a bot that closes either one but runs on is seen at once (CRASH).
 4. The process runs in its own session; at the end the group gets SIGKILL, the cgroup
    is emptied with SIGKILL and removed.
+5. Warm slots (`start(..., slot=)`): the process the slot's next game will need is started
+   ahead of need, in the background, exactly as above (its own cgroup, namespaces, view,
+   limits). It has seen nothing: it runs, reads its stdin and waits; nothing is written to
+   it until its game's `hello`. A start on the slot hands it out and starts the next one.
+   The clocks are fair: the start-up limit counts from the moment the game asks (the
+   caller's clock starts when `start` returns), and a spare that ended while it waited is
+   closed and replaced by a cold start, never handed out. A spare made before
+   `hide_paths` changed, or for another bot or limits, is thrown away. `close()` kills the
+   spares (at the end of a run, on Ctrl-C, at exit).
 
 What that guarantees. Everywhere: the limits (time, CPU, memory, processes, output, file
 size, open files) and that nothing the bot starts outlives it (with a cgroup or the
@@ -47,6 +56,7 @@ Untrusted code belongs in the Docker sandbox.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -54,7 +64,9 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
@@ -254,6 +266,14 @@ os._exit(0)
 _warned = False
 _noted: set[str] = set()  # limits this machine cannot enforce, each said once
 _unshare_works: bool | None = None
+_open_sandboxes: weakref.WeakSet = weakref.WeakSet()  # closed at exit: no spare outlives arena
+SPARE_STARTERS = 2  # threads that start spares; a start is a fork and exec, the rest is the child's
+
+
+@atexit.register
+def _close_all() -> None:
+    for sandbox in list(_open_sandboxes):
+        sandbox.close()
 
 
 def unshare_works() -> bool:
@@ -367,6 +387,11 @@ class LocalSandbox(Sandbox):
         self._hidden: set[Path] = set()
         self._readable: set[Path] = set()  # bot folders already checked for nobody
         self._lock = threading.Lock()
+        # Warm slots: slot -> (what the spare was made for, its start). `_generation` moves
+        # on with every hide_paths and close, so a spare made before is never handed out.
+        self._spares: dict[str, tuple[tuple, Future]] = {}
+        self._generation = 0
+        self._starter: ThreadPoolExecutor | None = None
         self.hide_paths(hide)
         if not self.isolate:
             self.notes.append(
@@ -382,7 +407,10 @@ class LocalSandbox(Sandbox):
         if Path("/") in resolved:
             raise ValueError("cannot hide / from the bots: name the folders to hide")
         with self._lock:
+            if resolved <= self._hidden:
+                return
             self._hidden |= resolved
+        self._drop_spares()  # they were started with the old view
 
     @property
     def hidden(self) -> frozenset[Path]:
@@ -391,18 +419,87 @@ class LocalSandbox(Sandbox):
             return frozenset(self._hidden)
 
     def start(self, bot: BotSpec, limits: Limits, *, slot: str | None = None) -> LocalBotProcess:
-        """Start the bot's command in its folder; SandboxError if the machinery fails."""
+        """Start the bot's command in its folder; SandboxError if the machinery fails.
+
+        With a `slot`, the process started ahead of need for it (if any, still waiting, and
+        made for this bot, these limits and the current hidden paths) is handed out, and the
+        slot's next process is started in the background."""
         global _warned
         if self.warn and not _warned:
             _warned = True
             print(WARNING, file=sys.stderr)
-        process = LocalBotProcess(self, bot, limits)
+        if slot is None:
+            return self._announced(LocalBotProcess(self, bot, limits))
+        with self._lock:
+            made_for = (bot, limits, self._generation)
+            spare = self._spares.pop(slot, None)
+        process = None
+        if spare is not None:
+            process = self._take(spare, made_for)
+        if process is None:
+            process = LocalBotProcess(self, bot, limits)
+        self._prepare(slot, made_for)
+        return self._announced(process)
+
+    def _announced(self, process: LocalBotProcess) -> LocalBotProcess:
+        """The process, once what this machine cannot enforce for it has been said (once each)."""
         if self.warn:
             for note in process.notes:
                 if note not in _noted:
                     _noted.add(note)
                     print(f"arena: local sandbox: {note}", file=sys.stderr)
         return process
+
+    @staticmethod
+    def _take(spare: tuple[tuple, Future], made_for: tuple) -> LocalBotProcess | None:
+        """The spare's process if it can be handed out; else it is closed and None."""
+        wanted, started = spare
+        try:
+            process = started.result()  # still starting: waiting for it is no worse than a cold start
+        except Exception:  # noqa: BLE001 - a cold start meets the same failure and reports it
+            return None
+        if wanted == made_for and process.waiting():
+            return process
+        process.close()  # made for something else, or ended while it waited: never charged
+        return None
+
+    def _prepare(self, slot: str, made_for: tuple) -> None:
+        """Start the slot's next process in the background (unless the spares were dropped since)."""
+        bot, limits, generation = made_for
+        with self._lock:
+            if generation != self._generation:
+                return
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(SPARE_STARTERS, thread_name_prefix="arena-warm")
+                _open_sandboxes.add(self)
+            old = self._spares.pop(slot, None)
+            self._spares[slot] = (made_for, self._starter.submit(LocalBotProcess, self, bot, limits))
+        if old is not None:
+            self._discard(old)
+
+    @staticmethod
+    def _discard(spare: tuple[tuple, Future]) -> None:
+        try:
+            spare[1].result().close()
+        except Exception:  # noqa: BLE001, S110 - a spare that failed to start holds nothing
+            pass
+
+    def _drop_spares(self) -> None:
+        with self._lock:
+            self._generation += 1
+            spares, self._spares = list(self._spares.values()), {}
+        for spare in spares:
+            self._discard(spare)
+
+    def close(self) -> None:
+        """Kill every spare process (end of a run, Ctrl-C, exit); the sandbox stays usable."""
+        self._drop_spares()
+
+    def spares(self) -> dict[str, LocalBotProcess]:
+        """Slot -> its spare process, once started (for tests and diagnostics)."""
+        with self._lock:
+            spares = dict(self._spares)
+        return {slot: started.result() for slot, (_, started) in spares.items() if not started.exception()}
 
     def cleanup_leftovers(self) -> int:
         """Remove cgroups (and their processes) left by arena runs that were killed."""
@@ -634,6 +731,34 @@ class LocalBotProcess(BotProcess):
     def _record(self, fault: BotFault) -> BotFault:
         self._fault = fault
         return fault
+
+    def waiting(self) -> bool:
+        """True if the process is still there to be talked to: not ended, stdout still open.
+
+        For a process started ahead of need: one that ended while it waited is replaced."""
+        if self._closed or self._fault or self.process.poll() is not None:
+            return False
+        if self._isolated and select.select([self._status_fd], [], [], 0)[0]:
+            return False  # the bot ended; its init reported it
+        return not any(event & (select.POLLHUP | select.POLLERR) for _, event in self._poll.poll(0))
+
+    def cpu_time_s(self) -> float | None:
+        """CPU seconds of every process of the bot so far (its cgroup's accounting, which
+        counts the exec shim's few milliseconds too); without one, the bot's own process
+        and the children it waited for (/proc/PID/stat)."""
+        if self.cgroup is not None:
+            used = self.cgroup.cpu_time_s()
+            if used is not None:
+                return used
+        pid = self._bot_pid()
+        if pid is None:
+            return None
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks = sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, IndexError, ValueError):
+            return None
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     # -- the end -------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 // node-simple: an arena bot in JavaScript (Node.js, standard library only), to show that
 // the protocol is language-neutral. It plays both games with a simple preference and
-// picks at random (seeded by the referee's `hello`) among actions it likes equally:
+// picks at random (seeded by the referee's `hello`, and by each game's `start` in a
+// tournament) among actions it likes equally:
 // - 3up3down: the lowest number value it can play, all copies at once; a Clear card only
 //   when nothing else goes; the strongest three cards face up at setup; always refill.
 // - three-thirteen: go out when it can; take the discard when it is wild or matches a card
@@ -164,6 +165,11 @@ input.on("line", (line) => {
       send({ type: "action", id: message.id, index });
       break;
     }
+    case "start":
+      // In a tournament each game brings its own seed: reseeded, a process that plays
+      // many games plays each one as a fresh process would.
+      if (message.seed !== undefined && message.seed !== null) rng = makeRng(message.seed);
+      break;
     case "match_over":
       input.close();
       process.exit(0);

@@ -46,10 +46,14 @@ class Context:
         self.results: list[dict[str, Any]] = []
 
     def start_game(self, start: dict[str, Any]) -> None:
-        """A new game: new seat, empty event list."""
+        """A new game: new seat, empty event list; in a tournament, `rng` reseeded with the
+        game's own seed (so a process that plays many games plays each as a fresh one)."""
         self.seat = start["seat"]
         self.game_number = start["game_number"]
+        self.players = start.get("players", self.players)
         self.events = []
+        if start.get("seed") is not None:
+            self.rng = random.Random(start["seed"])
 
 
 Decide = Callable[..., Any]
