@@ -656,6 +656,10 @@ class LocalBotProcess(BotProcess):
         os.set_blocking(self._stdin, False)
         self._poll = select.poll()
         self._poll.register(self._stdout, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._stderr = self.process.stderr.fileno()
+        os.set_blocking(self._stderr, False)
+        self._stderr_lock = threading.Lock()  # a read and its append are one step (in order)
+        self._stderr_open = True
         self._drain = threading.Thread(
             target=self._drain_stderr, name=f"stderr-{bot.name}", daemon=True
         )
@@ -666,18 +670,34 @@ class LocalBotProcess(BotProcess):
     def _drain_stderr(self) -> None:
         # Reads all the time so a flooding bot never blocks on a full pipe (which would
         # look like a time-out); StderrLog keeps only the capped part.
-        fd = self.process.stderr.fileno()
-        while True:
+        waiting = select.poll()
+        waiting.register(self._stderr, select.POLLIN | select.POLLHUP | select.POLLERR)
+        while self._stderr_open:
             try:
-                chunk = os.read(fd, 65536)
+                waiting.poll()
             except OSError:
                 return
-            if not chunk:
-                return
-            self._log.append(chunk)
+            self._read_stderr()
+
+    def _read_stderr(self) -> None:
+        """Take in whatever the bot has written to stderr so far (without waiting)."""
+        with self._stderr_lock:
+            while self._stderr_open:
+                try:
+                    chunk = os.read(self._stderr, 65536)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._stderr_open = False
+                    return
+                self._log.append(chunk)
 
     def stderr_text(self) -> str:
-        """The kept part of the bot's stderr."""
+        """The kept part of the bot's stderr, up to what it has written by now (a process that
+        lives on between games is asked for its log while it runs)."""
+        self._read_stderr()
         return self._log.text()
 
     # -- talking -------------------------------------------------------------------------
