@@ -2,7 +2,9 @@
 
 `resolve_bots(config)` returns the field and the challengers as `BotRef`s (a bot as a game
 needs it: its id in the tournament, folder, command and content hash); every mistake is
-one line of a `TournamentError`.
+one line of a `TournamentError`. A gauntlet's challengers are never in its field (a field
+glob that matches one leaves it out). `load_tournament` adds the bot folders' mistakes to
+those of settings that have mistakes of their own, so one run names every mistake.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 import glob
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from arena import tournament_file
 from arena.botfolder import BotFolderError, BotManifest, load_bot
 from arena.seats import Seat
 from arena.store import BotRecord, content_hash
 from arena.tournament_file import TournamentConfig, TournamentError, _Strict
+from engine.api import GameError
+from engine.registry import get_game
 
 
 class BotRef(_Strict):
@@ -91,18 +96,60 @@ def _expand(entries: Sequence[str], base: Path, key: str, game: str, mistakes: l
     return manifests
 
 
+def _field_and_challengers(
+    game: str, base: Path, bots: Sequence[str], challengers: Sequence[str], mistakes: list[str]
+) -> tuple[list[BotManifest], list[BotManifest]]:
+    """The field's and the challengers' manifests; mistakes collected. A challenger is never
+    in its own field: a field glob that matches a challenger's folder leaves it out."""
+    field = _expand(bots, base, "bots", game, mistakes)
+    rivals = _expand(challengers, base, "challengers", game, mistakes)
+    challenging = {m.folder for m in rivals}
+    field = [m for m in field if m.folder not in challenging]
+    for key, listed in (("bots", field), ("challengers", rivals)):
+        folders = [m.folder for m in listed]
+        repeated = sorted({str(f) for f in folders if folders.count(f) > 1})
+        if repeated:
+            mistakes.append(f"{key}: a folder is listed more than once: {', '.join(repeated)}")
+    return field, rivals
+
+
+def bot_mistakes(data: Mapping[str, Any]) -> list[str]:
+    """The mistakes in the bot folders of tournament settings that are not valid as a whole
+    (`TournamentError.data`): every check that the rest of the settings allow."""
+    try:
+        game = get_game(str(data.get("game"))).name
+    except GameError:
+        return []  # which bots play is unknown without the game; the game's mistake is listed
+    lists = [data.get(key, []) for key in ("bots", "challengers")]
+    if not all(isinstance(entries, list) and all(isinstance(e, str) for e in entries) for entries in lists):
+        return []  # their own mistake is listed
+    mistakes: list[str] = []
+    _field_and_challengers(game, Path(str(data.get("base_dir", "."))), lists[0], lists[1], mistakes)
+    return mistakes
+
+
+def load_tournament(
+    path: str | Path | None, overrides: Mapping[str, Any] | None = None, rule_args: Sequence[str] = ()
+) -> TournamentConfig:
+    """`arena.tournament_file.load_tournament`, and when the settings have mistakes, those of
+    their bot folders too: every mistake in one go."""
+    try:
+        return tournament_file.load_tournament(path, overrides, rule_args)
+    except TournamentError as invalid:
+        more = bot_mistakes(invalid.data) if invalid.data is not None else []
+        if not more:
+            raise
+        raise TournamentError(invalid.mistakes + more, invalid.source) from None
+
+
 def resolve_bots(
     config: TournamentConfig, in_process: Mapping[str, SeatFactory] | None = None
 ) -> tuple[list[BotRef], list[BotRef]]:
     """The field and the challengers as BotRefs, ids unique; TournamentError lists every mistake."""
-    base = Path(config.base_dir)
     mistakes: list[str] = []
-    field = _expand(config.bots, base, "bots", config.game, mistakes)
-    challengers = _expand(config.challengers, base, "challengers", config.game, mistakes)
-    folders = [m.folder for m in field + challengers]
-    repeated = sorted({str(f) for f in folders if folders.count(f) > 1})
-    if repeated:
-        mistakes.append(f"bots: a folder is listed more than once: {', '.join(repeated)}")
+    field, challengers = _field_and_challengers(
+        config.game, Path(config.base_dir), config.bots, config.challengers, mistakes
+    )
     if mistakes:
         raise TournamentError(mistakes)
     ids = unique_names(field + challengers)

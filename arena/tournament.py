@@ -25,7 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.field import BotRef, SeatFactory, resolve_bots
+from arena.field import BotRef, SeatFactory, load_tournament, resolve_bots
 from arena.play import (
     GameSpec,
     PlayedGame,
@@ -64,7 +64,6 @@ from arena.tournament_file import (
     TournamentError,
     changed_settings,
     fingerprint_of,
-    load_tournament,
     settings_of,
     validate_config,
 )

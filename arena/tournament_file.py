@@ -24,6 +24,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationError,
     field_validator,
     model_validator,
@@ -51,9 +52,10 @@ def default_bot_process(sandbox: str) -> str:
 class TournamentError(ValueError):
     """A tournament cannot run as given; `mistakes` has one line per mistake."""
 
-    def __init__(self, mistakes: Sequence[str], source: str = "tournament"):
+    def __init__(self, mistakes: Sequence[str], source: str = "tournament", data: Mapping[str, Any] | None = None):
         self.mistakes = list(mistakes)
         self.source = source
+        self.data = data  # the settings as given (file and flags), when they had mistakes
         super().__init__(
             mistakes[0] if len(mistakes) == 1 else f"{len(mistakes)} mistakes in the {source}:\n"
             + "\n".join(f"  - {line}" for line in mistakes)
@@ -166,7 +168,7 @@ class TournamentConfig(_Strict):
     rounds: int | None = Field(None, ge=1, le=100_000)
     cycles: int = Field(1, ge=1, le=10_000)
     challengers: list[str] = Field(default_factory=list)
-    duplicate: bool = False
+    duplicate: StrictBool = False  # true or false: "yes" is a mistake, not true
     bots: list[str] = Field(default_factory=list)
     seed: int | None = Field(
         None, ge=0, le=2**63 - 1,
@@ -181,7 +183,7 @@ class TournamentConfig(_Strict):
         description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
         "(a bot may carry memory between games). None: per-slot for local, per-game for docker.",
     )
-    warm_start: bool = Field(
+    warm_start: StrictBool = Field(
         True, description="Start bot processes (local) or containers (docker) ahead of need; false: each when needed."
     )
     jobs: int = Field(1, ge=1, le=256)
@@ -212,30 +214,10 @@ class TournamentConfig(_Strict):
 
     @model_validator(mode="after")
     def _fits_together(self) -> TournamentConfig:
-        chosen = get_game(self.game)
-        mistakes = []
-        try:
-            chosen.check_players(self.seats)
-        except GameError as error:
-            mistakes.append(f"seats = {self.seats}: {error}")
-        try:
-            resolved = chosen.resolve_options(self.rules)
-        except GameError as error:
-            mistakes.append(f"rules = {json.dumps(self.rules)}: {error}")
-        else:
-            object.__setattr__(self, "rules", resolved)
-        if self.format == "swiss" and self.rounds is None:
-            mistakes.append("rounds is missing: a Swiss tournament needs a number of rounds (e.g. rounds = 5)")
-        if self.format == "gauntlet" and not self.challengers:
-            mistakes.append("challengers is missing: a gauntlet needs challenger bot folders (e.g. challengers = [\"my-bot\"])")
-        if self.format != "gauntlet" and self.challengers:
-            mistakes.append(f"challengers is only for format = \"gauntlet\", not {self.format!r}")
-        if self.format != "round-robin" and self.cycles != 1:
-            mistakes.append(f"cycles is only for format = \"round-robin\", not {self.format!r}")
-        if self.rounds is not None and self.cycles != 1:
-            mistakes.append("give either rounds (design rounds) or cycles (whole round-robins), not both")
+        mistakes, resolved = _cross_key_mistakes(self.model_dump(exclude={"base_dir"}))
         if mistakes:
             raise ValueError("\n".join(mistakes))
+        object.__setattr__(self, "rules", resolved)
         if self.bot_process is None:
             object.__setattr__(self, "bot_process", default_bot_process(self.sandbox))
         return self
@@ -243,6 +225,46 @@ class TournamentConfig(_Strict):
     def output_dir(self) -> Path:
         """The output folder (relative to the tournament file's folder)."""
         return Path(self.base_dir, self.output).resolve()
+
+
+def _cross_key_mistakes(values: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The mistakes between keys, and the rules with the game's defaults filled in.
+
+    `values` may lack keys (those that were themselves wrong): a check that needs one is
+    skipped, so a file with mistakes of both kinds gets every one of them at once.
+    """
+    mistakes: list[str] = []
+    resolved: dict[str, Any] = dict(values.get("rules") or {})
+    chosen = None
+    if "game" in values:
+        try:
+            chosen = get_game(values["game"])
+        except GameError:
+            chosen = None  # the game's own mistake is already listed
+    if chosen is not None and "seats" in values:
+        try:
+            chosen.check_players(values["seats"])
+        except GameError as error:
+            mistakes.append(f"seats = {values['seats']}: {error}")
+    if chosen is not None and "rules" in values:
+        try:
+            resolved = chosen.resolve_options(values["rules"])
+        except GameError as error:
+            mistakes.append(f"rules = {json.dumps(values['rules'])}: {error}")
+    form = values.get("format")
+    cycles = values.get("cycles", 1)
+    challengers = values.get("challengers") or []
+    if form == "swiss" and values.get("rounds") is None and "rounds" not in values.get("_wrong", ()):
+        mistakes.append("rounds is missing: a Swiss tournament needs a number of rounds (e.g. rounds = 5)")
+    if form == "gauntlet" and not challengers and "challengers" not in values.get("_wrong", ()):
+        mistakes.append("challengers is missing: a gauntlet needs challenger bot folders (e.g. challengers = [\"my-bot\"])")
+    if form is not None and form != "gauntlet" and challengers:
+        mistakes.append(f"challengers is only for format = \"gauntlet\", not {form!r}")
+    if form is not None and form != "round-robin" and cycles != 1:
+        mistakes.append(f"cycles is only for format = \"round-robin\", not {form!r}")
+    if values.get("rounds") is not None and cycles != 1:
+        mistakes.append("give either rounds (design rounds) or cycles (whole round-robins), not both")
+    return mistakes, resolved
 
 
 def _describe_error(error: dict[str, Any]) -> str:
@@ -273,7 +295,15 @@ def validate_config(data: Mapping[str, Any], source: str = "tournament") -> Tour
         for error in invalid.errors():
             line = _describe_error(error)
             lines.extend(line.split("\n") if not error["loc"] else [line])
-        raise TournamentError(lines, source) from None
+        wrong = {str(error["loc"][0]) for error in invalid.errors() if error["loc"]}
+        if wrong:
+            # Pydantic checks keys against each other only once every key is right: check
+            # here those that are, so that one run names every mistake.
+            right = {key: value for key, value in data.items() if key not in wrong}
+            right.setdefault("format", "round-robin")
+            right["_wrong"] = wrong
+            lines += [line for line in _cross_key_mistakes(right)[0] if line not in lines]
+        raise TournamentError(lines, source, dict(data)) from None
 
 
 def load_tournament(
@@ -315,9 +345,9 @@ def load_tournament(
     try:
         config = validate_config(data, source)
     except TournamentError as invalid:
-        raise TournamentError(rule_mistakes + invalid.mistakes, source) from None
+        raise TournamentError(rule_mistakes + invalid.mistakes, source, data) from None
     if rule_mistakes:
-        raise TournamentError(rule_mistakes, source)
+        raise TournamentError(rule_mistakes, source, data)
     return config
 
 

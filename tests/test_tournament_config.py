@@ -167,3 +167,34 @@ def test_the_command_line_tool_starts_without_dask():
         capture_output=True, text=True, timeout=60,
     )
     assert run.stdout.strip() == "False", run.stderr
+
+
+def test_every_mistake_of_a_file_is_reported_in_one_go(tmp_path):
+    path = write(
+        tmp_path,
+        'game = "3up3down"\nseats = 3\nformat = "swiss"\nduplicate = "yes"\njobs = "four"\nbots = ["nowhere", "%s"]\n'
+        "[rules]\ndeck = \"tarot\"\n" % (BOTS / "three-thirteen-heuristic"),
+    )
+    with pytest.raises(TournamentError) as raised:
+        load_tournament(path)
+    assert raised.value.mistakes == [
+        'duplicate = "yes": Input should be a valid boolean',
+        'jobs = "four": Input should be a valid integer, unable to parse string as an integer',
+        # Between keys: checked although other keys are wrong.
+        raised.value.mistakes[2],
+        "rounds is missing: a Swiss tournament needs a number of rounds (e.g. rounds = 5)",
+        # The bot folders: checked although the settings are wrong.
+        f"bots: bot folder 'nowhere' does not exist ({tmp_path / 'nowhere'})",
+        (f"bots: bot 'three-thirteen-heuristic' ({BOTS / 'three-thirteen-heuristic'}) does not play '3up3down'; "
+         "its bot.toml lists: three-thirteen"),
+    ]
+    assert raised.value.mistakes[2].startswith('rules = {"deck": "tarot"}: ')
+    assert str(raised.value).startswith(f"6 mistakes in the tournament file {path}:\n  - duplicate")
+
+
+@pytest.mark.parametrize("given", ['"yes"', '"true"', "1", '"on"'])
+def test_a_boolean_is_true_or_false_and_nothing_else(tmp_path, given):
+    path = write(tmp_path, f'game = "3up3down"\nseats = 2\nduplicate = {given}\n')
+    with pytest.raises(TournamentError, match=r"duplicate = .*: Input should be a valid boolean"):
+        load_tournament(path)
+    assert load_tournament(write(tmp_path, 'game = "3up3down"\nseats = 2\nduplicate = true\n')).duplicate is True
