@@ -519,6 +519,64 @@ def _print_standings(table, confidence, settings: dict, title: str) -> None:
         console.print(note, highlight=False, markup=False)
 
 
+def _stored_gauntlet(out_dir: Path, settings: dict) -> list:
+    """A gauntlet's challenger-against-each-opponent lines (arena.schedule.GauntletLine); [] for other formats."""
+    from arena.schedule import gauntlet_results
+    from arena.store import Store
+
+    if settings.get("format") != "gauntlet":
+        return []
+    with Store.open(out_dir) as store:
+        tables: dict[str, list[tuple[str, int]]] = {}
+        for seat in store.seats():
+            tables.setdefault(seat.game_key, []).append((seat.bot, seat.place))
+    return gauntlet_results([bot["id"] for bot in settings.get("challengers") or []], tables.values())
+
+
+def _print_gauntlet(lines) -> None:
+    """The gauntlet's result: each challenger against each field bot, hardest first."""
+    from rich import box
+
+    if not lines:
+        return
+    shown = Table(
+        title="gauntlet: each challenger against each field bot it met", title_justify="left",
+        box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False, collapse_padding=True,
+    )
+    for column in ("challenger", "opponent", "games", "ahead", "tied", "behind", "score", "place", "theirs"):
+        shown.add_column(column, justify="left" if column in ("challenger", "opponent") else "right", no_wrap=True)
+    for line in lines:
+        shown.add_row(
+            line.challenger, line.opponent, str(line.games), str(line.ahead), str(line.tied), str(line.behind),
+            f"{line.score:.2f}", f"{line.place:.2f}", f"{line.opponent_place:.2f}",
+        )
+    console.print(shown)
+    _say("ahead/tied/behind: games the challenger placed better than, as well as, worse than that opponent at "
+         "one table; score: its share (1 ahead, 0.5 tied); place, theirs: the mean places (1 = best) in those games.")
+
+
+def _print_stored_incidents(out_dir: Path, sandbox: str | None) -> None:
+    """A run's incidents, under its standings: per bot and reason how many, and the first of
+    each with the end of the bot's stderr and a hint (the site's bot pages list them all)."""
+    from arena.store import Store
+
+    with Store.open(out_dir) as store:
+        incidents = store.incidents()
+    if not incidents:
+        return
+    groups: dict[tuple[str, str], list] = {}
+    for key, incident in incidents:
+        groups.setdefault((incident.bot, incident.reason.value), []).append((key, incident))
+    forfeits = sum(1 for _, incident in incidents if incident.forfeit)
+    _say(f"incidents: {len(incidents)} ({forfeits} forfeits); the first of each bot and reason:")
+    for (bot, reason), listed in groups.items():
+        key, incident = listed[0]
+        more = f" ({len(listed)} {reason} in all)" if len(listed) > 1 else ""
+        _say(f"game {key}, seat {incident.seat}, {incident.headline()}{more}")
+        for line in incident.explained(sandbox):
+            _say(f"  {line}")
+
+
 @app.command("run")
 def run_command(
     tournament_file: Annotated[
@@ -654,6 +712,8 @@ def run_command(
     # outcome.standings again, with how sure they are: a pass over the store that keeps every update.
     table, confidence, settings, _, _ = _stored_standings(outcome.output)
     _print_standings(table, confidence, settings, f"{config.name}: {outcome.done} of {outcome.total} games")
+    _print_gauntlet(_stored_gauntlet(outcome.output, settings))
+    _print_stored_incidents(outcome.output, config.sandbox)
     share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0
     console.print(
         f"{outcome.played} games played now, {outcome.resumed} were stored before; {outcome.wall_s:.1f} s; "
@@ -736,15 +796,21 @@ def standings_command(
     if settings.get("format") == "league" and not as_json:
         _print_league(out_dir, hide_retired)
         return
+    gauntlet = _stored_gauntlet(out_dir, settings)
     if as_json:
         groups = confidence.groups([line.bot for line in table.standings])
         lines = []
         for line, group in zip(table.standings, groups):
             interval = confidence.intervals[line.bot]
             lines.append({**dataclasses.asdict(line), "rank_interval": [interval.low, interval.high], "group": group + 1})
+            if any(met.challenger == line.bot for met in gauntlet):  # a gauntlet's challenger: its opponents
+                lines[-1]["gauntlet"] = [
+                    {**dataclasses.asdict(met), "score": met.score} for met in gauntlet if met.challenger == line.bot
+                ]
         print(json.dumps(lines, indent=2))
         return
     _print_standings(table, confidence, settings, f"{settings.get('name', 'tournament')}: {done} of {total} scheduled games stored")
+    _print_gauntlet(gauntlet)
 
 
 @app.command("submit")

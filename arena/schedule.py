@@ -8,7 +8,8 @@ Three formats, all returning lists of `ScheduledGame` in schedule order:
   `COMPLETE_LIMIT` of them), else a balanced resolvable design in rounds (affine plane,
   circle method for two seats, else a greedy social-golfer schedule improved by swaps);
   every bot sits in every seat position equally often (within one game).
-- `gauntlet`: each challenger against the field.
+- `gauntlet`: each challenger against the field; `gauntlet_results` reads its finished
+  games back as a challenger-against-each-opponent table.
 - `swiss_round`: one Swiss round from the standings so far.
 
 `duplicate=True` plays each deal once per seat rotation of the same table, so every bot
@@ -578,6 +579,59 @@ def gauntlet(
         per_round = len(tables_by_round[0])
         tables_by_round = [flat[r * per_round : (r + 1) * per_round] for r in range(rounds)]
     return _games(tables_by_round, seed, duplicate)
+
+
+@dataclass(frozen=True)
+class GauntletLine:
+    """A challenger against one field bot, over the games they played at one table."""
+
+    challenger: str
+    opponent: str
+    games: int
+    ahead: int  # games the challenger placed better
+    tied: int
+    behind: int
+    place: float  # the challenger's mean place in these games (1 = best)
+    opponent_place: float
+
+    @property
+    def score(self) -> float:
+        """The challenger's share: 1 a game it placed ahead, 0.5 a tie, 0 behind."""
+        return (self.ahead + self.tied / 2) / self.games if self.games else 0.0
+
+
+def gauntlet_results(
+    challengers: Sequence[str], games: Iterable[Sequence[tuple[str, int]]]
+) -> list[GauntletLine]:
+    """A gauntlet's result: each challenger against each field bot it met. `games` holds
+    each finished game as (bot, place) per seat. Per challenger (in the order given), its
+    hardest opponents first (lowest score, then name)."""
+    challenging = set(challengers)
+    met: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for table in games:
+        places = dict(table)
+        for challenger in challenging & set(places):
+            for opponent, place in places.items():
+                if opponent not in challenging:
+                    met.setdefault((challenger, opponent), []).append((places[challenger], place))
+    lines = []
+    for challenger in challengers:
+        mine = []
+        for (who, opponent), pairs in met.items():
+            if who != challenger:
+                continue
+            mine.append(GauntletLine(
+                challenger=challenger,
+                opponent=opponent,
+                games=len(pairs),
+                ahead=sum(1 for own, theirs in pairs if own < theirs),
+                tied=sum(1 for own, theirs in pairs if own == theirs),
+                behind=sum(1 for own, theirs in pairs if own > theirs),
+                place=sum(own for own, _ in pairs) / len(pairs),
+                opponent_place=sum(theirs for _, theirs in pairs) / len(pairs),
+            ))
+        lines += sorted(mine, key=lambda line: (line.score, line.opponent))
+    return lines
 
 
 # ------------------------------------------------------------------------ Swiss
