@@ -130,6 +130,8 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         warm_host, cold_host = dict(warm.container.attrs["HostConfig"]), dict(cold.container.attrs["HostConfig"])
         assert warm_host.pop("Binds") == [f"{bot.folder.resolve()}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
         cold_host.pop("Binds")
+        assert warm_host.pop("Sysctls") == {"net.ipv4.tcp_max_tw_buckets": "0"}
+        assert cold_host.pop("Sysctls", None) is None
         assert warm_host == cold_host  # every limit, the same
         config = warm.container.attrs["Config"]
         assert config["User"] == KEEPER_USER != cold.container.attrs["Config"]["User"]
@@ -214,26 +216,33 @@ NOTHING = {
 }
 
 
-def plant_everything(sandbox, bot: BotSpec) -> tuple[str, dict]:
+def plant_everything(sandbox, bot: BotSpec) -> tuple[str, dict, dict]:
+    """The first process of a fresh container looks (and finds nothing), then plants."""
     process = sandbox.start(bot, LIMITS, slot="residue")
     container = process.id
-    assert ask(process, "look", "t1") == NOTHING  # a fresh container holds nothing either
+    fresh = ask(process, "look", "t1")
+    assert {key: fresh[key] for key in NOTHING} == NOTHING
     planted = ask(process, "plant", "t1")
     process.close()
     assert {key: planted[key] for key in EVERYTHING_PLANTED} == EVERYTHING_PLANTED
     assert [len(planted["sysv"][kind]) for kind in ("shm", "sem", "msg")] == [1, 1, 1]
     # the background child and the detached grandchild
     assert len(planted["processes"]) == 2
-    return container, planted
+    # what it counted up: a successor would find other numbers than the first process did
+    assert planted["pid"] == fresh["pid"]
+    assert all(planted["inodes"][place] > fresh["inodes"][place] + 30 for place in fresh["inodes"])
+    assert fresh["tcp"] == [] and any(row.split()[2] == "0A" for row in planted["tcp"])  # listening
+    return container, fresh, planted
 
 
 def test_nothing_a_process_leaves_behind_reaches_the_next_in_its_warm_container(sandbox, tmp_path):
     bot = residue_bot(tmp_path)
-    container, _ = plant_everything(sandbox, bot)
+    container, fresh, _ = plant_everything(sandbox, bot)
     after = sandbox.start(bot, LIMITS, slot="residue")
     try:
         assert after.id == container  # the same warm container
-        assert ask(after, "look", "t1") == NOTHING
+        # Nothing, and not even a count: the same pid and inode numbers as the first process.
+        assert ask(after, "look", "t1") == fresh
     finally:
         after.close()
 
@@ -242,13 +251,15 @@ def test_the_residue_probe_finds_what_a_skipped_reset_leaves(sandbox, tmp_path, 
     """The control of the test above: without the reset the next process finds it all."""
     monkeypatch.setattr(warm_module.WarmContainer, "reset", lambda self, names=None: None)
     bot = residue_bot(tmp_path)
-    container, planted = plant_everything(sandbox, bot)
+    container, fresh, planted = plant_everything(sandbox, bot)
     after = sandbox.start(bot, LIMITS, slot="residue")
     try:
         assert after.id == container
         found = ask(after, "look", "t1")
     finally:
         after.close()
+    assert found["pid"] > planted["pid"] + 30
+    assert all(found["inodes"][place] > planted["inodes"][place] for place in fresh["inodes"])
     assert found["files"] == EVERYTHING_PLANTED["files"]
     assert found["sysv"] == planted["sysv"]
     assert sorted(pid for pid, _, _ in found["processes"]) == sorted(

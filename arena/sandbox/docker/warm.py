@@ -21,14 +21,23 @@ on a worker thread, while other games play; `start` waits only if it is not done
    a pidfd, so a reused pid is never hit), until none is left;
 2. SysV shared memory, semaphores and message queues are removed (a short-lived thread
    enters the container's IPC namespace with setns and reads /proc/sysvipc);
-3. /tmp, /dev/shm and /dev/mqueue are emptied, through /proc/PID/root of the init, with
-   descriptor-relative removal that never follows a link the bot left;
-4. the memory accounting is re-baselined: the peak usage is reset, and each process
-   counts the cgroup's oom_kill events from its own start, so an out-of-memory kill is
-   charged to the process (and game) it happened in.
-The environment, open files, sockets, ptys and locks of a process end with it. If any
+3. /tmp and /dev/shm are replaced by fresh tmpfs mounts (same options), so not even their
+   inode numbers tell how many files were made, and the pid namespace's counter is set
+   back (`_renew`: a forked child of ours enters the container's namespaces; the next
+   process gets the same pid as the first did); /dev/mqueue is emptied, through
+   /proc/PID/root of the init, with descriptor-relative removal that never follows a link;
+4. the memory accounting is re-baselined: each process counts the cgroup's oom_kill
+   events from its own start, so an out-of-memory kill is charged to the process (and
+   game) it happened in; peak memory, limit hits and the CPU count are zeroed.
+The environment, open files, sockets, ptys and locks of a process end with it, and the
+container keeps no TIME_WAIT connections (whose ports a successor could read). If any
 step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
+
+What a successor can still read: the cgroup's cumulative statistics that cannot be reset
+(memory.stat's event counts, cpu.stat's throttling counts), and what every container on
+the host shares (load, the host's free memory); such counts cost a bot many games to
+signal a few bits through, and its cold containers share the host's too.
 
 stdin, stdout and stderr are three named pipes per process in the slot's folder, mounted
 read-only at /arena-io (as cold containers' two); no byte passes through the engine.
@@ -121,8 +130,9 @@ class _Broken(Exception):
 
 
 # -- the container's parts on this host -------------------------------------------------------
-def _container_cgroup(pid: int, container_id: str) -> BotCgroup | None:
-    """The container's cgroup directories (v1: pids and memory; else v2), from its init's pid."""
+def _container_cgroup(pid: int, container_id: str) -> tuple[BotCgroup, Path | None] | None:
+    """The container's cgroup directories (v1: pids and memory; else v2), from its init's
+    pid, and the v1 cpuacct directory (whose CPU count a reset zeroes) if there is one."""
     try:
         lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     except OSError:
@@ -136,13 +146,14 @@ def _container_cgroup(pid: int, container_id: str) -> BotCgroup | None:
         if not controllers:
             unified = CGROUP_ROOT / path.lstrip("/")
         for controller in controllers.split(","):
-            if controller in ("pids", "memory"):
+            if controller in ("pids", "memory", "cpuacct"):
                 v1[controller] = CGROUP_ROOT / controller / path.lstrip("/")
     v1 = {name: folder for name, folder in v1.items() if (folder / "cgroup.procs").exists()}
+    cpuacct = v1.pop("cpuacct", None)
     if v1:
-        return BotCgroup(list(v1.values()), v1.get("memory"), v2=False)
+        return BotCgroup(list(v1.values()), v1.get("memory"), v2=False), cpuacct
     if unified is not None and (unified / "memory.events").exists():
-        return BotCgroup([unified], unified, v2=True)
+        return BotCgroup([unified], unified, v2=True), None
     return None
 
 
@@ -225,6 +236,76 @@ def _empty_folder(path: str) -> None:
         os.close(folder)
 
 
+_MOUNT_FLAGS = {"ro": 1, "nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1 << 10,
+                "nodiratime": 1 << 11, "relatime": 1 << 21, "strictatime": 1 << 24}
+_MNT_DETACH = 2
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWPID = 0x20000000
+LAST_PID = 100  # after a reset the container's next process gets pid 101 (or the next free)
+
+
+def _tmpfs_mounts(init_pid: int) -> list[tuple[bytes, int, bytes]]:
+    """(mount point, flags, options) of the container's /tmp and /dev/shm, from mountinfo."""
+    found = []
+    for line in Path(f"/proc/{init_pid}/mountinfo").read_text().splitlines():
+        mount, _, source = line.partition(" - ")
+        fields, (fstype, _, options) = mount.split(), source.split()[:3]
+        if fields[4] in ("/tmp", "/dev/shm") and fstype == "tmpfs":
+            flags = sum(_MOUNT_FLAGS.get(option, 0) for option in fields[5].split(","))
+            data = ",".join(o for o in options.split(",") if o not in ("rw", "ro"))
+            found.append((fields[4].encode(), flags, data.encode()))
+    return found
+
+
+def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> None:
+    """Give the container fresh tmpfs mounts for `mounts` (empty, their inode numbers from
+    the start) and set its pid counter back to LAST_PID: what a process could count up
+    (files made, processes started) tells its successor nothing.
+
+    Done by a child process of ours (never a program of the container's image): it enters
+    the container's pid namespace (for its own child, which writes ns_last_pid there: the
+    kernel applies it to the writer's namespace), then its mount namespace, where it
+    replaces the mounts. Mount and pid namespaces can be entered only by a process with
+    one thread, hence the fork.
+    """
+    pid_ns = os.open(f"/proc/{init_pid}/ns/pid", os.O_RDONLY)
+    mnt_ns = os.open(f"/proc/{init_pid}/ns/mnt", os.O_RDONLY)
+    last_pid = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+    counter = str(LAST_PID).encode()
+    setns, umount2, mount = _libc.setns, _libc.umount2, _libc.mount
+    try:
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child, which only makes system calls
+            step = 1
+            try:
+                if setns(pid_ns, _CLONE_NEWPID) == 0:
+                    step = 2
+                    writer = os.fork()
+                    if writer == 0:
+                        os._exit(0 if os.write(last_pid, counter) == len(counter) else 1)
+                    if os.waitpid(writer, 0)[1] == 0 and setns(mnt_ns, _CLONE_NEWNS) == 0:
+                        step = 3
+                        for point, flags, options in mounts:
+                            if umount2(point, _MNT_DETACH) != 0:
+                                break
+                            if mount(b"tmpfs", point, b"tmpfs", flags, options) != 0:
+                                step = 4
+                                break
+                        else:
+                            step = 0
+            finally:
+                os._exit(step)
+        status = os.waitpid(child, 0)[1]
+    finally:
+        for fd in (pid_ns, mnt_ns, last_pid):
+            os.close(fd)
+    if status != 0:
+        step = os.waitstatus_to_exitcode(status)
+        what = {1: "entering its pid namespace", 2: "setting its pid counter",
+                3: "unmounting its /tmp or /dev/shm", 4: "mounting a fresh /tmp or /dev/shm"}
+        raise OSError(errno.EIO, f"renewing the container failed at {what.get(step, step)}")
+
+
 def _make_slot_folder() -> Path:
     """The slot's folder of pipes (mounted read-only at /arena-io), with the keeper's pipe."""
     folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
@@ -253,6 +334,8 @@ class WarmContainer:
         self.container: Any = None
         self.keepers: dict[int, str] = {}  # host pid -> start time: the init and the idle shell
         self.cgroup: BotCgroup | None = None
+        self.cpuacct: Path | None = None
+        self.mounts: list[tuple[bytes, int, bytes]] = []
         self.serial = 0
         self.removed = False
         try:
@@ -278,6 +361,9 @@ class WarmContainer:
         settings["entrypoint"] = ["/bin/sh", "-c", f"exec <{IO_MOUNT}/{KEEP_PIPE}"]
         settings["command"] = []
         settings["labels"][SLOT_LABEL] = self.slot
+        # A closed TCP connection would linger (TIME_WAIT, 60 s) in the container's network
+        # namespace, where the next process could read its ports: keep none.
+        settings["sysctls"] = {"net.ipv4.tcp_max_tw_buckets": "0"}
         self.exec_command = ["/bin/sh", "-c"]  # completed per process (see run)
         facts = self.sandbox._image_facts(self.image)
         self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
@@ -291,11 +377,12 @@ class WarmContainer:
                 f"the Docker engine could not start a warm container for {self.bot.name}: {error}"
             ) from None
         init_pid = self.container.attrs["State"].get("Pid") or 0
-        self.cgroup = _container_cgroup(init_pid, self.container.id) if init_pid else None
-        if self.cgroup is None:
+        found = _container_cgroup(init_pid, self.container.id) if init_pid else None
+        if found is None:
             raise _Unsupported(
                 "the engine's containers are not visible in this host's /proc and cgroups"
             )
+        self.cgroup, self.cpuacct = found
         # The init (docker-init) starts the idle shell at once; wait for it to exist.
         deadline = time.monotonic() + START_WITHIN_S
         while True:
@@ -318,6 +405,11 @@ class WarmContainer:
                 Path(f"/proc/{pid}/oom_score_adj").write_text("-1000")
             except PermissionError:
                 pass
+        self.mounts = _tmpfs_mounts(init_pid)
+        try:
+            _renew(init_pid, self.mounts)  # the first process starts as every later one will
+        except OSError as error:
+            raise _Unsupported(f"cannot renew the container's /tmp and pid counter: {error}") from None
 
     def healthy(self) -> bool:
         """Its init and idle shell still run (else it was killed from outside)."""
@@ -384,11 +476,12 @@ class WarmContainer:
         try:
             self._kill_all_but_keepers()
             _remove_sysv_ipc(init_pid)
-            for place in WIPED:
+            _renew(init_pid, self.mounts)
+            for place in WIPED:  # empty already, unless a mount could not be renewed
                 _empty_folder(f"/proc/{init_pid}/root/{place}")
         except (OSError, RecursionError) as error:
             raise _Broken(f"could not reset it: {error}") from None
-        self._reset_memory_peak()
+        self._reset_counters()
         if names:
             for name in names.values():
                 try:
@@ -419,13 +512,20 @@ class WarmContainer:
                     os.close(fd)
             time.sleep(0.001)
 
-    def _reset_memory_peak(self) -> None:
+    def _reset_counters(self) -> None:
+        """Zero the cgroup's resettable counts (peak memory, limit hits, CPU used), which
+        the bot can read; OOM detection counts kills from each process's start anyway."""
+        files = []
         if self.cgroup and self.cgroup.memory_dir and not self.cgroup.v2:
-            for name in ("memory.max_usage_in_bytes", "memory.failcnt"):
-                try:
-                    (self.cgroup.memory_dir / name).write_text("0")
-                except OSError:
-                    pass  # statistics only: OOM detection counts kills, not peaks
+            files += [self.cgroup.memory_dir / "memory.max_usage_in_bytes",
+                      self.cgroup.memory_dir / "memory.failcnt"]
+        if self.cpuacct is not None:
+            files.append(self.cpuacct / "cpuacct.usage")
+        for path in files:
+            try:
+                path.write_text("0")
+            except OSError:
+                pass
 
     def remove(self, quietly: bool = False) -> None:
         """Remove the container and its folder of pipes (idempotent)."""

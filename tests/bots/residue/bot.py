@@ -12,11 +12,14 @@ It never ends on its own. Operations:
   pipe) in /tmp and /dev/shm, a POSIX message queue and a POSIX semaphore, SysV shared
   memory, a semaphore set and a message queue (holding a message), a background child,
   a detached grandchild (setsid, double fork) listening on an abstract Unix socket and on
-  a loopback TCP port, and a changed environment variable. Answers what it left, each
-  checked from here.
+  a loopback TCP port, a changed environment variable; and it counts up what a successor
+  could read: 30 more processes (the pid counter), 30 more files (inode numbers), a
+  closed TCP connection. Answers what it left (a look), each checked from here.
 - ["look", TOKEN]: everything of that kind it finds (any entry of /tmp, /dev/shm and
   /dev/mqueue, every SysV object, every other process of its uid, the environment
-  variable, the two sockets). A fresh process finds nothing.
+  variable, the two sockets), its own pid, the inode number a new file gets in /tmp and
+  /dev/shm, and every TCP socket of its network namespace. A fresh process finds nothing,
+  and the same pid and inode numbers as the first process of a fresh container.
 Standard library only (ctypes for the IPC calls).
 """
 
@@ -26,6 +29,7 @@ import json
 import os
 import socket
 import sys
+import tempfile
 import time
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -160,6 +164,25 @@ def socket_answers(token):
     return {"abstract": error_name(abstract), "tcp": error_name(tcp)}
 
 
+def new_file_inodes():
+    """The inode number a new file gets in /tmp and in /dev/shm (the file is removed)."""
+    inodes = {}
+    for place in ("/tmp", "/dev/shm"):
+        fd, path = tempfile.mkstemp(dir=place)
+        inodes[place] = os.fstat(fd).st_ino
+        os.close(fd)
+        os.unlink(path)
+    return inodes
+
+
+def tcp_sockets():
+    """Every TCP socket of this network namespace (any state), as /proc/net lists them."""
+    rows = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        rows += [" ".join(row.split()[1:4]) for row in read(table).splitlines()[1:]]
+    return rows
+
+
 def look(token):
     return {
         "files": {place: sorted(os.listdir(place)) if os.path.isdir(place) else None
@@ -168,6 +191,9 @@ def look(token):
         "processes": other_processes(),
         "environment": os.environ.get(VARIABLE),
         "sockets": socket_answers(token),
+        "pid": os.getpid(),
+        "inodes": new_file_inodes(),
+        "tcp": tcp_sockets(),
     }
 
 
@@ -233,6 +259,20 @@ def plant(token):
     deadline = time.monotonic() + 5
     while socket_answers(token) != {"abstract": "ok", "tcp": "ok"} and time.monotonic() < deadline:
         time.sleep(0.01)
+    # Counters a successor could read: the pid counter (30 more processes), tmpfs inode
+    # numbers (30 more files), a closed TCP connection (its TIME_WAIT would name its ports).
+    for _ in range(30):
+        short = os.fork()
+        if short == 0:
+            os._exit(0)
+        os.waitpid(short, 0)
+    for place in ("/tmp", "/dev/shm"):
+        for number in range(30):
+            with open(f"{place}/count-{number}", "w"):
+                pass
+            os.unlink(f"{place}/count-{number}")
+    with socket.create_connection(("127.0.0.1", port_of(token)), timeout=2) as client:
+        client.sendall(b"x")
     return look(token)
 
 
