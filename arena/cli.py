@@ -644,7 +644,7 @@ def run_command(
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from arena.tournament import TournamentInterrupted, load_tournament, run_tournament
+    from arena.tournament import SiteInterrupted, TournamentInterrupted, load_tournament, run_tournament
 
     overrides = {
         key: value
@@ -705,6 +705,15 @@ def run_command(
             f"arena: stopped: {stopped.done} of {stopped.total} games are stored in {stopped.output}; "
             f"run the same command to resume: {again}",
             highlight=False, markup=False, soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    except SiteInterrupted as stopped:
+        bar.stop()
+        _say(
+            f"arena: stopped while writing the site. The games are safe: {stopped.done} of {stopped.total} are stored "
+            f"in {stopped.output}. The site in {stopped.output / 'site'} is incomplete: finish it with "
+            f"arena report {shlex.quote(str(stopped.output))}",
+            errors,
         )
         raise typer.Exit(130) from None
     finally:
@@ -902,8 +911,16 @@ def report_command(
     """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
     from arena.report import SITE_DIR, load_site_data, write_site
 
-    data = load_site_data(out_dir, background=True)
-    counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
+    try:
+        data = load_site_data(out_dir, background=True)
+        counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
+    except KeyboardInterrupt:
+        _say(
+            f"arena: stopped: the site in {out_dir / SITE_DIR} is incomplete (the games stored in {out_dir} are "
+            f"untouched); run arena report {shlex.quote(str(out_dir))} again to finish it",
+            errors,
+        )
+        raise typer.Exit(130) from None
     failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
     console.print(
         f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages, "

@@ -70,10 +70,19 @@ from arena.tournament_file import (
 
 __all__ = [
     "FORMATS", "SANDBOXES", "BotRef", "GameSpec", "LimitsConfig", "PlayedGame", "Progress", "RatingConfig",
-    "SeatFactory", "SettingsChanged", "TournamentConfig", "TournamentError", "TournamentInterrupted",
+    "SeatFactory", "SettingsChanged", "SiteInterrupted", "TournamentConfig", "TournamentError", "TournamentInterrupted",
     "TournamentOutcome", "load_spec", "load_tournament", "play_scheduled_game", "resolve_bots", "run_tournament",
     "validate_config",
 ]
+
+
+class SiteInterrupted(Exception):
+    """Ctrl-C while the site was being written at the end of a run: every game is stored,
+    the site is incomplete (`arena report DIR` finishes it)."""
+
+    def __init__(self, done: int, total: int, output: Path):
+        self.done, self.total, self.output = done, total, output
+        super().__init__(f"stopped while writing the site of {output}; its {done} of {total} games are stored")
 
 
 class TournamentInterrupted(Exception):
@@ -441,7 +450,10 @@ def run_tournament(
     finally:
         store.close()
     if report:
-        outcome.notes.extend(render_report(config.output_dir()))
+        try:
+            outcome.notes.extend(render_report(config.output_dir()))
+        except KeyboardInterrupt:
+            raise SiteInterrupted(outcome.done, outcome.total, outcome.output) from None
     return outcome
 
 

@@ -78,3 +78,33 @@ def test_run_lists_the_incidents_with_their_reasons_under_the_standings(tmp_path
         r"\ngame \d{5}-\d{5}-0, seat [01], crasher: CRASH at the start of the game: exited with code 5 "
         r"\(3 CRASH in all\)\n  its stderr ends with:\n  \| bye\n", after
     ), after
+
+
+def test_ctrl_c_while_the_site_is_written_says_the_games_are_safe_and_how_to_finish_it(tmp_path, field, monkeypatch):
+    from typer.testing import CliRunner
+
+    import arena.report
+    import arena.tournament
+    from arena.cli import app
+
+    def interrupted(*args, **kwargs):
+        (tmp_path / "out" / "site").mkdir(parents=True, exist_ok=True)  # half written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.tournament, "render_report", interrupted)
+    run = CliRunner().invoke(app, ["run", "--game", "3up3down", "--seats", "2", "--bots", str(field / "ann"),
+                                   "--bots", str(field / "bob"), "--rule", "max_turns=60", "--out",
+                                   str(tmp_path / "out"), "--quiet"])
+    out = tmp_path / "out"
+    assert run.exit_code == 130
+    assert run.output.splitlines()[-1] == (
+        f"arena: stopped while writing the site. The games are safe: 1 of 1 are stored in {out}. "
+        f"The site in {out / 'site'} is incomplete: finish it with arena report {out}"
+    )
+    monkeypatch.setattr(arena.report, "write_site", interrupted)
+    again = CliRunner().invoke(app, ["report", str(out)])
+    assert again.exit_code == 130
+    assert again.output.splitlines()[-1] == (
+        f"arena: stopped: the site in {out / 'site'} is incomplete (the games stored in {out} are untouched); "
+        f"run arena report {out} again to finish it"
+    )
