@@ -85,6 +85,10 @@ class SiteInterrupted(Exception):
         super().__init__(f"stopped while writing the site of {output}; its {done} of {total} games are stored")
 
 
+# Games the worker pool may choose among for its next game (schedule order otherwise).
+LOOKAHEAD = 16
+
+
 class TournamentInterrupted(Exception):
     """The run was stopped (Ctrl-C); every finished game is stored."""
 
@@ -275,6 +279,19 @@ class _Runner:
                 if self.cluster is not None:
                     self.cluster.close()
 
+    def next_game(self, queue: list[ScheduledGame], pool) -> tuple[ScheduledGame, GameSpec]:
+        """The next game to play (`queue` is in reverse schedule order) and its spec: the
+        first, unless the pool chooses among the next few (worker processes keep a bot
+        slot's games on the worker that has the slot warm)."""
+        choose = getattr(pool, "choose", None)
+        if choose is None:
+            game = queue.pop()
+            return game, self.spec(game)
+        window = queue[-LOOKAHEAD:][::-1]
+        specs = [self.spec(game) for game in window]
+        chosen = choose(specs)
+        return queue.pop(len(queue) - 1 - chosen), specs[chosen]
+
     def play(self, games: Sequence[ScheduledGame], total: int) -> None:
         """Play `games` with `jobs` at once, storing each as it finishes."""
         done = self.store.done_keys()
@@ -287,8 +304,8 @@ class _Runner:
         try:
             while queue or running:
                 while queue and len(running) < self.in_flight() and not self.stop.is_set() and failure is None:
-                    game = queue.pop()
-                    future = pool.submit(play_scheduled_game, self.spec(game), self.in_process, self.sandbox)
+                    game, spec = self.next_game(queue, pool)
+                    future = pool.submit(play_scheduled_game, spec, self.in_process, self.sandbox)
                     running[future] = game.key
                 if not running:
                     break

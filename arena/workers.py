@@ -15,6 +15,11 @@ containers go with it), and ends by itself, closing them, if the runner dies (ki
 nothing of it outlives the run for long, and the next run's leftover clean-up takes what
 a killed worker could not close.
 
+A bot slot's warm process or container lives in one worker's sandbox, so the runner
+asks the pool which of the next games the free worker should play (`choose`): the one
+whose slots that worker already holds. Results do not depend on it (each game is a pure
+function of its spec, and the runner rates in schedule order whatever order games end in).
+
 Bots given as Python `Seat` factories (`in_process=`, tests and benchmarks) exist only in
 the runner's process: a run with any of them, one job, or a sandbox object of the
 caller's plays in threads of the runner's process instead.
@@ -58,28 +63,74 @@ class WorkerLost(SandboxError):
 
 
 class WorkerPool:
-    """`jobs` worker processes playing scheduled games, for the whole run; `submit` as an executor."""
+    """`jobs` worker processes playing scheduled games for the whole run; `submit` as an
+    executor, `choose` to keep a bot slot's games on one worker."""
 
     def __init__(self, jobs: int, sandbox: str, hidden: Sequence[Path] = ()):
         self.jobs = jobs
-        # spawn, not fork: the runner has threads (a progress display, the sandbox's), and a
-        # forked child inherits their locks in whatever state they were.
-        self._executor = ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(sandbox, [str(path) for path in hidden], os.getpid()),
-        )
+        # One single-process executor per worker ("lane"), so that the pool, not the
+        # executor, decides which worker plays which game. spawn, not fork: the runner has
+        # threads (a progress display, the sandbox's), and a forked child inherits their
+        # locks in whatever state they were.
+        context = multiprocessing.get_context("spawn")
+        setup = (sandbox, [str(path) for path in hidden], os.getpid())
+        self._lanes = [
+            ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker, initargs=setup)
+            for _ in range(jobs)
+        ]
+        self._lock = threading.Lock()
+        self._busy = [0] * jobs
+        self._owner: dict[tuple[str, str], int] = {}  # a bot slot (bot, rotation) -> the lane that has it
+        self._rotations: list[set[str]] = [set() for _ in range(jobs)]
+        self._passed: dict[str, int] = {}  # game key -> times `choose` took a later game instead
+
+    def _free_lane(self) -> int:
+        with self._lock:
+            return min(range(self.jobs), key=lambda lane: (self._busy[lane], lane))
+
+    def choose(self, specs: Sequence[GameSpec]) -> int:
+        """Which of the next games (in schedule order) the next free worker should play.
+
+        Warm slots live in a worker's own sandbox: a slot's game played by another worker
+        starts that bot cold there (and keeps a second warm process or container for it).
+        So the free worker takes the game with the most bot slots it already has and the
+        fewest another worker has, then one of a seat rotation it plays (in duplicate play
+        every slot of a game has the game's rotation: the workers end up sharing the
+        rotations out), then the earliest. A game passed over as often as there are
+        choices is taken next: no game waits for long.
+        """
+        if not specs:
+            raise ValueError("choose among no games")
+        first = specs[0].key
+        if self._passed.get(first, 0) >= len(specs):
+            chosen = 0
+        else:
+            lane = self._free_lane()
+            with self._lock:
+                scores = [self._score(lane, spec) for spec in specs]
+            chosen = max(range(len(specs)), key=lambda index: (scores[index], -index))
+        for spec in specs[:chosen]:
+            self._passed[spec.key] = self._passed.get(spec.key, 0) + 1
+        self._passed.pop(specs[chosen].key, None)
+        return chosen
+
+    def _score(self, lane: int, spec: GameSpec) -> tuple[int, int]:
+        owners = [self._owner.get(key) for key in slot_keys(spec)]
+        mine = sum(owner == lane for owner in owners)
+        theirs = sum(owner is not None and owner != lane for owner in owners)
+        return mine - theirs, int(rotation_of(spec) in self._rotations[lane])
 
     def submit(self, fn, spec: GameSpec, in_process=None, sandbox=None) -> Future:
-        """Play `spec` in a worker (`fn` must be play_scheduled_game, with the worker's own
-        sandbox); the future's result is its PlayedGame, WorkerLost if the worker died."""
+        """Play `spec` in the free worker (`fn` must be play_scheduled_game, with the worker's
+        own sandbox); the future's result is its PlayedGame, WorkerLost if the worker died."""
         if fn is not play_scheduled_game or in_process or sandbox is not None:
             raise TypeError("worker processes play play_scheduled_game(spec) with their own sandbox only")
+        lane = self._claim(spec)
         outer: Future = Future()
-        inner = self._executor.submit(play_scheduled_game, spec)
+        inner = self._lanes[lane].submit(play_scheduled_game, spec)
 
         def relay(done: Future) -> None:
+            self._release(lane)
             if done.cancelled():
                 outer.cancel()
                 return
@@ -92,9 +143,23 @@ class WorkerPool:
         inner.add_done_callback(relay)
         return outer
 
+    def _claim(self, spec: GameSpec) -> int:
+        """The free lane, now playing `spec` (its slots are that lane's if nobody's yet)."""
+        lane = self._free_lane()
+        with self._lock:
+            self._busy[lane] += 1
+            for key in slot_keys(spec):
+                self._owner.setdefault(key, lane)
+            self._rotations[lane].add(rotation_of(spec))
+        return lane
+
+    def _release(self, lane: int) -> None:
+        with self._lock:
+            self._busy[lane] -= 1
+
     def pids(self) -> list[int]:
-        """The worker processes' ids (started on first use)."""
-        return sorted(self._executor._processes or {})
+        """The worker processes' ids (each started on its first game)."""
+        return sorted(pid for lane in self._lanes for pid in (lane._processes or {}))
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """End of a batch (a Swiss round): nothing; the workers, and what their sandboxes keep
@@ -102,7 +167,21 @@ class WorkerPool:
 
     def close(self) -> None:
         """Let the games in flight finish, then end the workers (each closes its sandboxes)."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        # One after another: the others' games go on meanwhile, and each lane has one at most.
+        for lane in self._lanes:
+            lane.shutdown(wait=True, cancel_futures=True)
+
+
+def rotation_of(spec: GameSpec) -> str:
+    """The seat rotation of the game's deal (its key is DEAL-ROTATION); "0" otherwise."""
+    prefix = spec.deal + "-"
+    return spec.key[len(prefix):] if spec.key.startswith(prefix) else "0"
+
+
+def slot_keys(spec: GameSpec) -> list[tuple[str, str]]:
+    """The game's bot slots as the pool tells them apart: (bot, seat rotation of the deal)."""
+    rotation = rotation_of(spec)
+    return [(bot.id, rotation) for bot in spec.bots if bot.kind == "folder"]
 
 
 def _start_worker(sandbox: str, hidden: list[str], parent: int) -> None:

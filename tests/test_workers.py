@@ -132,6 +132,54 @@ def test_in_process_bots_with_two_jobs_play_in_threads_of_this_process(tmp_path,
     assert outcome.done == outcome.total == 1
 
 
+def table_games(tmp_path, bot_dirs, table: str, bots: list[int]) -> list[GameSpec]:
+    """The 4 rotations of one deal (keys DEAL-ROTATION), `bots` by index in seat order."""
+    field, _ = resolve_bots(config(tmp_path / "out", bot_dirs))
+    return [
+        GameSpec(
+            key=f"{table}-{rotation}", deal=table, seed=1, game="3up3down", rules={},
+            bots=[field[index] for index in bots[rotation:] + bots[:rotation]], bot_seeds=[1, 2, 3],
+            limits=config(tmp_path / "out", bot_dirs).limits,
+        )
+        for rotation in range(3)
+    ]
+
+
+def test_the_free_worker_takes_the_next_game_whose_bot_slots_it_holds(tmp_path, bot_dirs):
+    first = table_games(tmp_path, bot_dirs, "1-1", [0, 1, 2])
+    second = table_games(tmp_path, bot_dirs, "1-2", [0, 1, 3])  # ann and bob again, with dan
+    pool = WorkerPool(2, "local")  # nothing is played: no worker process starts
+    queue = first + second
+    played = {0: [], 1: []}
+
+    def next_for_the_free_worker() -> int:
+        chosen = queue.pop(pool.choose(queue))
+        lane = pool._claim(chosen)
+        played[lane].append(chosen.key)
+        return lane
+
+    assert next_for_the_free_worker() == 0  # nothing held anywhere: the first game
+    assert next_for_the_free_worker() == 1  # worker 0 holds ann and bob in rotation 0
+    pool._release(0)
+    # Worker 0 holds ann, bob, cat in rotation 0: the second deal's rotation 0 shares two
+    # slots with it; the first deal's rotation 2 would start three bots cold.
+    assert next_for_the_free_worker() == 0
+    pool._release(1)
+    assert next_for_the_free_worker() == 1  # rotation 1 of the second deal: ann and bob there
+    assert played == {0: ["1-1-0", "1-2-0"], 1: ["1-1-1", "1-2-1"]}
+
+
+def test_a_game_passed_over_as_often_as_there_are_choices_is_taken_next(tmp_path, bot_dirs):
+    pool = WorkerPool(2, "local")
+    games = table_games(tmp_path, bot_dirs, "1-1", [0, 1, 2]) + table_games(tmp_path, bot_dirs, "1-2", [0, 1, 3])
+    pool._claim(games[0])  # worker 0 holds rotation 0 of ann, bob, cat
+    pool._release(0)
+    waiting = [games[2], games[3]]  # rotation 2 of the first deal; rotation 0 of the second
+    assert pool.choose(waiting) == 1  # worker 0 prefers its own slots ...
+    assert pool.choose(waiting) == 1
+    assert pool.choose(waiting) == 0  # ... until the first game has waited its turn twice
+
+
 KILLED_RUNNER = """
 import sys, time
 from arena.workers import WorkerPool
