@@ -43,6 +43,7 @@ from arena.play import (
     PlayedGame,
     close_sandboxes,
     play_scheduled_game,
+    rotation_of,
     sandbox_named,
 )
 from arena.sandbox import SandboxError
@@ -170,12 +171,6 @@ class WorkerPool:
         # One after another: the others' games go on meanwhile, and each lane has one at most.
         for lane in self._lanes:
             lane.shutdown(wait=True, cancel_futures=True)
-
-
-def rotation_of(spec: GameSpec) -> str:
-    """The seat rotation of the game's deal (its key is DEAL-ROTATION); "0" otherwise."""
-    prefix = spec.deal + "-"
-    return spec.key[len(prefix):] if spec.key.startswith(prefix) else "0"
 
 
 def slot_keys(spec: GameSpec) -> list[tuple[str, str]]:
