@@ -19,13 +19,13 @@ Between two processes of a slot the host resets the container (`WarmContainer.re
 on a worker thread, while other games play; `start` waits only if it is not done yet):
 1. every process in the container's cgroup but those two keepers gets SIGKILL (through
    a pidfd, so a reused pid is never hit), until none is left;
-2. SysV shared memory, semaphores and message queues are removed (a short-lived thread
-   enters the container's IPC namespace with setns and reads /proc/sysvipc);
-3. /tmp and /dev/shm are replaced by fresh tmpfs mounts (same options), so not even their
-   inode numbers tell how many files were made, and the pid namespace's counter is set
-   back (`_renew`: a forked child of ours enters the container's namespaces; the next
-   process gets the same pid as the first did); /dev/mqueue is emptied, through
-   /proc/PID/root of the init, with descriptor-relative removal that never follows a link;
+2. SysV shared memory, semaphores and message queues are removed, /tmp and /dev/shm are
+   replaced by fresh tmpfs mounts (same options; not even their inode numbers tell how
+   many files were made), and the pid namespace's counter is set back, so that the next
+   process gets the same pid as the first did (`_renew`: a short-lived thread enters the
+   container's namespaces with setns);
+3. /dev/mqueue is emptied, through /proc/PID/root of the init, with descriptor-relative
+   removal that never follows a link;
 4. the memory accounting is re-baselined: each process counts the cgroup's oom_kill
    events from its own start, so an out-of-memory kill is charged to the process (and
    game) it happened in; peak memory, limit hits and the CPU count are zeroed.
@@ -176,47 +176,6 @@ def _pidfd(pid: int, container_id: str) -> int | None:
     return None
 
 
-def _remove_sysv_ipc(init_pid: int) -> int:
-    """Remove every SysV shared memory segment, semaphore set and message queue of the IPC
-    namespace of `init_pid`; how many. Runs in a thread of its own that ends after: setns
-    moves only the calling thread, and this one never comes back."""
-    outcome: list[Any] = []
-
-    def work() -> None:
-        try:
-            fd = os.open(f"/proc/{init_pid}/ns/ipc", os.O_RDONLY)
-            try:
-                if _libc.setns(fd, _CLONE_NEWIPC) != 0:
-                    raise OSError(ctypes.get_errno(), "setns into the container's IPC namespace")
-            finally:
-                os.close(fd)
-            removed = 0
-            for kind in ("shm", "sem", "msg"):
-                # /proc/sysvipc lists the objects of the IPC namespace of whoever opens it.
-                rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
-                for row in rows:
-                    ident = int(row.split()[1])
-                    if kind == "shm":
-                        result = _libc.shmctl(ident, _IPC_RMID, None)
-                    elif kind == "sem":
-                        result = _libc.semctl(ident, 0, _IPC_RMID)
-                    else:
-                        result = _libc.msgctl(ident, _IPC_RMID, None)
-                    if result != 0 and ctypes.get_errno() not in (errno.EINVAL, errno.EIDRM):
-                        raise OSError(ctypes.get_errno(), f"removing SysV {kind} {ident}")
-                    removed += 1
-            outcome.append(removed)
-        except Exception as error:  # noqa: BLE001 - handed to the caller
-            outcome.append(error)
-
-    thread = threading.Thread(target=work, name="arena-ipc-reset", daemon=True)
-    thread.start()
-    thread.join()
-    if isinstance(outcome[0], Exception):
-        raise outcome[0]
-    return outcome[0]
-
-
 def _empty_folder(path: str) -> None:
     """Remove everything inside the folder `path` (not the folder), never following a link."""
     try:
@@ -241,6 +200,7 @@ _MOUNT_FLAGS = {"ro": 1, "nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1 << 1
 _MNT_DETACH = 2
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWPID = 0x20000000
+_CLONE_FS = 0x00000200
 LAST_PID = 100  # after a reset the container's next process gets pid 101 (or the next free)
 
 
@@ -257,53 +217,74 @@ def _tmpfs_mounts(init_pid: int) -> list[tuple[bytes, int, bytes]]:
     return found
 
 
-def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> None:
-    """Give the container fresh tmpfs mounts for `mounts` (empty, their inode numbers from
-    the start) and set its pid counter back to LAST_PID: what a process could count up
-    (files made, processes started) tells its successor nothing.
+def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> int:
+    """Renew what the container's namespaces hold; how many SysV IPC objects were removed.
 
-    Done by a child process of ours (never a program of the container's image): it enters
-    the container's pid namespace (for its own child, which writes ns_last_pid there: the
-    kernel applies it to the writer's namespace), then its mount namespace, where it
-    replaces the mounts. Mount and pid namespaces can be entered only by a process with
-    one thread, hence the fork.
+    - IPC: every SysV shared memory segment, semaphore set and message queue is removed
+      (/proc/sysvipc lists those of the IPC namespace of whoever opens it);
+    - pid: the counter is set back to LAST_PID, so that the next process gets the same pid
+      as the first did (the kernel applies ns_last_pid to the writer's own namespace: the
+      writer is a host shell spawned into the container's pid namespace);
+    - mount: `mounts` (/tmp, /dev/shm) are replaced by fresh tmpfs mounts with the same
+      options: empty, and their inode numbers start again.
+    What a process could count up (files made, processes started) tells its successor
+    nothing. Everything runs in a thread of its own that ends after: setns moves only the
+    calling thread, which for a mount namespace must first stop sharing its file-system
+    context with the other threads (unshare CLONE_FS). No program of the container's
+    image ever runs with arena's rights.
     """
-    pid_ns = os.open(f"/proc/{init_pid}/ns/pid", os.O_RDONLY)
-    mnt_ns = os.open(f"/proc/{init_pid}/ns/mnt", os.O_RDONLY)
-    last_pid = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
-    counter = str(LAST_PID).encode()
-    setns, umount2, mount = _libc.setns, _libc.umount2, _libc.mount
-    try:
-        child = os.fork()
-        if child == 0:  # pragma: no cover - runs in the child, which only makes system calls
-            step = 1
-            try:
-                if setns(pid_ns, _CLONE_NEWPID) == 0:
-                    step = 2
-                    writer = os.fork()
-                    if writer == 0:
-                        os._exit(0 if os.write(last_pid, counter) == len(counter) else 1)
-                    if os.waitpid(writer, 0)[1] == 0 and setns(mnt_ns, _CLONE_NEWNS) == 0:
-                        step = 3
-                        for point, flags, options in mounts:
-                            if umount2(point, _MNT_DETACH) != 0:
-                                break
-                            if mount(b"tmpfs", point, b"tmpfs", flags, options) != 0:
-                                step = 4
-                                break
-                        else:
-                            step = 0
-            finally:
-                os._exit(step)
-        status = os.waitpid(child, 0)[1]
-    finally:
-        for fd in (pid_ns, mnt_ns, last_pid):
+    outcome: list[Any] = []
+
+    def enter(kind: str, flag: int) -> None:
+        fd = os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY)
+        try:
+            if _libc.setns(fd, flag) != 0:
+                raise OSError(ctypes.get_errno(), f"entering the container's {kind} namespace")
+        finally:
             os.close(fd)
-    if status != 0:
-        step = os.waitstatus_to_exitcode(status)
-        what = {1: "entering its pid namespace", 2: "setting its pid counter",
-                3: "unmounting its /tmp or /dev/shm", 4: "mounting a fresh /tmp or /dev/shm"}
-        raise OSError(errno.EIO, f"renewing the container failed at {what.get(step, step)}")
+
+    def work() -> None:
+        try:
+            if _libc.unshare(_CLONE_FS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_FS)")
+            enter("ipc", _CLONE_NEWIPC)
+            removed = 0
+            for kind in ("shm", "sem", "msg"):
+                for row in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+                    ident = int(row.split()[1])
+                    if kind == "shm":
+                        result = _libc.shmctl(ident, _IPC_RMID, None)
+                    elif kind == "sem":
+                        result = _libc.semctl(ident, 0, _IPC_RMID)
+                    else:
+                        result = _libc.msgctl(ident, _IPC_RMID, None)
+                    if result != 0 and ctypes.get_errno() not in (errno.EINVAL, errno.EIDRM):
+                        raise OSError(ctypes.get_errno(), f"removing SysV {kind} {ident}")
+                    removed += 1
+            enter("pid", _CLONE_NEWPID)  # for the children of this thread only
+            writer = os.posix_spawn(
+                "/bin/sh",
+                ["/bin/sh", "-c", f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"],
+                {},
+            )
+            if os.waitstatus_to_exitcode(os.waitpid(writer, 0)[1]) != 0:
+                raise OSError(errno.EIO, "setting the container's pid counter")
+            enter("mnt", _CLONE_NEWNS)
+            for point, flags, options in mounts:
+                if _libc.umount2(point, _MNT_DETACH) != 0:
+                    raise OSError(ctypes.get_errno(), f"unmounting {point.decode()}")
+                if _libc.mount(b"tmpfs", point, b"tmpfs", flags, options) != 0:
+                    raise OSError(ctypes.get_errno(), f"mounting a fresh {point.decode()}")
+            outcome.append(removed)
+        except Exception as error:  # noqa: BLE001 - handed to the caller
+            outcome.append(error)
+
+    thread = threading.Thread(target=work, name="arena-warm-renew", daemon=True)
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _make_slot_folder() -> Path:
@@ -475,7 +456,6 @@ class WarmContainer:
         init_pid = next(iter(self.keepers))
         try:
             self._kill_all_but_keepers()
-            _remove_sysv_ipc(init_pid)
             _renew(init_pid, self.mounts)
             for place in WIPED:  # empty already, unless a mount could not be renewed
                 _empty_folder(f"/proc/{init_pid}/root/{place}")
