@@ -52,11 +52,21 @@ class Incident(BaseModel):
 
 
 class ReplayAction(BaseModel):
-    """One action of the game: whose, what, and whether the bot or the fallback chose it."""
+    """One action of the game: whose, what, and whether the bot or the fallback chose it.
+
+    The last three fields describe the bot's decision, for its author; each is None when
+    not known (a fallback action, a seat that does not measure, a game stored before
+    they were kept). They are not part of the game: `verify_replay` ignores them.
+    """
 
     seat: int
     action: dict[str, Any]
     by: str = Field(description="'bot', or 'fallback' for a forfeited seat.")
+    think_s: float | None = Field(None, description="Seconds from the request to the bot's answer.")
+    legal: int | None = Field(None, description="How many legal actions the bot chose from.")
+    stderr: list[str] | None = Field(
+        None, description="Lines the bot wrote to stderr while it decided (capped; None: none)."
+    )
 
 
 class Replay(BaseModel):

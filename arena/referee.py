@@ -68,6 +68,7 @@ def play_game(
     incidents: list[Incident] = []
     fallback: dict[int, random.Random] = {}
     by: list[str] = []
+    decisions: list[tuple[float | None, int, list[str] | None] | None] = []  # per action: the bot's decision
     sent = [0] * players
 
     def forfeit(seat: int, fault: BotFault, request: int | None = None) -> None:
@@ -108,11 +109,16 @@ def play_game(
         seat = state.current_player
         assert seat is not None
         action: Action | None = None
+        decision = None
         if seat not in fallback:
             asked_before = seats[seat].last_request
             try:
-                seats[seat].send_events(new_events(seat))
-                action = seats[seat].decide(state.observation(seat), state.legal_actions())
+                player = seats[seat]
+                player.send_events(new_events(seat))
+                observation = state.observation(seat)
+                legal = state.legal_actions()
+                action = player.decide(observation, legal)
+                decision = (player.last_think_s, len(legal), player.last_stderr)
             except BotFault as fault:
                 asked = seats[seat].last_request
                 forfeit(seat, fault, asked if asked != asked_before else None)
@@ -121,6 +127,7 @@ def play_game(
             action = random_action(state, fallback[seat])
         state.apply(action)
         by.append(chooser)
+        decisions.append(decision)
         if on_step is not None:
             on_step(state, seat, action, chooser)
 
@@ -176,7 +183,10 @@ def play_game(
             {
                 "actions": [
                     {"seat": seat, "action": action, "by": chooser}
-                    for (seat, action), chooser in zip(state.history, by)
+                    if decision is None
+                    else {"seat": seat, "action": action, "by": chooser, "think_s": decision[0],
+                          "legal": decision[1], "stderr": decision[2]}
+                    for (seat, action), chooser, decision in zip(state.history, by, decisions)
                 ],
                 "events": state.events(None),
             }

@@ -39,11 +39,22 @@ from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sa
 from arena.sandbox.common import TimeBank
 from engine.api import Action, Event, Observation
 
+# What the replay keeps of a bot's stderr per decision (the whole log is kept apart).
+DECISION_LOG_LINES = 20  # lines of one decision
+DECISION_LOG_LINE_CHARS = 300  # characters of one line
+GAME_LOG_CHARS = 20_000  # characters of one seat's lines in one game
+
 
 class Seat(ABC):
-    """A player as the referee drives it. Any method may raise BotFault (the seat forfeits)."""
+    """A player as the referee drives it. Any method may raise BotFault (the seat forfeits).
+
+    After `decide` returns, `last_think_s` and `last_stderr` say how long the bot took and
+    what it wrote to stderr meanwhile (None: this seat does not measure; the replay keeps them).
+    """
 
     name: str
+    last_think_s: float | None = None
+    last_stderr: list[str] | None = None
 
     @abstractmethod
     def start_game(self, start: Start) -> None:
@@ -141,6 +152,7 @@ class RemoteBot(Seat):
         self._cpu_charged = 0.0  # the process's CPU time at the end of its last game
         self._pending: BotFault | None = None
         self._log_mark: tuple[int, str] = (0, "")
+        self._log_chars_left = GAME_LOG_CHARS
 
     # -- the process ---------------------------------------------------------------------
 
@@ -254,6 +266,7 @@ class RemoteBot(Seat):
 
     def start_game(self, start: Start) -> None:
         """Start the process if needed (handshake), then announce the game."""
+        self._log_chars_left = GAME_LOG_CHARS
         process = self._ensure_started()
         if self._pending is not None:
             fault, self._pending = self._pending, None
@@ -285,6 +298,7 @@ class RemoteBot(Seat):
             )
         self._request_id += 1
         allowance = self.bank.allowance()
+        mark = process.stderr_mark()
         process.send_line(
             encode_request(self._request_id, observation, legal_actions, round(allowance, 3), round(self.bank.remaining_s, 3))
         )
@@ -303,10 +317,28 @@ class RemoteBot(Seat):
         self.bank.charge(elapsed)
         self.decision_s.append(elapsed)
         self._check_cpu()
+        self.last_think_s = round(elapsed, 6)
+        self.last_stderr = self._decision_lines(process.stderr_since(mark))
         answer = decode_bot(line)
         if not isinstance(answer, ActionAnswer):
             raise BotFault(Reason.BAD_MESSAGE, f"answered a request with {answer.type!r}; expected 'action'")
         return resolve_answer(answer, self._request_id, legal_actions)
+
+    def _decision_lines(self, text: str) -> list[str] | None:
+        """The lines of one decision's stderr as the replay keeps them (capped); None if none."""
+        if not text or self._log_chars_left <= 0:
+            return None
+        lines = text.splitlines()
+        kept = [line[:DECISION_LOG_LINE_CHARS] for line in lines[:DECISION_LOG_LINES]]
+        size = sum(len(line) for line in kept)
+        full = size > self._log_chars_left
+        while kept and size > self._log_chars_left:
+            size -= len(kept.pop())
+        # Once the game's budget is spent, later decisions keep nothing (the log has it all).
+        self._log_chars_left = 0 if full else self._log_chars_left - size
+        if len(kept) < len(lines):
+            kept.append(f"[... {len(lines) - len(kept)} more lines in the bot's log]")
+        return kept
 
     def game_over(self, message: GameOver) -> None:
         """Tell the bot the result."""

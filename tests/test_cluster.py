@@ -77,6 +77,10 @@ def cluster():
         yield local
 
 
+# Per-decision think times and stderr lines vary with the machine's timing, not with the game.
+TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
+
+
 def config(out: Path, bots, **settings):
     data = {
         "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 7, "rules": SHORT,
@@ -87,9 +91,10 @@ def config(out: Path, bots, **settings):
 
 
 def stored(out: Path) -> dict:
-    """Every stored game: key -> its whole result record (seats, places, scores, incidents, replay)."""
+    """Every stored game: key -> its whole result record (seats, places, scores, incidents, replay),
+    without what depends on timing (think times, stderr lines per decision)."""
     with Store.open(out) as store:
-        return {game.key: store.game_result(game.key).model_dump() for game in store.games("done")}
+        return {game.key: store.game_result(game.key).model_dump(exclude=TIMING) for game in store.games("done")}
 
 
 def rows_per_game(out: Path) -> dict[str, int]:

@@ -12,7 +12,8 @@ Added after the first version (compatible): `BotProcess.poll_line()` (concrete, 
 `Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it), warm slots:
 `start(..., slot=)` and `Sandbox.close()` (concrete, frees what slots hold), and
 `BotProcess.cpu_time_s()` (concrete, None: unknown), what a long-lived process is charged
-per game.
+per game, and `BotProcess.stderr_mark()` / `stderr_since()` (concrete, say nothing unless
+overridden), what the replay shows of stderr per decision.
 """
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ class BotProcess(ABC):
     @abstractmethod
     def stderr_text(self) -> str:
         """The kept part of the bot's stderr log (drained continuously, capped)."""
+
+    def stderr_mark(self) -> int:
+        """A mark in the bot's stderr stream (bytes received so far), for `stderr_since`."""
+        return 0
+
+    def stderr_since(self, mark: int) -> str:
+        """What the bot wrote to stderr after `mark`, as far as kept (the replay shows it per
+        decision). The default says nothing; a sandbox with a `StderrLog` answers from it."""
+        return ""
 
     @abstractmethod
     def close(self) -> Reason | None:

@@ -98,11 +98,13 @@ class StderrLog:
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
         self._dropped = 0
+        self._received = 0
         self._lock = threading.Lock()
 
     def append(self, chunk: bytes) -> None:
         """Record bytes the bot wrote to stderr."""
         with self._lock:
+            self._received += len(chunk)
             head_room = self.keep_bytes // 2 - len(self._head)
             if head_room > 0:
                 self._head += chunk[:head_room]
@@ -130,6 +132,26 @@ class StderrLog:
     def dropped(self) -> int:
         """How many bytes were drained but not kept."""
         return self._dropped
+
+    @property
+    def received(self) -> int:
+        """How many bytes were appended in all (a mark for `since`)."""
+        return self._received
+
+    def since(self, mark: int) -> str:
+        """What was appended after `received` was `mark`, as far as it is still kept (a
+        marker where bytes were dropped), as text."""
+        with self._lock:
+            if mark >= self._received:
+                return ""
+            tail_start = self._received - self._tail_size  # offset of the kept tail's first byte
+            head = bytes(self._head[mark:]) if mark < len(self._head) else b""
+            tail = b"".join(self._tail)
+            gap = tail_start - max(mark, len(self._head))
+            if mark > tail_start:
+                tail = tail[mark - tail_start :]
+        marker = f"\n[... {gap} bytes of log dropped ...]\n".encode() if gap > 0 else b""
+        return (head + marker + tail).decode("utf-8", errors="replace")
 
     def text(self) -> str:
         """The kept log as text (invalid UTF-8 replaced), with a marker where bytes were dropped."""

@@ -700,6 +700,16 @@ class LocalBotProcess(BotProcess):
         self._read_stderr()
         return self._log.text()
 
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read so far."""
+        return self._log.received
+
+    def stderr_since(self, mark: int) -> str:
+        """What the bot wrote to stderr after `mark`: the pipe is read to its current end
+        first, so a line written before the bot's answer is never left for the next one."""
+        self._read_stderr()
+        return self._log.since(mark)
+
     # -- talking -------------------------------------------------------------------------
 
     def send_line(self, line: bytes) -> None:

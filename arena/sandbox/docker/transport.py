@@ -412,6 +412,14 @@ class DockerBotProcess(BotProcess):
         """The kept part of the bot's stderr."""
         return self._stderr.text()
 
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read so far."""
+        return self._stderr.received
+
+    def stderr_since(self, mark: int) -> str:
+        """The stderr read after `mark` (what the engine has passed on so far)."""
+        return self._stderr.since(mark)
+
     # -- writing -----------------------------------------------------------------------------
     def send_line(self, line: bytes) -> None:
         """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
