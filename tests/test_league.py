@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -339,3 +340,59 @@ def test_a_removed_bot_stops_playing(tmp_path):
     with Store.open(out) as store:
         assert all("dan@1.0" not in g.bots for g in store.games() if key_order(g.key)[0] >= 4)
         assert any("dan@1.0" in g.bots for g in store.games())
+
+
+def test_arena_submit_to_a_league_says_where_the_bot_stands(tmp_path):
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    out = tmp_path / "league"
+    stop = threading.Event()
+
+    def league() -> None:
+        with pytest.raises(LeagueInterrupted):
+            run_league(config(out, registry), in_process=in_process(NAMES[:4]), stop=stop, report=False, poll_s=0.2)
+
+    running = threading.Thread(target=league, daemon=True)
+    running.start()
+    try:
+        wait_for(lambda: len(members_of(out)) == 4, "the league to start")
+        gil = bot_folder(tmp_path / "new", "gil")
+        shown = subprocess.run(
+            [sys.executable, "-m", "arena", "submit", str(gil), "--league", str(out), "--wait-s", "60"],
+            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}, timeout=120,
+        )
+    finally:
+        stop.set()
+        running.join(timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert f"gil 1.0 accepted: {registry / 'gil' / '1.0'}" in shown.stdout
+    where = shown.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"gil@1\.0: [1-9]\d* games so far, rank [1-5] of 5, 90% interval [1-5]–[1-5]; "
+        r"(settled|provisional \(settled when its interval spans at most 2 places\))",
+        where,
+    ), where
+    assert members_of(out)["gil@1.0"].status == "active"
+
+
+def test_the_site_marks_a_league_and_says_when_it_changed(tmp_path):
+    registry = registry_of(tmp_path, ("ann",))
+    out = tmp_path / "league"
+
+    def retire(batch: int) -> None:
+        if batch == 3:
+            bot_folder(registry / "ann", "ann", "2.0").rename(registry / "ann" / "2.0")
+            (registry / "ann" / "2.0" / "submission.json").write_text(json.dumps({"date": "2999-01-01T00:00:00+00:00"}))
+
+    run_league(config(out, registry, games=6, seats=2), in_process=in_process(NAMES[:2]), before_batch=retire)
+    site = out / "site"
+    index = (site / "index.html").read_text()
+    assert '<span class="tag" title="replaced by ann@2.0">retired</span>' in index
+    assert 'id="hide-retired"' in index and 'assets/live.js' in index
+    live = json.loads((site / "live.json").read_text())
+    assert live["games"] == 6
+    run_league(config(out, registry, games=9, seats=2), in_process=in_process(NAMES[:2]))
+    again = json.loads((site / "live.json").read_text())
+    assert again["games"] == 9 and again["version"] != live["version"]
+    bot_page = next(site.glob("bots/ann-2.0*.html"), None) or next(p for p in (site / "bots").iterdir() if "ann-1.0" in p.name)
+    assert "in the league from batch" in bot_page.read_text()
