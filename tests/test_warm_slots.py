@@ -15,9 +15,17 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from nimtest_game import NIM, nim_registered
 
 from arena.field import BotRef
-from arena.play import SLOTS, GameSpec, SlotPool, play_scheduled_game, rotation_of, slot_name
+from arena.play import (
+    SLOTS,
+    GameSpec,
+    SlotPool,
+    play_scheduled_game,
+    rotation_of,
+    slot_name,
+)
 from arena.protocol import Hello, LimitsInfo, MatchOver
 from arena.sandbox import BotFault, BotSpec, Limits, Reason
 from arena.sandbox.local import LocalSandbox
@@ -25,7 +33,6 @@ from arena.seats import RemoteBot
 from arena.store import Store
 from arena.tournament import SettingsChanged, run_tournament, validate_config
 from arena.tournament_file import fingerprint_of
-from nimtest_game import NIM, nim_registered
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"
