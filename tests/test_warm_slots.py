@@ -355,3 +355,36 @@ def test_a_per_slot_game_needs_each_bots_number_of_games(tmp_path):
                     bot_seeds=[1, 2], limits={}, bot_process="per-slot")
     with pytest.raises(Exception, match="bot_games"):
         play_scheduled_game(spec)
+
+
+def test_the_python_helper_reseeds_from_each_start_so_a_session_plays_each_game_as_a_fresh_process():
+    import io
+    import random
+
+    from arena import arena_bot
+
+    hello = {"type": "hello", "protocol": 1, "game": "nim-test", "players": 2, "rules": {"stones": 5}, "games": 2,
+             "seed": 42, "limits": {"startup_s": 1, "decision_s": 1, "time_bank_s": 1, "max_line_bytes": 100,
+                                    "memory_mb": 64}}
+    legal = [{"take": 1}, {"take": 2}, {"take": 3}]
+
+    def game(number: int, seed: int | None) -> list[dict]:
+        start = {"type": "start", "game_number": number, "seat": 0, "players": 2, "rules": {"stones": 5}}
+        if seed is not None:
+            start["seed"] = seed
+        requests = [{"type": "request", "id": number * 10 + i, "observation": {}, "legal_actions": legal,
+                     "time_s": 1.0, "bank_s": 1.0} for i in range(4)]
+        return [start, *requests]
+
+    def choices(*messages) -> list[int]:
+        stdin = io.BytesIO(b"".join(json.dumps(message).encode() + b"\n" for message in messages))
+        stdout = io.StringIO()
+        arena_bot.run(lambda observation, legal_actions, ctx: ctx.rng.randrange(3), name="t", stdin=stdin,
+                      stdout=stdout)
+        return [json.loads(line)["index"] for line in stdout.getvalue().splitlines()[1:]]
+
+    fresh = random.Random(7)
+    assert choices(hello, *game(1, 11), *game(2, 7))[4:] == [fresh.randrange(3) for _ in range(4)]
+    # A match's start has no seed: the helper goes on with hello's.
+    once = random.Random(42)
+    assert choices(hello, *game(1, None), *game(2, None)) == [once.randrange(3) for _ in range(8)]
