@@ -32,7 +32,8 @@ containerd-shims, sampled from /proc every 50 ms while the column runs: each pro
 user+system time and that of the children it reaped, such as runc; a shim that ends
 between two samples loses its last 50 ms; other users of the same engine count too), the
 CPU one local bot start costs (`random` started, `hello` answered and closed, from this
-process's children's CPU time), and the in-process referee (bench/referee.py's figure).
+process's children's CPU time), and the in-process referee (bench/referee.py's figure),
+beside the referee of commit b8a7c88 measured in turn with it (`--baseline`).
 Figures and targets in docs/performance.md, "Throughput".
 """
 
@@ -69,6 +70,8 @@ COLUMNS: dict[str, dict] = {
 }
 # Settings whose absence means "every game starts cold" (the design before warm starts).
 COLD = {"warm_start": False, "bot_process": "per-game"}
+# The referee before its hot path was made cheaper (bench/referee.py --baseline).
+BASELINE = "b8a7c88"
 ENGINE = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "runc")
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -232,6 +235,22 @@ def referee_bench():
     return module
 
 
+def referee_figures(quick: bool) -> dict:
+    """The in-process referee now and, in the same run, as it was (bench/referee.py
+    --baseline): games/s of each, in turn, and their ratio; this tree alone if the older
+    commit cannot be read (no git history)."""
+    bench = referee_bench()
+    games, repeats = (8, 1) if quick else (30, 3)
+    try:
+        side = bench.side_by_side(
+            argparse.Namespace(baseline=BASELINE, games=games, repeats=repeats, game="3up3down", players=4)
+        )
+    except Exception as error:  # noqa: BLE001 - the baseline is extra; the figure of now is not
+        now = bench.measure("3up3down", 4, games, repeats)
+        return {"referee_inprocess_games_per_s": now["referee_inprocess_games_per_s"], "baseline": f"n/a ({error})"}
+    return side
+
+
 def docker_problem() -> str | None:
     """Why the Docker columns cannot run here, or None."""
     try:
@@ -261,6 +280,12 @@ def main() -> None:
     notes: dict[str, str] = {}
     problem = None if args.no_docker else docker_problem()
     runs: dict[str, list[dict]] = {name: [] for name in names}
+    idle = None
+    if not args.no_docker and problem is None and any(COLUMNS[name]["sandbox"] == "docker" for name in names):
+        # What the engine spends with none of our containers: other users of the same engine.
+        with EngineCpu() as engine:
+            time.sleep(1.0 if args.quick else 5.0)
+        idle = round(engine.seconds() / (1.0 if args.quick else 5.0), 3)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
         base = Path(folder)
         base.chmod(0o755)
@@ -282,7 +307,7 @@ def main() -> None:
         if done
     }
     rate = {name: figures["games_per_s"] for name, figures in columns.items()}
-    referee = referee_bench().measure("3up3down", 4, 8 if args.quick else 40, 1 if args.quick else 3)
+    referee = referee_figures(args.quick)
     start_cpu = bot_start_cpu(3 if args.quick else 10)
     report = {
         "rounds": args.rounds,
@@ -298,8 +323,11 @@ def main() -> None:
         "workers_over_threads": ratio(rate.get("local_slot"), rate.get("local_slot_threads")),
         "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game"),
         "engine_cpu_s_per_docker_cold_game": columns.get("docker_cold", {}).get("engine_cpu_s_per_game"),
+        "engine_idle_cpu_s_per_s": idle,
         "bot_start_cpu_s": round(start_cpu, 3),
         "referee_inprocess_games_per_s": referee["referee_inprocess_games_per_s"],
+        "referee_baseline_games_per_s": referee.get("baseline_games_per_s"),
+        "referee_speedup": referee.get("speedup"),
         "columns": columns,
         "n/a": notes,
     }
@@ -328,8 +356,11 @@ def main() -> None:
         ("workers_over_threads", "(printed)"),
         ("engine_cpu_s_per_docker_game", "<= 0.35"),
         ("engine_cpu_s_per_docker_cold_game", "(printed)"),
+        ("engine_idle_cpu_s_per_s", "(the engine's CPU with no game of ours, per second)"),
         ("bot_start_cpu_s", "(printed)"),
         ("referee_inprocess_games_per_s", ">= 34 (2x about 17)"),
+        ("referee_baseline_games_per_s", f"(the same at {BASELINE}, in turn)"),
+        ("referee_speedup", ">= 2"),
     ]
     for key, target in targets:
         value = report[key]

@@ -37,6 +37,8 @@ def test_quick_json_plays_one_round_and_has_every_figure(tmp_path):
     assert report["games_per_s"]["local_cold"] == cold["games_per_s"] > 0
     assert report["games_per_s"]["docker_cold"] is None and report["engine_cpu_s_per_docker_game"] is None
     assert report["referee_inprocess_games_per_s"] > 0 and report["bot_start_cpu_s"] > 0
+    # The referee as it was, measured in turn with it (None only without git history).
+    assert report["referee_speedup"] is None or report["referee_speedup"] > 1
 
 
 def test_the_field_is_eight_named_copies_of_the_example_bots(tmp_path):
