@@ -20,6 +20,11 @@ asks the pool which of the next games the free worker should play (`choose`): th
 whose slots that worker already holds. Results do not depend on it (each game is a pure
 function of its spec, and the runner rates in schedule order whatever order games end in).
 
+Workers are started with multiprocessing's "spawn": a Python script of one's own that
+calls `run_tournament` with more than one job must do so under
+`if __name__ == "__main__":` (each worker imports the script's main module); the `arena`
+command does.
+
 Bots given as Python `Seat` factories (`in_process=`, tests and benchmarks) exist only in
 the runner's process: a run with any of them, one job, or a sandbox object of the
 caller's plays in threads of the runner's process instead.

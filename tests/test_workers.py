@@ -25,6 +25,8 @@ from arena.workers import WorkerPool
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = {"max_turns": 60}
+# How long a bot took and what it wrote while deciding differ from run to run.
+TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
 
 
 @pytest.fixture(scope="module")
@@ -71,21 +73,30 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_a_game_played_in_a_worker_is_the_game_played_here(tmp_path, bot_dirs):
-    spec = a_spec(tmp_path, bot_dirs)
-    here = play_scheduled_game(spec)
+def cgroups_of(pids: list[int]) -> list[str]:
+    """The bot cgroups (local sandbox) made by these processes and still there."""
+    return [path.name for path in Path("/sys/fs/cgroup/pids").glob("arena-*") if int(path.name.split("-")[1]) in pids]
+
+
+@pytest.mark.parametrize("processes", [{"warm_start": True}, {"bot_process": "per-slot", "bot_games": [2, 2, 2]}])
+def test_a_game_played_in_a_worker_is_the_game_played_here(tmp_path, bot_dirs, processes):
+    spec = a_spec(tmp_path, bot_dirs).model_copy(update={"run": "test", **processes})
+    here = play_scheduled_game(spec.model_copy(update={"warm_start": False, "bot_process": "per-game"}))
     pool = WorkerPool(2, "local", [tmp_path / "out"])
     try:
         there = pool.submit(play_scheduled_game, spec).result(timeout=60)
         workers = pool.pids()
+        # The worker keeps the slots' next processes (started ahead, or the sessions).
+        if Path("/sys/fs/cgroup/pids").is_dir():
+            assert len(cgroups_of(workers)) == 3
     finally:
         pool.close()
-    assert there.result == here.result and there.key == spec.key
+    assert there.result.model_dump(exclude=TIMING) == here.result.model_dump(exclude=TIMING)
+    assert there.key == spec.key
     assert workers and os.getpid() not in workers
     assert not any(alive(pid) for pid in workers)  # close() ended them
-    # Nothing of theirs is left behind: every cgroup a worker made for a bot is gone.
-    left = [path.name for path in Path("/sys/fs/cgroup/pids").glob("arena-*") if int(path.name.split("-")[1]) in workers]
-    assert left == []
+    # ... and closed its sandbox as it ended: nothing of its bots is left.
+    assert cgroups_of(workers) == []
 
 
 def test_a_worker_pool_refuses_what_only_this_process_has(tmp_path, bot_dirs):
@@ -114,8 +125,8 @@ def test_a_run_with_two_jobs_plays_in_workers_and_stores_what_one_job_stores(tmp
     assert one.standings == two.standings
     with Store.open(tmp_path / "one") as first, Store.open(tmp_path / "two") as second:
         assert sorted(two_submitted) == sorted(game.key for game in second.games())
-        assert [first.game_result(game.key) for game in first.games()] == [
-            second.game_result(game.key) for game in second.games()
+        assert [first.game_result(game.key).model_dump(exclude=TIMING) for game in first.games()] == [
+            second.game_result(game.key).model_dump(exclude=TIMING) for game in second.games()
         ]
 
 
