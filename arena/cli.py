@@ -28,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 console = Console()
 _LIMITS = Limits()  # the defaults shown in --help (one definition: arena.sandbox.Limits)
@@ -48,6 +49,23 @@ errors = Console(stderr=True)
 
 class UsageError(Exception):
     """A mistake on the command line that the user can fix; printed as one line."""
+
+
+def _show_version(asked: bool) -> None:
+    if asked:
+        import arena
+
+        print(f"arena {arena.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _arena(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Print arena's version and exit.")
+    ] = False,
+) -> None:
+    """Run card-game bot tournaments: 3UP 3DOWN and Three Thirteen."""
 
 
 @app.command("games")
@@ -219,12 +237,17 @@ def match_command(
     shown_events = [0]
 
     def show_step(state, seat, action, chooser) -> None:
+        # Called once the action is applied: the action first, then the events it caused.
         public = state.events(None)
-        for event in public[shown_events[0]:]:
-            console.print(f"    {json.dumps(event)}", highlight=False, markup=False, soft_wrap=True)
-        shown_events[0] = len(public)
+        if len(state.history) == 1:  # the game's first action: the deal's events come before it
+            shown_events[0] = len(chosen.new_game(state.players, state.options, state.seed).events(None))
+            for event in public[: shown_events[0]]:
+                _say(f"    {json.dumps(event)}")
         marker = " (fallback)" if chooser == "fallback" else ""
-        console.print(f"  seat {seat}{marker}: {json.dumps(action)}", highlight=False, markup=False, soft_wrap=True)
+        _say(f"  seat {seat}{marker}: {json.dumps(action)}")
+        for event in public[shown_events[0]:]:
+            _say(f"    {json.dumps(event)}")
+        shown_events[0] = len(public)
 
     def show_game(result) -> None:
         shown_events[0] = 0
@@ -267,40 +290,42 @@ def match_command(
 
     if pairs is None:  # an SPRT's games are too many to list: its pairs were shown as they came
         names = [bot.name for bot in result.bots]
-        table = Table(
-            title=f"{chosen.title}: {games} games, sandbox {result.sandbox}", title_justify="left"
-        )
-        table.add_column("game", justify="right")
-        table.add_column("seed", justify="right")
-        for name in names:
-            table.add_column(name, justify="center")
-        table.add_column("incidents")
+        rows = []
         for game_result in result.games:
-            cells = {}
+            cells = {"game": str(game_result.game_number), "seed": str(game_result.seed)}
             for seat, name in enumerate(game_result.seats):
                 cells[name] = f"{game_result.places[seat]} ({game_result.scores[seat]:g}) s{seat}"
-            faults = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
-            table.add_row(
-                str(game_result.game_number), str(game_result.seed), *[cells[name] for name in names], faults
-            )
-        console.print(table)
-        console.print("place (score) and seat of each bot per game; 1 = best; forfeits share last place.")
+            cells["incidents"] = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
+            rows.append(cells)
+        # The seed is the column to leave out when the table is wider than the terminal
+        # (--verbose and --replay give every game's seed); then long names become numbers.
+        columns = _fitting(["game", "seed", *names, "incidents"], rows, ("seed",))
+        legend = []
+        if not _fits(columns, rows):
+            for number, name in enumerate(names, start=1):
+                for row in rows:
+                    row[f"bot {number}"] = row.pop(name)
+                legend.append(f"bot {number}: {name}")
+            columns = [f"bot {names.index(c) + 1}" if c in names else c for c in columns]
+        _say(f"{chosen.title}: {games} games, sandbox {result.sandbox}")
+        console.print(_compact_table(columns, rows, left=("incidents",)))
+        for line in legend:
+            _say(line)
+        _say("each cell: place (score) and seat; 1 = best; forfeits share the last place.")
     if verbose and result.secret is not None:
         console.print(f"deals from the secret key {result.secret}", highlight=False, markup=False, soft_wrap=True)
 
-    summary = Table(title="standings", title_justify="left")
-    for column in ("bot", "games", "wins", "mean place", "mean score", "incidents"):
-        summary.add_column(column, justify="left" if column in ("bot", "incidents") else "right")
-    for row in standings(result):
-        summary.add_row(
-            row.bot,
-            str(row.games),
-            str(row.wins),
-            f"{row.mean_place:.2f}",
-            f"{row.mean_score:.2f}",
-            ", ".join(f"{reason} x{count}" for reason, count in sorted(row.incidents.items())) or "-",
-        )
-    console.print(summary)
+    rows = [
+        {
+            "bot": row.bot, "games": str(row.games), "wins": str(row.wins), "place": f"{row.mean_place:.2f}",
+            "score": f"{row.mean_score:.2f}",
+            "incidents": ", ".join(f"{reason} x{count}" for reason, count in sorted(row.incidents.items())) or "-",
+        }
+        for row in standings(result)
+    ]
+    _say("standings")
+    console.print(_compact_table(["bot", "games", "wins", "place", "score", "incidents"], rows, left=("bot", "incidents")))
+    _say("place, score: the mean place (1 = best) and the game's own mean score.")
     _print_incidents(
         [(f"game {incident.game_number}, seat {incident.seat}", incident) for game_result in result.games
          for incident in game_result.incidents],
@@ -310,6 +335,36 @@ def match_command(
         console.print(f"Results and replays written to {replay}")
     if pairs is not None:
         pairs.finish(result, as_json=False)
+
+
+def _fits(columns: list[str], rows: list[dict[str, str]]) -> bool:
+    """True if a compact table of these columns fits in the terminal."""
+    widths = [max([len(column)] + [len(row[column]) for row in rows]) for column in columns]
+    return sum(widths) + len(columns) - 1 <= console.width
+
+
+def _fitting(columns: list[str], rows: list[dict[str, str]], spare: tuple[str, ...]) -> list[str]:
+    """`columns` without the `spare` ones (in order) while a compact table of them would be
+    wider than the terminal."""
+    columns = list(columns)
+    for column in spare:
+        if _fits(columns, rows):
+            break
+        columns.remove(column)
+    return columns
+
+
+def _compact_table(columns: list[str], rows: list[dict[str, str]], left: tuple[str, ...] = ()) -> Table:
+    """A table with one space between columns, a rule under the header and no frame: the
+    most that fits in a terminal; names are never cut."""
+    from rich import box
+
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False, collapse_padding=True)
+    for column in columns:
+        table.add_column(column, justify="left" if column in left else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*(row[column] for column in columns))
+    return table
 
 
 # Incidents listed one by one under a match's or a run's standings; the rest are counted.
@@ -436,7 +491,9 @@ class _SprtProgress:
 
 # Standings columns left out, in this order, while the table is wider than the terminal
 # (names are never cut); `arena standings --json` has every figure.
-_SPARE_COLUMNS = ("wins", "sigma", "games", "mu")
+# The column the standings are ranked by (score for a Swiss, mu-3σ otherwise), the rank and
+# the name always stay.
+_SPARE_COLUMNS = ("wins", "sigma", "games", "mu", "place", "score", "bhz", "mu-3σ", "band")
 
 
 def _standings_table(standings, confidence, title: str, swiss: bool, width: int = 80, marks=None) -> Table:
@@ -465,10 +522,12 @@ def _standings_table(standings, confidence, title: str, swiss: bool, width: int 
             "forf": str(line.forfeits),
         })
     widths = {column: max([len(column)] + [len(row[column]) for row in rows]) for column in columns}
+    ranked_by = "score" if swiss else "mu-3σ"
     for spare in _SPARE_COLUMNS:
         if sum(widths[column] for column in columns) + len(columns) - 1 <= width:
             break
-        columns.remove(spare)
+        if spare in columns and spare != ranked_by:
+            columns.remove(spare)
     # One space between columns and none at the edges.
     shown = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False, collapse_padding=True
@@ -642,8 +701,6 @@ def run_command(
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
 ) -> None:
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from arena.tournament import SiteInterrupted, TournamentInterrupted, load_tournament, run_tournament
 
     overrides = {
@@ -675,18 +732,7 @@ def run_command(
     if config.seed is not None and not public_seed_ok:
         _warn_public_seed(config.seed)
     again = "arena " + shlex.join(sys.argv[1:])
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        TextColumn("leader: {task.fields[leader]}"),
-        console=console,
-        disable=quiet,
-    )
+    bar = _progress_bar(quiet)
     task = bar.add_task(config.name, total=None, rate="", leader="-")
 
     def show(update) -> None:
@@ -700,7 +746,7 @@ def run_command(
     try:
         outcome = run_tournament(config, progress=show, allow_changes=allow_changes)
     except TournamentInterrupted as stopped:
-        bar.stop()
+        _stop(bar)
         errors.print(
             f"arena: stopped: {stopped.done} of {stopped.total} games are stored in {stopped.output}; "
             f"run the same command to resume: {again}",
@@ -708,7 +754,7 @@ def run_command(
         )
         raise typer.Exit(130) from None
     except SiteInterrupted as stopped:
-        bar.stop()
+        _stop(bar)
         _say(
             f"arena: stopped while writing the site. The games are safe: {stopped.done} of {stopped.total} are stored "
             f"in {stopped.output}. The site in {stopped.output / 'site'} is incomplete: finish it with "
@@ -717,7 +763,7 @@ def run_command(
         )
         raise typer.Exit(130) from None
     finally:
-        bar.stop()
+        _stop(bar)
     # outcome.standings again, with how sure they are: a pass over the store that keeps every update.
     table, confidence, settings, _, _ = _stored_standings(outcome.output)
     _print_standings(table, confidence, settings, f"{config.name}: {outcome.done} of {outcome.total} games")
@@ -731,6 +777,36 @@ def run_command(
     )
     for note in outcome.notes:
         console.print(note, highlight=False, markup=False, soft_wrap=True)
+
+
+def _progress_bar(quiet: bool):
+    """The run's progress display: name, bar, games done, games/s, elapsed, eta, and (in a
+    terminal of 110 columns or more) the leader. Every figure is whole at 80 columns: the
+    bar takes what is left, the name is cut first."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.table import Column
+
+    def whole() -> Column:
+        return Column(no_wrap=True)
+
+    columns = [
+        TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis", max_width=24)),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=10)),
+        MofNCompleteColumn(table_column=whole()),
+        TextColumn("{task.fields[rate]}", table_column=whole()),
+        TimeElapsedColumn(table_column=whole()),
+        TextColumn("eta", table_column=whole()),
+        TimeRemainingColumn(table_column=whole()),
+    ]
+    if console.width >= 110:
+        columns.append(TextColumn("leader: {task.fields[leader]}", table_column=Column(no_wrap=True, overflow="ellipsis")))
+    return Progress(*columns, console=console, disable=quiet)
+
+
+def _stop(bar) -> None:
+    """Stop a progress display that was started (stopping one that never was prints a blank line)."""
+    if bar.live.is_started:
+        bar.stop()
 
 
 def _warn_public_seed(seed: int) -> None:

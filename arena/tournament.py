@@ -251,6 +251,10 @@ class _Runner:
             if self.workers is None:
                 from arena.workers import WorkerPool
 
+                if self.config.sandbox == "local":
+                    from arena.sandbox.local import warn_not_isolated
+
+                    warn_not_isolated()  # once, here: the workers inherit that it was said
                 self.workers = WorkerPool(self.config.jobs, self.config.sandbox, self.hidden)
             return self.workers
         if self.cluster is None:

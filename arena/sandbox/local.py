@@ -264,6 +264,19 @@ os._exit(0)
 """
 
 _warned = False
+# Set once the warning is said: the command's worker processes (spawned with its
+# environment) say it no more, so a command says it once, not once per process.
+WARNED_ENV = "ARENA_LOCAL_WARNED"
+
+
+def warn_not_isolated() -> None:
+    """Say, once per command, that the local sandbox does not isolate untrusted code."""
+    global _warned
+    if _warned or os.environ.get(WARNED_ENV):
+        return
+    _warned = True
+    os.environ[WARNED_ENV] = "1"
+    print(WARNING, file=sys.stderr)
 _noted: set[str] = set()  # limits this machine cannot enforce, each said once
 _unshare_works: bool | None = None
 _open_sandboxes: weakref.WeakSet = weakref.WeakSet()  # closed at exit: no spare outlives arena
@@ -424,10 +437,8 @@ class LocalSandbox(Sandbox):
         With a `slot`, the process started ahead of need for it (if any, still waiting, and
         made for this bot, these limits and the current hidden paths) is handed out, and the
         slot's next process is started in the background."""
-        global _warned
-        if self.warn and not _warned:
-            _warned = True
-            print(WARNING, file=sys.stderr)
+        if self.warn:
+            warn_not_isolated()
         if slot is None:
             return self._announced(LocalBotProcess(self, bot, limits))
         with self._lock:
