@@ -202,6 +202,33 @@ def test_a_swiss_tournament_on_the_cluster_plays_round_by_round_like_a_local_one
         assert sorted({game.round for game in store.games()}) == [1, 2, 3]
 
 
+def _worker_slots() -> list[tuple[str, int, bool]]:
+    from arena.play import SLOTS
+
+    return [(slot.name, slot.games, slot.session is not None) for slot in SLOTS.slots()]
+
+
+def test_per_slot_sessions_play_on_the_workers_like_fresh_processes_here_and_end_with_the_run(tmp_path, bot_dirs, cluster):
+    here = run_tournament(config(tmp_path / "here", bot_dirs, cycles=2, bot_process="per-game", warm_start=False),
+                          report=False)
+    seen = []
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+
+        def look(update) -> None:
+            if update.played == 6:  # one of the two workers has played 3 games: a bot twice in a slot
+                seen.extend(slot for slots in client.run(_worker_slots).values() for slot in slots)
+
+        there = run_tournament(
+            config(tmp_path / "there", bot_dirs, cycles=2, bot_process="per-slot", cluster=cluster.scheduler_address),
+            report=False, progress=look,
+        )
+        assert list(client.run(_worker_slots).values()) == [[], []]  # the run ended its sessions there
+    assert there.total == here.total == 8
+    assert any(games >= 2 and session for _, games, session in seen), seen
+    # Bots that reseed from each start's seed play per-slot exactly the games fresh processes play.
+    assert stored(tmp_path / "there") == stored(tmp_path / "here")
+
+
 def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_dirs, cluster):
     stop = threading.Event()
 
