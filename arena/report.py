@@ -499,7 +499,9 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
 
     global _GAME_PAGES
     _GAME_PAGES = {"site": site, "games": data.games, "template": env.get_template("game.html"), "common": common,
-                   "rules": data.settings.get("rules") or {}}
+                   "rules": data.settings.get("rules") or {},
+                   # A page loads its replay only if there is one (--replays none writes none).
+                   "replays_written": replays == "all" and data.tournament_dir is not None}
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
         if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES and _can_fork():
@@ -641,6 +643,7 @@ def _write_game_pages(span: tuple[int, int]) -> int:
             g=game,
             rules=_GAME_PAGES["rules"],
             replay_file=f"{game.key}.r{FORMAT}.js",
+            replay_ready=_GAME_PAGES["replays_written"] or (site / "replays" / f"{game.key}.r{FORMAT}.js").exists(),
             previous=games[index - 1].key if index else None,
             next=games[index + 1].key if index + 1 < len(games) else None,
             list_page=index // GAMES_PER_PAGE + 1,

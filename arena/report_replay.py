@@ -8,6 +8,11 @@ small "table" of zones (lists of card ids, counts, flags) with the builders its
 the zones' contract is engine/replay_tables.py), so this module knows no game and the
 browser needs no copy of the rules.
 
+Beside the frames: the record's facts (seed, rules, places, scores; what the page's
+download gives, enough to re-simulate the game) and, per step, the acting bot's decision
+as the referee recorded it (`decisions`: [think_s, legal, stderr lines], or None; None as a
+whole for a game stored before these were kept).
+
 Compactness (a long game is over 3,000 actions):
 - cards are ids; each card's face (the game's `card_face`) is written once, in `cards`;
 - a frame stores only the zones that changed since the previous frame, and a list that
@@ -31,7 +36,7 @@ from engine.api import GameError
 from engine.registry import get_game
 from engine.replay_tables import ReplayTables, Table
 
-FORMAT = 1  # bump when the data shape changes: cached replay files carry it in their name
+FORMAT = 2  # bump when the data shape changes: cached replay files carry it in their name
 
 
 class ReplayUnavailable(Exception):
@@ -187,11 +192,24 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     _collect_cards(state.spectator_view(), card_face, deal_cards)
     _collect_cards(state.full_events(), card_face, deal_cards)
     deal_cards.update(cards)
+    decisions = [
+        None if step.think_s is None and step.legal is None and step.stderr is None
+        else [step.think_s, step.legal, step.stderr]
+        for step in result.replay.actions
+    ]
     return {
         "format": FORMAT,
         "game": result.game,
+        "rules": result.rules,
+        "rules_version": result.rules_version,
+        "seed": result.seed,
         "players": players,
         "seats": list(result.seats),
+        "places": list(result.places),
+        "scores": list(result.scores),
+        "forfeits": list(result.forfeits),
+        # Per step, the acting bot's decision (None for every step of an older game).
+        "decisions": decisions if any(decisions) else None,
         "cards": {str(card_id): face for card_id, face in sorted(deal_cards.items())},
         "steps": steps,
         "frames": frames,

@@ -75,6 +75,7 @@
       box.appendChild(grid);
       // The previous round's hands as the referee scored them: combinations and deadwood.
       if (t.last) {
+        wild = t.last.wild; // these cards were wild by that round's rank: set before they are drawn
         var scored = el("div", "seats");
         t.last.hands.forEach(function (hand, p) {
           var hb = el("div", "seatbox");
@@ -85,7 +86,6 @@
           zone(hb, "deadwood", cardRow(hand.deadwood));
           scored.appendChild(hb);
         });
-        wild = t.last.wild; // the cards were wild by that round's rank
         zone(box, "round " + t.last.round + " as scored (" + String(t.last.reason).replace(/_/g, " ") + ")", scored);
         wild = t.wild;
       }
@@ -106,7 +106,13 @@
           for (var p = 0; p < players; p++) tr.appendChild(el("td", null, "+" + event.penalties[p] + " = " + event.totals[p]));
           table.appendChild(tr);
         });
-        zone(box, "scores per round", table);
+        // Wider than a phone with many seats: it scrolls inside the table, never past it.
+        var scroller = el("div", "scorescroll");
+        scroller.tabIndex = 0;
+        scroller.setAttribute("role", "region");
+        scroller.setAttribute("aria-label", "scores per round");
+        scroller.appendChild(table);
+        zone(box, "scores per round", scroller);
       }
     }
     return { faceName: faceName, cardNode: cardNode, actionText: actionText, eventText: eventText, draw: draw };

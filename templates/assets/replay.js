@@ -2,7 +2,11 @@
    in window.ARENA_REPLAYS; this script loads the game's own drawing script beside it,
    assets/replay-<game>.js (engine/<game>/replay.js, which registers itself in
    window.ARENA_VIEWERS), and draws the replay with it. Data shape: arena/report_replay.py.
-   Everything from the data is put in the page with textContent, never as markup. */
+   Everything from the data is put in the page with textContent, never as markup.
+   Keys: left/right arrows step, Home/End go to the deal/the end, space plays or pauses
+   (also when a control of the viewer has the focus, except where the key is its own);
+   the step list is one tab stop whose up/down arrows step. The step is in the URL
+   (#step=N, &view=S for a seat's view), so a link opens the game at that moment. */
 (function () {
   "use strict";
   var root = document.getElementById("replay");
@@ -111,20 +115,27 @@
     if (!face) return "#" + id;
     return viewer.faceName(face);
   }
+  function named(node, name) {
+    // A card is one picture with a name (its rank and suit as text), not loose letters.
+    node.setAttribute("role", "img");
+    node.setAttribute("aria-label", name);
+    return node;
+  }
   function card(id, extra) {
-    if (id === -1) return el("span", "pcard back", "");
-    if (id === null) return el("span", "pcard gone", "");
+    if (id === -1) return named(el("span", "pcard back", ""), "face-down card");
+    if (id === null) return named(el("span", "pcard gone", ""), "no card");
     var face = cards[String(id)];
-    if (!face) return el("span", "pcard", "?");
+    if (!face) return named(el("span", "pcard", "?"), "unknown card");
     var node = viewer.cardNode(face, id);
     if (extra) node.className += " " + extra;
     node.setAttribute("data-card", String(id));
-    return node;
+    return named(node, node.title || cardName(id));
   }
+  function hidden(node) { node.setAttribute("aria-hidden", "true"); return node; }
   function cardRow(list, limit, extraFor) {
     var row = el("div", "cardrow");
     if (typeof list === "number") {
-      for (var i = 0; i < Math.min(list, 14); i++) row.appendChild(card(-1));
+      for (var i = 0; i < Math.min(list, 14); i++) row.appendChild(hidden(card(-1))); // the count says it
       row.appendChild(el("span", "count", list + (list === 1 ? " card" : " cards")));
       return row;
     }
@@ -136,7 +147,7 @@
   }
   function pile(count) {
     var row = el("div", "cardrow");
-    row.appendChild(card(count ? -1 : null));
+    row.appendChild(hidden(card(count ? -1 : null)));
     row.appendChild(el("span", "count", count + (count === 1 ? " card" : " cards")));
     return row;
   }
@@ -171,77 +182,220 @@
     return text + (extra.length ? " — " + extra.join("; ") : "");
   }
 
+  /* --- the acting bot's decision: think time, choices, stderr (absent in older games) --- */
+  var decisions = data.decisions || null; // per step: [think_s, legal, stderr lines] or null
+  function seconds(value) {
+    if (value < 0.001) return (value * 1000).toFixed(2) + " ms";
+    if (value < 1) return (value * 1000).toFixed(value < 0.01 ? 1 : 0) + " ms";
+    return value.toFixed(2) + " s";
+  }
+  function decision(box, index) {
+    box.textContent = "";
+    var made = index > 0 && decisions ? decisions[index - 1] : null;
+    box.hidden = !made;
+    if (!made) return;
+    var words = [];
+    if (made[0] !== null && made[0] !== undefined) words.push("took " + seconds(made[0]));
+    if (made[1] !== null && made[1] !== undefined) words.push("chose among " + made[1] + (made[1] === 1 ? " legal action" : " legal actions"));
+    var line = el("p", "facts", seatName(steps[index - 1][0]) + " " + (words.join(", ") || "decided"));
+    line.setAttribute("data-think", made[0] === null || made[0] === undefined ? "" : String(made[0]));
+    line.setAttribute("data-legal", made[1] === null || made[1] === undefined ? "" : String(made[1]));
+    box.appendChild(line);
+    var lines = made[2] || [];
+    if (lines.length) {
+      box.appendChild(el("p", "label", "its stderr while deciding"));
+      var pre = el("pre", "log", lines.join("\n"));
+      pre.id = "replay-stderr";
+      pre.tabIndex = 0; // a long line scrolls: reachable by keyboard
+      box.appendChild(pre);
+    } else {
+      box.appendChild(el("p", "label", "nothing on stderr while deciding"));
+    }
+  }
+
+  /* --- the downloadable record: enough to re-simulate the game with the engine -------- */
+  function record() {
+    return {
+      game: data.game, rules: data.rules, rules_version: data.rules_version, seed: data.seed,
+      seats: data.seats, places: data.places, scores: data.scores, forfeits: data.forfeits,
+      actions: steps.map(function (step, n) {
+        var entry = { seat: step[0], action: step[1], by: step[3] || "bot" };
+        var made = decisions ? decisions[n] : null;
+        if (made) { entry.think_s = made[0]; entry.legal = made[1]; entry.stderr = made[2]; }
+        return entry;
+      })
+    };
+  }
+  function download() {
+    var blob = new Blob([JSON.stringify(record(), null, 1)], { type: "application/json" });
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = "game-" + key + ".json";
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+    setTimeout(function () { URL.revokeObjectURL(link.href); }, 10000);
+  }
+
   /* --- controls: built once the game's script has loaded ------------------------------ */
   function start(make) {
     viewer = make({
       data: data, players: players, steps: steps, el: el, card: card, cardName: cardName,
       cardsText: cardsText, cardRow: cardRow, pile: pile, zone: zone, labelledPile: labelledPile, seatName: seatName
     });
-    var index = 0, view = null;
+    var index = 0, view = null, timer = null;
+    // Two rows: the stepping controls (on a phone they stay on screen) and the options.
     var controls = el("div", "controls");
-    function button(label, title, action) {
+    controls.setAttribute("role", "group");
+    controls.setAttribute("aria-label", "replay controls");
+    var options = el("div", "options");
+    options.setAttribute("role", "group");
+    options.setAttribute("aria-label", "replay options");
+    function button(label, title, action, parent) {
       var b = el("button", null, label);
       b.type = "button";
       b.title = title;
       b.setAttribute("aria-label", title);
       b.addEventListener("click", action);
-      controls.appendChild(b);
+      (parent || controls).appendChild(b);
       return b;
     }
-    button("«", "first step", function () { go(0); });
-    var back = button("◀", "step back (left arrow)", function () { go(index - 1); });
+    button("«", "first step (Home)", function () { stop(); go(0); });
+    var back = button("◀", "step back (left arrow)", function () { stop(); go(index - 1); });
     back.id = "replay-back";
-    var forward = button("▶", "step forward (right arrow)", function () { go(index + 1); });
+    var play = button("Play", "play (space)", function () { if (timer) stop(); else run(); });
+    play.id = "replay-play";
+    play.className = "play";
+    var forward = button("▶", "step forward (right arrow)", function () { stop(); go(index + 1); });
     forward.id = "replay-forward";
-    button("»", "last step", function () { go(last); });
+    button("»", "last step (End)", function () { stop(); go(last); });
+    var speed = el("select");
+    speed.id = "replay-speed";
+    speed.setAttribute("aria-label", "playing speed");
+    [1, 2, 5, 10, 20].forEach(function (n) { speed.appendChild(new Option(n + (n === 1 ? " step/s" : " steps/s"), String(n))); });
+    speed.value = "2";
+    speed.addEventListener("change", function () { if (timer) run(); });
     var slider = el("input");
     slider.type = "range"; slider.min = "0"; slider.max = String(last); slider.value = "0";
     slider.id = "replay-slider";
     slider.setAttribute("aria-label", "step");
-    slider.addEventListener("input", function () { go(Number(slider.value)); });
+    slider.addEventListener("input", function () { stop(); go(Number(slider.value)); });
     controls.appendChild(slider);
-    var jump = el("input");
-    jump.type = "number"; jump.min = "0"; jump.max = String(last); jump.value = "0"; jump.id = "replay-jump";
-    jump.style.width = "5.5em";
-    jump.setAttribute("aria-label", "jump to step");
-    jump.addEventListener("change", function () { go(Number(jump.value)); });
-    controls.appendChild(jump);
     var counter = el("span", "stepno");
     controls.appendChild(counter);
+    options.appendChild(speed);
+    var jump = el("input");
+    jump.type = "number"; jump.min = "0"; jump.max = String(last); jump.value = "0"; jump.id = "replay-jump";
+    jump.className = "jump";
+    jump.setAttribute("aria-label", "jump to step");
+    jump.addEventListener("change", function () { stop(); go(Number(jump.value)); });
+    jump.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      stop();
+      go(Number(jump.value));
+      // The number is taken: the arrows step again (the step list holds the focus).
+      ol.focus({ preventScroll: true });
+    });
+    options.appendChild(jump);
     var chooser = el("select");
     chooser.id = "replay-view";
     chooser.setAttribute("aria-label", "whose view");
     chooser.appendChild(new Option("Full view (everything)", "full"));
     for (var s = 0; s < players; s++) chooser.appendChild(new Option("As " + seatName(s) + " saw it", String(s)));
     chooser.addEventListener("change", function () { view = chooser.value === "full" ? null : Number(chooser.value); draw(); });
-    controls.appendChild(chooser);
-    root.appendChild(controls);
+    options.appendChild(chooser);
+    var save = button("Download JSON", "download this game's record as JSON", download, options);
+    save.id = "replay-download";
+    root.appendChild(options);
+    root.appendChild(controls); // on a phone drawn after the table (CSS order), at the screen's bottom
     var what = el("div", "what");
     what.id = "replay-what";
     what.setAttribute("aria-live", "polite");
     root.appendChild(what);
+    var told = el("div", "decision");
+    told.id = "replay-decision";
+    root.appendChild(told);
     var board = el("div", "felt");
     board.id = "replay-table";
     root.appendChild(board);
     var list = el("div", "steps");
     var ol = el("ol");
     ol.start = 0;
+    ol.id = "replay-steps";
+    ol.tabIndex = 0;
+    ol.setAttribute("role", "listbox");
+    ol.setAttribute("aria-label", "steps (up and down arrows step)");
     var items = [];
     for (var i = 0; i <= last; i++) {
       var li = el("li", null, i === 0 ? "deal" : seatName(steps[i - 1][0]) + ": " + actionText(steps[i - 1][1]));
       li.setAttribute("data-step", String(i));
-      li.addEventListener("click", function (event) { go(Number(event.currentTarget.getAttribute("data-step"))); });
+      li.setAttribute("role", "option");
+      li.setAttribute("aria-selected", "false");
+      li.id = "replay-step-" + i;
+      li.addEventListener("click", function (event) { stop(); go(Number(event.currentTarget.getAttribute("data-step"))); });
       items.push(li);
       ol.appendChild(li);
     }
+    ol.addEventListener("keydown", function (event) {
+      var moves = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
+      if (!(event.key in moves) || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      stop();
+      go(index + moves[event.key]);
+    });
     list.appendChild(ol);
     root.appendChild(list);
+
+    function run() {
+      if (timer) clearInterval(timer);
+      if (index >= last) go(0);
+      timer = setInterval(function () {
+        if (index >= last) { stop(); return; }
+        go(index + 1);
+      }, 1000 / Number(speed.value));
+      play.textContent = "Pause";
+      play.title = "pause (space)";
+      play.setAttribute("aria-label", "pause (space)");
+    }
+    function stop() {
+      if (!timer) return;
+      clearInterval(timer);
+      timer = null;
+      play.textContent = "Play";
+      play.title = "play (space)";
+      play.setAttribute("aria-label", "play (space)");
+      remember(0);
+    }
+    // The URL names the step; written at most a few times a second (a browser refuses
+    // hundreds of history updates), and never while playing.
+    var pending = null;
+    function remember(delay) {
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(function () {
+        pending = null;
+        if (timer || !window.history || !history.replaceState) return;
+        var hash = "#step=" + index + (view === null ? "" : "&view=" + view);
+        if (location.hash !== hash) {
+          try { history.replaceState(null, "", hash); } catch (ignored) { /* a file:// page may refuse */ }
+        }
+      }, delay);
+    }
+    function fromUrl() {
+      var found = /(?:^#|&)step=(\d+)/.exec(location.hash), seat = /&view=(\d+)/.exec(location.hash);
+      if (seat && Number(seat[1]) < players) { view = Number(seat[1]); chooser.value = seat[1]; }
+      return found ? Number(found[1]) : null;
+    }
+    window.addEventListener("hashchange", function () {
+      var wanted = fromUrl();
+      if (wanted !== null) { stop(); go(wanted); }
+    });
 
     function go(target) {
       if (isNaN(target)) return;
       var previous = index;
       index = Math.max(0, Math.min(last, Math.round(target)));
-      if (items[previous]) items[previous].className = "";
+      if (items[previous]) { items[previous].className = ""; items[previous].setAttribute("aria-selected", "false"); }
       draw();
     }
     function draw() {
@@ -250,23 +404,36 @@
       board.setAttribute("data-step", String(index));
       viewer.draw(t, view, board, index);
       what.textContent = describe(index);
+      decision(told, index);
       counter.textContent = "step " + index + " of " + last;
       slider.value = String(index);
       jump.value = String(index);
       var item = items[index];
       item.className = "now";
-      if (item.scrollIntoView && list.scrollHeight > list.clientHeight) {
+      item.setAttribute("aria-selected", "true");
+      ol.setAttribute("aria-activedescendant", item.id);
+      if (list.scrollHeight > list.clientHeight) {
         list.scrollTop = item.offsetTop - list.clientHeight / 2;
       }
+      remember(timer ? 0 : 250);
     }
     document.addEventListener("keydown", function (event) {
-      var tag = (event.target && event.target.tagName) || "";
-      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-      if (event.key === "ArrowRight") { event.preventDefault(); go(index + 1); }
-      else if (event.key === "ArrowLeft") { event.preventDefault(); go(index - 1); }
-      else if (event.key === "Home") { go(0); }
-      else if (event.key === "End") { go(last); }
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      var target = event.target || {}, tag = target.tagName || "", key = event.key;
+      var stepping = key === "ArrowRight" || key === "ArrowLeft" || key === "Home" || key === "End";
+      if (tag === "INPUT" || tag === "TEXTAREA" || target.isContentEditable) return; // their own keys
+      if (tag === "SELECT" && !stepping) return; // up and down still choose
+      if (key === " " && (tag === "BUTTON" || tag === "SELECT" || tag === "A" || tag === "SUMMARY")) return;
+      if (key === "ArrowRight") { stop(); go(index + 1); }
+      else if (key === "ArrowLeft") { stop(); go(index - 1); }
+      else if (key === "Home") { stop(); go(0); }
+      else if (key === "End") { stop(); go(last); }
+      else if (key === " ") { if (timer) stop(); else run(); }
+      else return;
+      event.preventDefault(); // not a scroll of the page, not a change of the view
     });
+    var opened = fromUrl();
+    if (opened !== null) index = Math.max(0, Math.min(last, opened));
     draw();
   }
 })();
