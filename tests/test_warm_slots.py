@@ -388,3 +388,29 @@ def test_the_python_helper_reseeds_from_each_start_so_a_session_plays_each_game_
     # A match's start has no seed: the helper goes on with hello's.
     once = random.Random(42)
     assert choices(hello, *game(1, None), *game(2, None)) == [once.randrange(3) for _ in range(8)]
+
+
+@pytest.mark.parametrize("stopped", [False, True], ids=["finished", "stopped"])
+def test_the_end_of_a_run_kills_the_spares_and_ends_the_sessions(tmp_path, stopped):
+    import threading
+
+    from arena.tournament import TournamentInterrupted
+
+    bots = copies(tmp_path / "bots", "counter", ["ann", "bob", "cat"])
+    box = LocalSandbox(warn=False)
+    stop = threading.Event()
+    spares_seen = []
+
+    def watch(update) -> None:
+        spares_seen.append(len(box.spares()))
+        if stopped:
+            stop.set()  # what Ctrl-C does in `arena run`
+
+    config = tournament(tmp_path / "out", bots, bot_process="per-game", warm_start=True)
+    if stopped:
+        with pytest.raises(TournamentInterrupted):
+            run_tournament(config, report=False, sandbox=box, progress=watch, stop=stop)
+    else:
+        run_tournament(config, report=False, sandbox=box, progress=watch)
+    assert spares_seen[0] == 2  # both bots of the first game have their next process waiting
+    assert box.spares() == {} and not any(slot.session or slot.busy for slot in SLOTS.slots())
