@@ -60,6 +60,7 @@ from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
 from arena.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
 
 FIELD = [("random", 4), ("threeup-heuristic", 4)]
+ROUND = 8  # games of one design round: 2 tables of 4, each in 4 rotations
 COLUMNS: dict[str, dict] = {
     "local_cold": {"sandbox": "local", "warm_start": False, "bot_process": "per-game"},
     "local_warm": {"sandbox": "local", "warm_start": True, "bot_process": "per-game"},
@@ -155,6 +156,11 @@ class EngineCpu:
         self._thread.join()
         self.last.update(self.sample())
 
+    def seconds_now(self) -> float:
+        """`seconds()` up to now, while it runs."""
+        now = self.sample()
+        return sum(value - self.first.get(key, 0.0) for key, value in {**self.last, **now}.items())
+
     def seconds(self) -> float:
         """Engine CPU used between enter and exit (a process born in between counts from 0)."""
         return sum(value - self.first.get(key, 0.0) for key, value in self.last.items())
@@ -167,7 +173,9 @@ def cpu_now() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run_column(name: str, settings: dict, field: list[Path], args: argparse.Namespace, out: Path) -> dict:
+def run_column(
+    name: str, settings: dict, field: list[Path], args: argparse.Namespace, out: Path, idle: float | None = None
+) -> dict:
     """One tournament of the column's settings: games, seconds, games/s, CPU (and the engine's)."""
     config = validate_config(
         {
@@ -188,10 +196,17 @@ def run_column(name: str, settings: dict, field: list[Path], args: argparse.Name
     # it is given a sandbox object.
     sandbox = get_sandbox(settings["sandbox"]) if name.endswith("_threads") else None
     cpu = cpu_now()
+    first_round: list[tuple[float, float]] = []  # (seconds, engine CPU) once 8 games are stored
+
     with EngineCpu() as engine:
+
+        def progress(update) -> None:
+            if update.played == ROUND and not first_round:
+                first_round.append((time.perf_counter() - began, engine.seconds_now()))
+
         began = time.perf_counter()
         try:
-            outcome = run_tournament(config, sandbox=sandbox, report=False)
+            outcome = run_tournament(config, sandbox=sandbox, report=False, progress=progress)
         finally:
             if sandbox is not None:
                 sandbox.close()
@@ -202,9 +217,20 @@ def run_column(name: str, settings: dict, field: list[Path], args: argparse.Name
         "games_per_s": round(outcome.played / wall, 3),
         "cpu_s_per_game": round((cpu_now() - cpu) / outcome.played, 3),
         "startup_share": round(outcome.startup_s / outcome.game_s, 3) if outcome.game_s else None,
+        # From the 9th stored game on: every slot has played once (made its container, started
+        # its first process); what a long run pays per game.
+        "games_per_s_after_round_1": None,
     }
+    later = outcome.played - ROUND
+    if first_round and later > 0:
+        figures["games_per_s_after_round_1"] = round(later / (wall - first_round[0][0]), 3)
     if settings["sandbox"] == "docker":
         figures["engine_cpu_s_per_game"] = round(engine.seconds() / outcome.played, 3)
+        if idle is not None:  # less what the engine spent for others meanwhile, at its idle rate
+            figures["engine_cpu_s_per_game_net"] = round(max(0.0, engine.seconds() - idle * wall) / outcome.played, 3)
+        figures["engine_cpu_s_per_game_after_round_1"] = (
+            round((engine.seconds() - first_round[0][1]) / later, 3) if first_round and later > 0 else None
+        )
     return figures
 
 
@@ -260,6 +286,12 @@ def docker_problem() -> str | None:
     return engine_problem()
 
 
+def median(values: list) -> float | None:
+    """The median of the values that are not None (None if none is)."""
+    known = [value for value in values if value is not None]
+    return statistics.median(known) if known else None
+
+
 def ratio(top: float | None, bottom: float | None) -> float | None:
     return round(top / bottom, 2) if top and bottom else None
 
@@ -300,13 +332,14 @@ def main() -> None:
                     continue
                 if not args.json:
                     print(f"  {name} (run {repeat + 1} of {args.repeats}) ...", file=sys.stderr, flush=True)
-                runs[name].append(run_column(name, settings, field, args, base / f"{name}-{repeat}"))
+                runs[name].append(run_column(name, settings, field, args, base / f"{name}-{repeat}", idle))
     columns = {
-        name: {key: statistics.median(run[key] for run in done) if done[0][key] is not None else None for key in done[0]}
+        name: {key: median([run[key] for run in done]) for key in done[0]}
         for name, done in runs.items()
         if done
     }
     rate = {name: figures["games_per_s"] for name, figures in columns.items()}
+    steady = {name: figures["games_per_s_after_round_1"] for name, figures in columns.items()}
     referee = referee_figures(args.quick)
     start_cpu = bot_start_cpu(3 if args.quick else 10)
     report = {
@@ -321,8 +354,17 @@ def main() -> None:
         "local_slot_over_cold": ratio(rate.get("local_slot"), rate.get("local_cold")),
         "local_warm_over_cold": ratio(rate.get("local_warm"), rate.get("local_cold")),
         "workers_over_threads": ratio(rate.get("local_slot"), rate.get("local_slot_threads")),
+        "after_round_1": {
+            "docker_warm_over_cold": ratio(steady.get("docker_warm"), steady.get("docker_cold")),
+            "docker_warm_over_local_warm": ratio(steady.get("docker_warm"), steady.get("local_warm")),
+            "local_slot_over_cold": ratio(steady.get("local_slot"), steady.get("local_cold")),
+            "local_warm_over_cold": ratio(steady.get("local_warm"), steady.get("local_cold")),
+            "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game_after_round_1"),
+        },
         "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game"),
         "engine_cpu_s_per_docker_cold_game": columns.get("docker_cold", {}).get("engine_cpu_s_per_game"),
+        "engine_cpu_s_per_docker_game_net": columns.get("docker_warm", {}).get("engine_cpu_s_per_game_net"),
+        "engine_cpu_s_per_docker_cold_game_net": columns.get("docker_cold", {}).get("engine_cpu_s_per_game_net"),
         "engine_idle_cpu_s_per_s": idle,
         "bot_start_cpu_s": round(start_cpu, 3),
         "referee_inprocess_games_per_s": referee["referee_inprocess_games_per_s"],
@@ -336,7 +378,8 @@ def main() -> None:
         return
     print(f"{args.rounds * 8} games a column (8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
           f"{args.repeats} run(s) each; load average {report['load_average']}")
-    print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}")
+    print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}"
+          f" | after round 1: {'games/s':>7} {'engine':>7}")
     for name in COLUMNS:
         if name not in columns:
             print(f"{name:20} {'n/a':>8}   {notes.get(name, 'not run (--only)')}")
@@ -344,9 +387,11 @@ def main() -> None:
         figures = columns[name]
         engine = figures.get("engine_cpu_s_per_game")
         share = figures["startup_share"]
+        later, later_engine = figures["games_per_s_after_round_1"], figures.get("engine_cpu_s_per_game_after_round_1")
         print(
             f"{name:20} {figures['games_per_s']:8.2f} {figures['seconds']:7.1f} {figures['cpu_s_per_game']:10.3f} "
             f"{'' if share is None else f'{share:.0%}':>11} {'' if engine is None else f'{engine:.3f}':>17}"
+            f" | {'':15} {'' if later is None else f'{later:7.2f}'} {'' if later_engine is None else f'{later_engine:7.3f}'}"
         )
     targets = [
         ("docker_warm_over_cold", ">= 3"),
@@ -357,6 +402,8 @@ def main() -> None:
         ("engine_cpu_s_per_docker_game", "<= 0.35"),
         ("engine_cpu_s_per_docker_cold_game", "(printed)"),
         ("engine_idle_cpu_s_per_s", "(the engine's CPU with no game of ours, per second)"),
+        ("engine_cpu_s_per_docker_game_net", "<= 0.35 (less the idle rate over the column's time)"),
+        ("engine_cpu_s_per_docker_cold_game_net", "(printed)"),
         ("bot_start_cpu_s", "(printed)"),
         ("referee_inprocess_games_per_s", ">= 34 (2x about 17)"),
         ("referee_baseline_games_per_s", f"(the same at {BASELINE}, in turn)"),
@@ -364,7 +411,9 @@ def main() -> None:
     ]
     for key, target in targets:
         value = report[key]
-        print(f"{key:36} {'n/a' if value is None else value:>8}   target {target}")
+        later = report["after_round_1"].get(key)
+        shown = f"   after round 1: {later}" if key in report["after_round_1"] else ""
+        print(f"{key:36} {'n/a' if value is None else value:>8}   target {target}{shown}")
 
 
 if __name__ == "__main__":
