@@ -125,7 +125,8 @@ def submit_bot(
         try:
             box.image_for(manifest.spec())  # builds the bot's image now, not in its first game
         except (SandboxError, BotFault) as error:
-            raise SubmitRefused(folder, [f"building its Docker image failed: {error}"]) from None
+            said = error.detail if isinstance(error, BotFault) else str(error)
+            raise SubmitRefused(folder, [f"building its Docker image failed: {said}"]) from None
     random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
     smoke: dict[str, int] = {}
     for game in games:

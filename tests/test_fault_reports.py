@@ -241,3 +241,49 @@ def test_a_jq_bot_in_the_base_image_is_told_jq_is_missing_from_the_image(docker_
     assert "jq-bot: CRASH at the start of the game: exited with code 127\n  its stderr ends with:\n" in run.stdout
     assert "jq: not found" in run.stdout
     assert "  hint: the program in bot.toml's `command` is missing from the Docker image" in run.stdout
+
+
+def _own_layers() -> str:
+    """A Dockerfile line that keeps a test's build cache its own (see tests/test_sandbox_docker.py)."""
+    import uuid
+
+    return f"LABEL arena.test-run={uuid.uuid4().hex}\n"
+
+
+def test_a_download_in_a_dockerfile_fails_and_the_refusal_says_builds_have_no_network(docker_engine, tmp_path):
+    bot = bot_folder(tmp_path / "jq-bot", '["jq", "-c", "--unbuffered", "-f", "bot.jq"]')
+    (bot / "bot.toml").write_text((bot / "bot.toml").read_text() + 'dockerfile = "Dockerfile"\n')
+    (bot / "bot.jq").write_text(JQ_BOT)
+    (bot / "Dockerfile").write_text(f"FROM arena-base:bookworm\n{_own_layers()}RUN apt-get install -y jq\nCOPY . /bot\n")
+    for path in bot.iterdir():
+        path.chmod(0o644)
+    run = arena("submit", str(bot), "--sandbox", "docker", "--registry", str(tmp_path / "registry"),
+                env={"ARENA_DOCKER_BUILD_NETWORK": ""})
+    assert run.returncode == 2
+    assert "building its Docker image failed: its Dockerfile did not build: The command '/bin/sh -c apt-get " \
+           "install -y jq' returned a non-zero code: 100 (the build's last words: " in run.stderr
+    assert "E: Unable to locate package jq" in run.stderr
+    assert ("Bot images are built without network: a RUN step that downloads (apt-get install, pip install, npm "
+            "install) fails; put what the bot needs in its folder, or the organiser may allow network for build "
+            "steps only: ARENA_DOCKER_BUILD_NETWORK=bridge (the bot still runs without network)") in run.stderr
+
+
+def test_the_organiser_may_give_build_steps_a_network(docker_engine, tmp_path, monkeypatch):
+    import docker
+
+    from arena.sandbox import BotSpec
+    from arena.sandbox.docker import DockerSandbox
+
+    folder = bot_folder(tmp_path / "networked", '["python3", "bot.py"]', "print('hi')\n")
+    # An interface besides loopback exists in a build step only with a network.
+    (folder / "Dockerfile").write_text(f"FROM arena-base:bookworm\n{_own_layers()}RUN test -e /sys/class/net/eth0\n")
+    bot = BotSpec(name="networked", folder=folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    monkeypatch.delenv("ARENA_DOCKER_BUILD_NETWORK", raising=False)
+    with pytest.raises(BotFault, match="returned a non-zero code: 1$"):
+        DockerSandbox().image_for(bot)
+    monkeypatch.setenv("ARENA_DOCKER_BUILD_NETWORK", "bridge")
+    tag = DockerSandbox().image_for(bot)
+    try:
+        assert docker.from_env().images.get(tag).labels["arena.bot"] == "networked"
+    finally:
+        docker.from_env().images.remove(tag, force=True)

@@ -145,7 +145,7 @@ def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bad, tmp_path / "registry", sandbox="docker", limits=QUICK)
     [reason] = refused.value.reasons
-    assert reason.startswith("building its Docker image failed: CRASH: its Dockerfile did not build:")
+    assert reason.startswith("building its Docker image failed: its Dockerfile did not build:")
     assert not (tmp_path / "registry" / "unbuildable").exists()
 
 

@@ -7,6 +7,8 @@ the container settings depend on (its entrypoint, command, and whether it has /b
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,18 @@ from arena.sandbox.docker.engine import (
     _owner_of_this_process,
     _slug,
 )
+
+# The network of a bot image's build steps: "none" (the default), or a Docker network the
+# organiser allows them (e.g. "bridge"); the bot itself always runs without network.
+BUILD_NETWORK_ENV = "ARENA_DOCKER_BUILD_NETWORK"
+# Words of a RUN step that most likely downloads (its failure then is most likely the network's).
+_DOWNLOADERS = ("apt-get", "apt ", "apk ", "pip", "npm", "yarn", "curl", "wget", "go get", "go install", "cargo", "gem ")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colours in a build's output
+
+
+def build_network() -> str:
+    """The network a bot image's build steps get: $ARENA_DOCKER_BUILD_NETWORK, else none."""
+    return os.environ.get(BUILD_NETWORK_ENV, "").strip() or "none"
 
 
 def folder_digest(folder: Path) -> str:
@@ -113,8 +127,10 @@ class DockerImages:
             raise SandboxError(
                 f"the Docker engine failed while looking up {tag}: {error}"
             ) from None
+        network = build_network()
         try:
-            # Build steps are the bot author's code too: no network, and a memory cap.
+            # Build steps are the bot author's code too: no network (unless the organiser
+            # allows it for builds), and a memory cap.
             self.client.images.build(
                 path=str(folder),
                 dockerfile=str(dockerfile.relative_to(folder)),
@@ -122,23 +138,31 @@ class DockerImages:
                 rm=True,
                 forcerm=True,
                 pull=False,
-                network_mode="none",
+                network_mode=network,
                 labels={LABEL: "docker", BOT_LABEL: bot.name},
                 container_limits={"memory": 2 << 30, "memswap": 2 << 30},
                 timeout=BUILD_TIMEOUT_S,
             )
         except docker.errors.BuildError as error:
-            last = next(
-                (
-                    str(step.get("error") or step.get("stream", "")).strip()
-                    for step in reversed(list(error.build_log))
-                    if str(step.get("error") or step.get("stream", "")).strip()
-                ),
-                str(error),
-            )
-            self._failed_builds[tag] = BotFault(
-                Reason.CRASH, f"its Dockerfile did not build: {last}"
-            )
+            steps = list(error.build_log)
+            last = next((str(step["error"]).strip() for step in reversed(steps) if step.get("error")), str(error))
+            output = _ANSI.sub("", "".join(str(step.get("stream", "")) for step in steps))
+            before = [
+                line.strip() for line in output.splitlines()
+                if line.strip() and not line.strip().startswith(("Step ", "--->", "Removing", "Sending build context"))
+            ][-3:]
+            detail = f"its Dockerfile did not build: {last}"
+            if before:
+                detail += " (the build's last words: " + " | ".join(line[:200] for line in before) + ")"
+            if network == "none" and "returned a non-zero code" in last and any(
+                word in last for word in _DOWNLOADERS
+            ):
+                detail += (
+                    f". Bot images are built without network: a RUN step that downloads (apt-get install, pip "
+                    f"install, npm install) fails; put what the bot needs in its folder, or the organiser may allow "
+                    f"network for build steps only: {BUILD_NETWORK_ENV}=bridge (the bot still runs without network)"
+                )
+            self._failed_builds[tag] = BotFault(Reason.CRASH, detail)
             raise self._failed_builds[tag] from None
         except _ENGINE_ERRORS as error:
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
