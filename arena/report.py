@@ -25,6 +25,7 @@ Docs: docs/report.md.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -260,56 +261,112 @@ def slug(bot: str) -> str:
 
 
 def rating_chart(
-    points: Sequence[tuple[int, float, float, float]],
-    prior: tuple[float, float] = (25.0, 25.0 / 3),
-    width: int = 640,
-    height: int = 220,
+    points: Sequence[tuple[int, float, float, float]], prior: tuple[float, float] = (25.0, 25.0 / 3)
 ) -> dict[str, Any]:
-    """The numbers of the inline SVG chart: mu line, mu ± 3 sigma band, conservative line,
-    starting from the prior (mu, sigma) at game 0."""
+    """The geometry of a bot's rating chart, in percent of its plot area (x: games played,
+    y: rating, top 0): the mu line, the mu ± 3 sigma band and the conservative line, from
+    the prior (mu, sigma) at game 0, thinned to CHART_POINTS points; `points` are the
+    drawn points after game 0 as (games, x, y of the conservative rating, mu, sigma). The page
+    stretches the plot to its width (the lines keep their thickness) and writes the axis
+    labels as text, so the chart reads the same on a phone as on a desktop."""
     if not points:
         return {}
     points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
     if len(points) > CHART_POINTS:
         step = len(points) / CHART_POINTS
         points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
-    pad_left, pad_right, pad_top, pad_bottom = 44, 10, 10, 26
     low = min(p[1] - 3 * p[2] for p in points)
     high = max(p[1] + 3 * p[2] for p in points)
     if high - low < 1:
         high, low = high + 0.5, low - 0.5
-    first, last = 0, max(p[0] for p in points) or 1
-    span_x = max(last - first, 1)
+    last = max(p[0] for p in points) or 1
 
     def x(games: int) -> float:
-        return round(pad_left + (games - first) / span_x * (width - pad_left - pad_right), 1)
+        return round(100 * games / last, 2)
 
     def y(value: float) -> float:
-        return round(pad_top + (high - value) / (high - low) * (height - pad_top - pad_bottom), 1)
+        return round(100 * (high - value) / (high - low), 2)
 
-    series = list(points)
-    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in series)
-    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in series)
-    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in series) + " " + " ".join(
-        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(series)
+    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in points)
+    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in points)
+    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in points) + " " + " ".join(
+        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(points)
     )
-    ticks = []
-    for i in range(5):
-        value = low + (high - low) * i / 4
-        ticks.append({"y": y(value), "label": f"{value:.0f}"})
+    ticks = [{"y": y(low + (high - low) * i / 4), "label": str(round(low + (high - low) * i / 4))} for i in range(5)]
     return {
-        "width": width,
-        "height": height,
         "mu": mu,
         "conservative": conservative,
         "band": band,
         "ticks": ticks,
-        "x0": pad_left,
-        "x1": width - pad_right,
-        "bottom": height - pad_bottom,
         "games": last,
-        "final": series[-1],
+        "final": points[-1],
+        "points": [(g, x(g), y(c), m, sd) for g, m, sd, c in points if g > 0],
     }
+
+
+Move = tuple[float, float, int, int]  # a seat's rating after a game, its change, its rank after, rank change (+: up)
+
+
+def rating_moves(
+    games: Sequence[SiteGame], history: History, bots: Sequence[str], prior: float, swiss: bool = False
+) -> list[tuple[Move, ...]]:
+    """For each game (schedule order) and each of its seats: the bot's conservative rating
+    after the game, how much the game changed it, the bot's rank in the whole field after
+    the game and how many places it rose (negative: fell) across the game.
+
+    The ranks are by conservative rating (in a Swiss by Swiss score, then rating: the
+    Buchholz tie-break is left out, since it moves with every table-mate's later games);
+    a bot with no game yet holds the prior; tied bots share the better rank. In duplicate
+    mode a deal moves ratings once, at its last rotation: its other games change nothing.
+    """
+    after_games = {bot: {point[0]: point[3] for point in line} for bot, line in history.items()}
+    field = set(bots).union(*(game.seats for game in games)) if games else set(bots)
+    rating = dict.fromkeys(field, prior)
+    score = dict.fromkeys(field, 0.0)
+    played: dict[str, int] = dict.fromkeys(field, 0)
+
+    def standing(bot: str) -> tuple[float, float]:
+        return (round(score[bot], 9), rating[bot]) if swiss else (0.0, rating[bot])
+
+    order = sorted(standing(bot) for bot in field)  # ascending; a bot's rank: 1 + those above it
+    size = len(order)
+
+    def rank(key: tuple[float, float]) -> int:
+        return size - bisect.bisect_right(order, key) + 1
+
+    moves: list[tuple[Move, ...]] = []
+    for game in games:
+        seats = game.seats
+        before = [rank(standing(bot)) for bot in seats]
+        old = [rating[bot] for bot in seats]
+        table = len(seats)
+        for bot, place in zip(seats, game.places):
+            key = standing(bot)
+            played[bot] += 1
+            rating[bot] = after_games.get(bot, {}).get(played[bot], rating[bot])
+            if swiss and table > 1:
+                score[bot] += (table - place) / (table - 1)
+            moved = standing(bot)
+            if moved != key:
+                del order[bisect.bisect_left(order, key)]
+                bisect.insort(order, moved)
+        after = [rank(standing(bot)) for bot in seats]
+        moves.append(
+            tuple((rating[bot], rating[bot] - old[seat], after[seat], before[seat] - after[seat]) for seat, bot in enumerate(seats))
+        )
+    return moves
+
+
+def _script_data(name: str, key: str, value: Any) -> str:
+    """A data script for file:// pages (which cannot fetch JSON): registers `value` as
+    window[name][key]. Escaped for a <script> context: nothing in it closes the tag."""
+    payload = json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+    label = json.dumps(key, ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+    return f"window.{name}=window.{name}||{{}};window.{name}[{label}]={payload};\n"
+
+
+def _compact(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
 
 
 def _number(value: Any) -> str:
@@ -406,6 +463,17 @@ def _fmt_score(value: float) -> str:
     return f"{value:g}"
 
 
+def _signed(value: float) -> str:
+    """A rating change: +0.45, −0.45 (a real minus sign), 0.00."""
+    text = f"{abs(value):.2f}"
+    return text if text == "0.00" else ("+" if value > 0 else "\u2212") + text
+
+
+def _rank_change(places: int) -> str:
+    """Places gained (▲2) or lost (▼1) in the standings; – for none."""
+    return "\u25b2" + str(places) if places > 0 else "\u25bc" + str(-places) if places < 0 else "\u2013"
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
@@ -417,6 +485,8 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["score"] = _fmt_score
     env.filters["slug"] = slug
+    env.filters["signed"] = _signed
+    env.filters["rank_change"] = _rank_change
     return env
 
 
@@ -430,15 +500,15 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
     together: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # bot -> other -> games
     recent: dict[str, list[SiteGame]] = defaultdict(list)
     incidents: dict[str, list[tuple[SiteGame, dict[str, Any]]]] = defaultdict(list)
-    all_games: dict[str, list[str]] = defaultdict(list)
-    for game in data.games:
+    played: dict[str, list[int]] = defaultdict(list)  # bot -> indices of its games in data.games
+    for index, game in enumerate(data.games):
         size = len(game.seats)
         for seat, bot in enumerate(game.seats):
             cell = by_seat[bot][seat]
             cell[0] += 1
             cell[1] += game.places[seat] == 1
             cell[2] += game.places[seat]
-            all_games[bot].append(game.key)
+            played[bot].append(index)
             mates, behind = together[bot], ahead[bot]
             for other in range(size):
                 if other != seat:
@@ -447,9 +517,12 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
                         behind[game.seats[other]] += 1
         for incident in game.incidents:
             incidents[incident["bot"]].append((game, incident))
-    for bot, keys in all_games.items():
-        recent[bot] = keys[-RECENT_GAMES:][::-1]
-    return {"by_seat": by_seat, "ahead": ahead, "together": together, "recent": recent, "incidents": incidents}
+    for bot, indices in played.items():
+        recent[bot] = [data.games[index].key for index in indices[-RECENT_GAMES:][::-1]]
+    return {
+        "by_seat": by_seat, "ahead": ahead, "together": together, "recent": recent, "incidents": incidents,
+        "played": played,
+    }
 
 
 def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None) -> dict[str, Any]:
@@ -495,7 +568,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
     for page in range(1, game_pages + 1):
         chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
-        write(site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages)
+        write(
+            site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages,
+            links=page_links(page, game_pages),
+        )
 
     global _GAME_PAGES
     _GAME_PAGES = {"site": site, "games": data.games, "template": env.get_template("game.html"), "common": common,
@@ -525,12 +601,20 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     order = [line.bot for line in data.standings]
     groups = dict(zip(order, confidence.groups(order))) if confidence else {}
     marks = _league_marks(data)
+    swiss = is_swiss(data.settings)
+    moves = rating_moves(data.games, data.history, order, prior[0] - 3 * prior[1], swiss)
+    last_move = {}
+    for bot, indices in agg["played"].items():
+        game = data.games[indices[-1]]
+        last_move[bot] = moves[indices[-1]][game.seats.index(bot)]
+    _write_game_data(site, data, order, agg["played"], moves)
     write(
         site / "index.html",
         "index.html",
         "",
         standings=data.standings,
-        swiss=is_swiss(data.settings),
+        swiss=swiss,
+        last_move=last_move,
         intervals=confidence.intervals if confidence else {},
         groups=groups,
         summary=settings_summary(data.settings),
@@ -571,7 +655,24 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             for seat, text in data.logs(key).items():
                 if seat < len(game.seats) and game.seats[seat] == bot and text.strip():
                     excerpts.append({"key": key, "text": text[-LOG_CHARS:]})
-        recent = [games_by_key[key] for key in agg["recent"].get(bot, [])]
+        played = agg["played"].get(bot, [])
+        chart = rating_chart(data.history.get(bot, []), prior)
+        # What the chart's readout says of each point: the game after which it was taken.
+        chart_points = []
+        for games, _, _, mu, sigma in chart.get("points", []):
+            index = played[games - 1]
+            game = data.games[index]
+            seat = game.seats.index(bot)
+            rating, change, now, rank_change = moves[index][seat]
+            chart_points.append([
+                games, game.key, game.round, game.places[seat], len(game.seats), round(rating, 2), round(change, 2),
+                now, rank_change, round(mu, 2), round(sigma, 2),
+            ])
+        recent = []
+        for index in played[-RECENT_GAMES:][::-1]:
+            game = data.games[index]
+            seat = game.seats.index(bot)
+            recent.append({"g": game, "seat": seat, "move": moves[index][seat]})
         write(
             site / "bots" / f"{slug(bot)}.html",
             "bot.html",
@@ -582,12 +683,15 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             mark=marks.get(bot),
             member=data.members.get(bot),
             info=bots[bot],
-            chart=rating_chart(data.history.get(bot, []), prior),
+            chart=chart,
+            chart_points=chart_points,
             seats=seats,
             opponents=opponents,
             incidents=agg["incidents"].get(bot, []),
             excerpts=excerpts,
             recent=recent,
+            played=len(played),
+            swiss=swiss,
         )
 
     # What a page served by `arena serve` looks at to reload itself when the standings change.
@@ -615,6 +719,68 @@ def _league_marks(data: SiteData) -> dict[str, str]:
         elif data.confidence is not None and games.get(bot) and bot in data.confidence.intervals:
             marks[bot] = "settled" if data.confidence.settled(bot) else "provisional"
     return marks
+
+
+DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>.js
+
+
+def _write_game_data(
+    site: Path, data: SiteData, order: Sequence[str], played: dict[str, list[int]], moves: Sequence[tuple[Move, ...]]
+) -> None:
+    """The data the pages' scripts read (file:// pages cannot fetch JSON, so each is a script):
+
+    - `data/site.js`: every bot (name, page) in standings order, and for each round the
+      first and last game-list page holding it and its number of games;
+    - `data/bots/<slug>.js`: every game of one bot, loaded only by the page that shows its
+      games (its bot page, or the game list filtered by it). A row:
+      [key, round, table, rotation, seat, [bot numbers by seat], [places], [scores],
+      forfeited seats as bits, rating after, its change, rank after, rank change,
+      [[seat, incident reason], ...] or 0].
+    """
+    folder = site / DATA_DIR / "bots"
+    folder.mkdir(parents=True, exist_ok=True)
+    number = {bot: index for index, bot in enumerate(order)}
+    rounds: list[list[int]] = []  # [round, first page, last page, games]
+    for index, game in enumerate(data.games):
+        page = index // GAMES_PER_PAGE + 1
+        if rounds and rounds[-1][0] == game.round:
+            rounds[-1][2] = page
+            rounds[-1][3] += 1
+        else:
+            rounds.append([game.round, page, page, 1])
+    index_data = {
+        "bots": [[bot, slug(bot)] for bot in order],
+        "rounds": rounds,
+        "pages": max(1, -(-len(data.games) // GAMES_PER_PAGE)),
+    }
+    _write_if_changed(site / DATA_DIR / "site.js", _script_data("ARENA_DATA", "site", index_data))
+    for bot in order:
+        rows = []
+        for index in played.get(bot, []):
+            game = data.games[index]
+            seat = game.seats.index(bot)
+            rating, change, rank, rank_change = moves[index][seat]
+            rows.append([
+                game.key, game.round, game.table_no, game.rotation, seat,
+                [number[other] for other in game.seats], game.places, [_compact(score) for score in game.scores],
+                sum(1 << other for other, forfeited in enumerate(game.forfeits) if forfeited),
+                round(rating, 2), round(change, 2), rank, rank_change,
+                [[incident["seat"], incident["reason"]] for incident in game.incidents] or 0,
+            ])
+        name = slug(bot)
+        _write_if_changed(folder / f"{name}.js", _script_data("ARENA_DATA", f"bot:{name}", rows))
+
+
+def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
+    """The page numbers a pager links to: the first, the last, and those within `around`
+    of this one, with None where numbers are left out."""
+    shown = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
+    links: list[int | None] = []
+    for number in shown:
+        if links and number - (links[-1] or 0) > 1:
+            links.append(None)
+        links.append(number)
+    return links
 
 
 def _write_if_changed(path: Path, text: str) -> None:

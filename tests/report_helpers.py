@@ -74,3 +74,21 @@ def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress
     data.update(settings)
     run_tournament(validate_config(data), in_process=in_process, progress=progress, stop=stop)
     return out
+
+
+LEAGUE = ("ann", "bob", "cy", "dee", "eve", "fay")
+
+
+def build_league(out: Path, game: str = "3up3down", seats: int = 3, cycles: int = 6, **settings) -> Path:
+    """A real round-robin of six seeded random in-process bots played `cycles` times over
+    (at 3 seats: 20 tables a cycle, each bot at 10 of them): enough games for the site's
+    pages of games (100 a page) and a bot's pages of games (50 a page). The runner renders
+    the site at its end."""
+    data = {
+        "name": "league", "game": game, "seats": seats, "bots": [], "seed": 5, "output": str(out),
+        "cycles": cycles, "rules": {"max_turns": 60} if game == "3up3down" else {"max_turns_per_round": 12},
+    }
+    data.update(settings)
+    in_process = {name: _random_seat(name, number) for number, name in enumerate(LEAGUE)}
+    run_tournament(validate_config(data), in_process=in_process)
+    return out

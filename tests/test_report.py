@@ -13,6 +13,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,10 @@ from arena.report import (
     ReportError,
     load_site_data,
     make_server,
+    page_links,
     rate,
     rating_chart,
+    rating_moves,
     render_site,
     slug,
     write_site,
@@ -326,13 +329,112 @@ def test_a_rating_pass_resumed_from_its_cache_equals_a_full_one(site, tmp_path):
     assert rate(data.games, bots, data.settings, cache)[0] == expected
 
 
+def brute_force_moves(cup: Path, swiss: bool = False) -> list[list[tuple[float, float, int, int]]]:
+    """rating_moves computed the slow way: the store's rating history keyed by game, every
+    bot's rank counted afresh before and after each game."""
+    with Store.open(cup) as store:
+        history = stored_history(store)
+        games = [(row.key, row.bots) for row in store.games("done")]
+        places = {key: [seat.place for seat in seats] for key, seats in _seats_by_game(store).items()}
+        bots = [line.bot for line in stored_standings(store).standings]
+    after = defaultdict(dict)
+    for bot, points in history.items():
+        for point in points:
+            after[point.key][bot] = point.conservative
+    rating, score = dict.fromkeys(bots, 0.0), dict.fromkeys(bots, 0.0)
+
+    def rank(bot: str) -> int:
+        mine = (round(score[bot], 9), rating[bot]) if swiss else rating[bot]
+        return 1 + sum(1 for other in bots if ((round(score[other], 9), rating[other]) if swiss else rating[other]) > mine)
+
+    moves = []
+    for key, seated in games:
+        before = [(rank(bot), rating[bot]) for bot in seated]
+        rating.update(after.get(key, {}))
+        for bot, place in zip(seated, places[key]):
+            score[bot] += (len(seated) - place) / (len(seated) - 1)
+        moves.append([(rating[bot], rating[bot] - before[i][1], rank(bot), before[i][0] - rank(bot)) for i, bot in enumerate(seated)])
+    return moves
+
+
+def _seats_by_game(store: Store) -> dict:
+    seats = defaultdict(list)
+    for seat in store.seats():
+        seats[seat.game_key].append(seat)
+    return seats
+
+
+def same_moves(got, expected) -> bool:
+    return [[(pytest.approx(r), pytest.approx(c, abs=1e-12), k, m) for r, c, k, m in game] for game in expected] == [
+        list(game) for game in got
+    ]
+
+
+def test_rating_moves_give_each_seats_rating_change_and_rank_change(site, tmp_path):
+    data = load_site_data(site)
+    order = [line.bot for line in data.standings]
+    moves = rating_moves(data.games, data.history, order, 0.0)
+    assert same_moves(moves, brute_force_moves(site))
+    last = {bot: moves[index][game.seats.index(bot)] for index, game in enumerate(data.games) for bot in game.seats}
+    for line in data.standings:
+        assert last[line.bot][0] == pytest.approx(line.conservative)
+    place = {line.bot: number for number, line in enumerate(data.standings, 1)}
+    # After the last game, its seats hold their places in the standings.
+    assert [rank for _, _, rank, _ in moves[-1]] == [place[bot] for bot in data.games[-1].seats]
+    # Duplicate: a deal moves ratings once, at its last rotation.
+    duplicate = build_tournament(tmp_path / "duplicate", duplicate=True, rules={"max_turns": 40})
+    data = load_site_data(duplicate)
+    moves = rating_moves(data.games, data.history, [line.bot for line in data.standings], 0.0)
+    assert same_moves(moves, brute_force_moves(duplicate))
+    assert all(change == 0 for game, seats in zip(data.games, moves) if not game.key.endswith("-2") for _, change, _, _ in seats)
+    assert any(change != 0 for game, seats in zip(data.games, moves) if game.key.endswith("-2") for _, change, _, _ in seats)
+    # A Swiss ranks by Swiss score, then rating.
+    swiss = build_tournament(tmp_path / "swiss", format="swiss", rounds=3, rules={"max_turns": 40})
+    data = load_site_data(swiss)
+    moves = rating_moves(data.games, data.history, [line.bot for line in data.standings], 0.0, swiss=True)
+    assert same_moves(moves, brute_force_moves(swiss, swiss=True))
+
+
+def test_each_bots_games_are_a_data_script_with_every_game(site):
+    data = load_site_data(site)
+    scripts = site / "site" / "data"
+    index = json.loads(re.search(r'\["site"\]=(.*);\n$', (scripts / "site.js").read_text()).group(1))
+    assert index["bots"] == [[line.bot, slug(line.bot)] for line in data.standings]
+    assert index["rounds"] == [[1, 1, 1, 4]] and index["pages"] == 1
+    moves = rating_moves(data.games, data.history, [line.bot for line in data.standings], 0.0)
+    for number, line in enumerate(data.standings):
+        text = (scripts / "bots" / f"{slug(line.bot)}.js").read_text()
+        assert "<" not in text  # a hostile name cannot close the script tag
+        rows = json.loads(re.search(r"\]=(.*);\n$", text).group(1))
+        mine = [(i, game) for i, game in enumerate(data.games) if line.bot in game.seats]
+        assert [row[0] for row in rows] == [game.key for _, game in mine]
+        for row, (i, game) in zip(rows, mine):
+            seat = game.seats.index(line.bot)
+            assert row[4] == seat and row[5][seat] == number
+            assert [index["bots"][n][0] for n in row[5]] == game.seats
+            assert row[6] == game.places and row[8] == sum(1 << s for s, f in enumerate(game.forfeits) if f)
+            assert row[9:13] == [round(moves[i][seat][0], 2), round(moves[i][seat][1], 2), *moves[i][seat][2:]]
+            assert row[13] == ([[inc["seat"], inc["reason"]] for inc in game.incidents] or 0)
+
+
+def test_a_pager_links_the_first_the_last_and_the_pages_near_this_one():
+    assert page_links(1, 1) == [1]
+    assert page_links(1, 4) == [1, 2, 3, 4]
+    assert page_links(6, 20) == [1, None, 4, 5, 6, 7, 8, None, 20]
+    assert page_links(20, 20) == [1, None, 18, 19, 20]
+    assert page_links(4, 20) == [1, 2, 3, 4, 5, 6, None, 20]
+
+
 def test_rating_chart_starts_at_the_prior_and_ends_at_the_last_point():
     chart = rating_chart([(1, 27.0, 7.0, 6.0), (2, 29.0, 6.0, 11.0)], prior=(25.0, 25 / 3))
-    # y spans mu ± 3 sigma: 0 (the prior's 25 - 25) to 50, over 184 px from y = 10;
-    # x spans games 0..2 over 586 px from x = 44.
-    assert chart["mu"] == "44.0,102.0 337.0,94.6 630.0,87.3"
-    assert chart["conservative"] == "44.0,194.0 337.0,171.9 630.0,153.5"
+    # In percent of the plot: y spans mu ± 3 sigma, 0 (the prior's 25 - 25) at the bottom
+    # (100) to 50 at the top (0); x spans games 0..2.
+    assert chart["mu"] == "0.0,50.0 50.0,46.0 100.0,42.0"
+    assert chart["conservative"] == "0.0,100.0 50.0,88.0 100.0,78.0"
+    assert chart["points"] == [(1, 50.0, 88.0, 27.0, 7.0), (2, 100.0, 78.0, 29.0, 6.0)]  # a point per game, not the prior
+    assert [tick["label"] for tick in chart["ticks"]] == ["0", "12", "25", "38", "50"]
     assert chart["final"] == (2, 29.0, 6.0, 11.0) and chart["games"] == 2
+    assert rating_chart([(1, 20.0, 6.8, -0.4)], prior=(20.0, 6.7))["ticks"][0]["label"] == "0"  # never "-0"
 
 
 def test_rendering_again_keeps_the_replays_already_written(site):

@@ -69,8 +69,8 @@ def cup(tmp_path_factory) -> Path:
 class Watched:
     """A page whose dialogs (an alert would mean injected script ran) and script errors are kept."""
 
-    def __init__(self, browser, viewport):
-        self.page = browser.new_page(viewport=viewport)
+    def __init__(self, browser, viewport, **options):
+        self.page = browser.new_page(viewport=viewport, **options)
         self.dialogs: list[str] = []
         self.errors: list[str] = []
         self.page.on("dialog", self._dialog)
@@ -124,13 +124,14 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     assert page.locator("#standings th:has-text('rating')").get_attribute("aria-sort") == "descending"
 
     page.click(f"#standings a:text-is('{HOSTILE}')")
-    page.wait_for_selector("svg.chart")
+    page.wait_for_selector("#rating-chart")
     assert page.url.endswith(f"bots/{slug(HOSTILE)}.html")
     assert page.locator("h1").inner_text() == HOSTILE  # shown as text, not run
-    assert page.locator("svg.chart polyline.mu").count() == 1
+    assert page.locator("#rating-chart polyline.mu").count() == 1
     page.screenshot(path=str(tmp_path / "bot-desktop.png"), full_page=True)
 
-    first_game = page.locator("text=Recent games >> xpath=.. >> table a").first
+    page.wait_for_selector("#bot-games .found")  # every game of the bot, newest first
+    first_game = page.locator("#bot-games table.games tbody tr td:first-child a").first
     key = first_game.inner_text()
     first_game.click()
     page.wait_for_selector("#replay-table")

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 import arena.rating
 from arena.cli import app
-from arena.report import CACHE_FILE, load_site_data, rate_with_confidence
 from arena.rating import stored_confidence
+from arena.report import CACHE_FILE, load_site_data, rate_with_confidence
 from arena.store import Store
 from tests.report_helpers import build_tournament
 
@@ -35,7 +35,7 @@ def swiss(tmp_path_factory) -> Path:
 def rows_of(index: str) -> list[dict[str, str]]:
     """Each standings row of index.html: its group, bot, band, and every cell's data-value."""
     rows = []
-    for row in re.findall(r'<tr class="group-[^"]*" data-group="(\d+)">(.*?)</tr>', index, re.S):
+    for row in re.findall(r'<tr [^>]*class="group-[^"]*" data-group="(\d+)"[^>]*>(.*?)</tr>', index, re.S):
         group, cells = row
         values = re.findall(r'<td[^>]*data-value="([^"]*)"', cells)
         band = re.search(r'<td class="band" data-value="\d+">([^<]*)</td>', cells).group(1)

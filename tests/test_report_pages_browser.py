@@ -10,14 +10,15 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from arena.rating import stored_standings
+from arena.rating import stored_history, stored_standings
 from arena.report import _SiteHandler, make_server, slug
 from arena.store import Store
-from tests.report_helpers import build_tournament
+from tests.report_helpers import build_league, build_tournament
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)
 
 GAMES = {
@@ -173,6 +174,11 @@ def test_no_page_asks_for_a_file_the_site_does_not_have_favicon_included(browser
 
 # The game page and its replay viewer are checked with the others once its own fixes land.
 CHECKED = ("standings", "head-to-head", "games list", "bot")
+READY = {
+    "standings": "#standings-search:visible",
+    "games list": "#games-filter:not([hidden])",
+    "bot": "#bot-games .found",
+}
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -186,6 +192,8 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
             continue
         page.goto((cup / "site" / path).as_uri())
         page.wait_for_load_state("load")
+        if kind in READY:
+            page.wait_for_selector(READY[kind])  # what the page's script draws is checked too
         problems = violations(axe, page)
         if problems:
             found[kind] = problems
@@ -193,4 +201,232 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], kind
         page.screenshot(path=str(tmp_path / f"{kind.replace(' ', '-')}-{viewport['width']}.png"), full_page=True)
     assert found == {}
+    watched.check()
+
+
+# --- the game lists ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory) -> Path:
+    """Six bots, 120 games (2 pages of the game list), 60 games a bot (2 pages of its list)."""
+    return build_league(tmp_path_factory.mktemp("league") / "league")
+
+
+def expected_moves(cup: Path) -> dict[str, dict[str, tuple[str, str, str, str]]]:
+    """bot -> game key -> (rating after, its change, rank after, rank change) as the pages
+    write them, computed here from the store's rating history (keyed by game) by brute force."""
+    with Store.open(cup) as store:
+        history = stored_history(store)
+        games = [(row.key, row.bots) for row in store.games("done")]
+        bots = [line.bot for line in stored_standings(store).standings]
+    after_game = defaultdict(dict)
+    for bot, points in history.items():
+        for point in points:
+            after_game[point.key][bot] = point.conservative
+    rating = dict.fromkeys(bots, 0.0)  # the prior: 25 - 3 x 25/3
+
+    def rank(bot: str) -> int:
+        return 1 + sum(1 for other in bots if rating[other] > rating[bot])
+
+    moves: dict[str, dict[str, tuple[str, str, str, str]]] = defaultdict(dict)
+    for key, seated in games:
+        before = {bot: (rank(bot), rating[bot]) for bot in seated}
+        rating.update(after_game.get(key, {}))
+        for bot in seated:
+            change = rating[bot] - before[bot][1]
+            text = f"{abs(change):.2f}"
+            shown = text if text == "0.00" else ("+" if change > 0 else "\u2212") + text
+            places = before[bot][0] - rank(bot)
+            arrow = f"\u25b2{places}" if places > 0 else f"\u25bc{-places}" if places < 0 else "\u2013"
+            moves[bot][key] = (f"{rating[bot]:.2f}", shown, str(rank(bot)), arrow)
+    return moves
+
+
+def list_rows(page, box: str) -> list[dict[str, str]]:
+    """The rows of a game list the page's script drew: game key, round, rating and rank cells."""
+    rows = []
+    for row in page.locator(f"{box} table.games tbody tr").all():
+        cells = row.locator("td").all_inner_texts()
+        if len(cells) < 8:
+            continue
+        rows.append({"key": cells[0], "round": cells[1], "rating": cells[5], "rank": cells[6], "table": cells[7]})
+    return rows
+
+
+def test_the_standings_search_shows_only_the_bots_whose_name_holds_the_text(browser, league):  # noqa: F811
+    watched = Watched(browser, PHONE)
+    page = watched.page
+    page.goto((league / "site" / "index.html").as_uri())
+    search = page.get_by_label("find a bot")
+    search.fill("E")
+    visible = page.locator("#standings tbody tr:visible td:nth-child(2) a").all_inner_texts()
+    assert sorted(visible) == ["dee", "eve"]
+    assert page.locator("#standings-found").inner_text() == "2 of 6 bots"
+    search.fill("zz")
+    assert page.locator("#standings tbody tr:visible").count() == 0
+    search.fill("")
+    assert page.locator("#standings tbody tr:visible").count() == 6
+    watched.check()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_bots_page_lists_every_game_with_its_rating_and_rank_change(browser, league, viewport, tmp_path):  # noqa: F811
+    moves = expected_moves(league)
+    bot = "ann"
+    with Store.open(league) as store:
+        keys = [row.key for row in store.games("done") if bot in row.bots]
+    assert len(keys) == 60
+    watched = Watched(browser, viewport)
+    page = watched.page
+    page.goto((league / "site" / "bots" / f"{slug(bot)}.html").as_uri())
+    page.wait_for_selector("#bot-games .found")
+    assert page.locator("#bot-games .found").inner_text() == "60 games, 50 to a page"
+    shown = list_rows(page, "#bot-games")
+    assert [row["key"] for row in shown] == keys[::-1][:50]  # newest first
+    page.locator("#bot-games .pager button:text-is('next ›')").click()
+    shown += list_rows(page, "#bot-games")
+    assert [row["key"] for row in shown] == keys[::-1]  # every game, not only the last 50
+    for row in shown:
+        rating, change, rank, arrow = moves[bot][row["key"]]
+        assert row["rating"] == f"{rating} {change}" and row["rank"] == f"{rank} {arrow}", row
+    assert any("\u25b2" in row["rank"] for row in shown) and any("\u25bc" in row["rank"] for row in shown)
+    assert "#page=2" in page.url
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    page.screenshot(path=str(tmp_path / "bot-games.png"), full_page=True)
+
+    page.get_by_label("round", exact=True).fill("3")
+    rounds = {row["round"] for row in list_rows(page, "#bot-games")}
+    assert rounds == {"3"} and page.locator("#bot-games .found").inner_text() == "10 of 60 games"
+    page.get_by_label("table-mate").fill("BOB")
+    rows = list_rows(page, "#bot-games")
+    with Store.open(league) as store:
+        both = [row.key for row in store.games("done") if row.round == 3 and {"ann", "bob"} <= set(row.bots)]
+    assert [row["key"] for row in rows] == both[::-1] and all("bob" in row["table"] for row in rows)
+    assert page.url.endswith("#round=3&with=BOB")
+    page.reload()  # the filters are in the address
+    page.wait_for_selector("#bot-games .found")
+    assert [row["key"] for row in list_rows(page, "#bot-games")] == both[::-1]
+    page.locator("#bot-games button:text-is('clear')").click()
+    assert page.locator("#bot-games .found").inner_text() == "60 games, 50 to a page"
+    watched.check()
+
+
+def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, league, tmp_path):  # noqa: F811
+    with Store.open(league) as store:
+        done = store.games("done")
+    assert len(done) == 120
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((league / "site" / "games" / "page-1.html").as_uri())
+    page.wait_for_selector("#games-filter:not([hidden])")
+    # A round on the next page: the list goes there and shows only that round.
+    page.locator("#filter-round").fill("6")
+    page.locator("#games-filter button:text-is('show')").click()
+    page.wait_for_url("**/page-2.html#round=6")
+    page.wait_for_selector("#games-note:has-text('Round 6')")
+    visible = page.locator("#games-pages table.games tbody tr:visible td:first-child").all_inner_texts()
+    assert visible == [row.key for row in done if row.round == 6]
+    assert page.locator("#games-note").inner_text() == "Round 6: 20 games, all on this page."
+    # A bot (typed in any case) and a round: that bot's games of that round.
+    page.locator("#filter-bot").fill("Eve")
+    page.locator("#filter-round").fill("2")
+    page.locator("#games-filter button:text-is('show')").click()
+    page.wait_for_selector("#games-filtered .found")
+    assert page.locator("#games-filtered h2").inner_text() == "Games of eve"
+    expected = [row.key for row in done if row.round == 2 and "eve" in row.bots][::-1]
+    assert [row["key"] for row in list_rows(page, "#games-filtered")] == expected
+    assert page.locator("#games-pages").is_hidden()
+    page.screenshot(path=str(tmp_path / "games-of-eve.png"), full_page=True)
+    page.locator("#filter-clear").click()
+    assert page.locator("#games-pages table.games tbody tr:visible").count() == 20
+    # Page jumps: numbered links, and a box for any page.
+    page.locator("#games-pages nav.pager").first.locator("a[aria-label='page 1']").click()
+    page.wait_for_url("**/page-1.html")
+    page.locator("#page-number").fill("2")
+    page.locator("#page-jump button").click()
+    page.wait_for_url("**/page-2.html")
+    assert page.locator("nav.pager .current").first.inner_text() == "2"
+    page.goto((league / "site" / "games" / "page-1.html").as_uri() + "#bot=nobody")
+    page.wait_for_selector("#games-note:has-text('No bot is named')")
+    watched.check()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_axe_finds_no_violation_in_the_filtered_game_lists(browser, league, viewport):  # noqa: F811
+    axe = _axe()
+    watched = Watched(browser, viewport)
+    page = watched.page
+    found = {}
+    for name, path, ready in (
+        ("a bot's games, filtered, page 2", f"bots/{slug('bob')}.html#with=a&page=2", "#bot-games .found"),
+        ("the game list by bot", "games/page-1.html#bot=cy&round=2", "#games-filtered .found"),
+        ("the game list by round", "games/page-2.html#round=4", "#games-note:has-text('Round 4')"),
+    ):
+        page.goto((league / "site" / path.split("#")[0]).as_uri() + "#" + path.split("#")[1])
+        page.wait_for_selector(ready)
+        problems = violations(axe, page)
+        if problems:
+            found[name] = problems
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], name
+    assert found == {}
+    watched.check()
+
+
+# --- the rating chart --------------------------------------------------------------------
+
+
+def test_rating_chart_points_link_to_their_games_and_read_out_under_the_pointer(browser, league, tmp_path):  # noqa: F811
+    moves = expected_moves(league)
+    with Store.open(league) as store:
+        keys = [row.key for row in store.games("done") if "bob" in row.bots]
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((league / "site" / "bots" / f"{slug('bob')}.html").as_uri())
+    dots = page.locator("#rating-chart a.pt")
+    assert dots.count() == 60
+    assert [dot.get_attribute("href") for dot in dots.all()] == [f"../games/{key}.html" for key in keys]
+    readout = page.locator("#chart-readout")
+    for number in (0, 23, 59):
+        dots.nth(number).hover()
+        rating, change, rank, arrow = moves["bob"][keys[number]]
+        text = readout.inner_text()
+        assert text.startswith(f"After game {number + 1}, {keys[number]} (round ")
+        assert f"rating {rating} ({change}), rank {rank} ({arrow if arrow != chr(0x2013) else 'unchanged'})" in text
+        assert readout.locator("a").get_attribute("href") == f"../games/{keys[number]}.html"
+    page.screenshot(path=str(tmp_path / "chart-desktop.png"), full_page=True)
+    # The keyboard: the chart takes focus, the arrows choose a game, Enter opens it.
+    page.locator("#rating-chart .area").focus()
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    assert readout.inner_text().startswith(f"After game 59, {keys[58]} ")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/games/{keys[58]}.html")
+    # A click on a point opens its game.
+    page.go_back()
+    page.locator("#rating-chart a.pt").nth(10).click()
+    page.wait_for_url(f"**/games/{keys[10]}.html")
+    watched.check()
+
+
+def test_the_rating_chart_reads_well_on_a_phone_and_a_tap_reads_a_point_out(browser, league, tmp_path):  # noqa: F811
+    with Store.open(league) as store:
+        keys = [row.key for row in store.games("done") if "cy" in row.bots]
+    watched = Watched(browser, PHONE, has_touch=True, is_mobile=True)
+    page = watched.page
+    page.goto((league / "site" / "bots" / f"{slug('cy')}.html").as_uri())
+    chart = page.locator("#rating-chart")
+    assert chart.bounding_box()["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    sizes = chart.locator(".yaxis span, .xaxis span").evaluate_all("spans => spans.map(s => parseFloat(getComputedStyle(s).fontSize))")
+    assert len(sizes) == 7 and min(sizes) >= 10.5  # text, not a drawing shrunk to the screen
+    chart.evaluate("figure => figure.scrollIntoView({block: 'center'})")
+    box = chart.locator("a.pt").nth(30).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)  # the first tap reads out the point nearest the finger
+    assert page.locator("#chart-readout").inner_text().startswith(f"After game 31, {keys[30]} ")
+    assert page.url.endswith(f"bots/{slug('cy')}.html")
+    page.screenshot(path=str(tmp_path / "chart-phone.png"), full_page=True)
+    page.touchscreen.tap(x + 1, y)  # a second tap on it opens its game
+    page.wait_for_url(f"**/games/{keys[30]}.html")
     watched.check()
