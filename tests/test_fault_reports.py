@@ -287,3 +287,49 @@ def test_the_organiser_may_give_build_steps_a_network(docker_engine, tmp_path, m
         assert docker.from_env().images.get(tag).labels["arena.bot"] == "networked"
     finally:
         docker.from_env().images.remove(tag, force=True)
+
+
+# ------------------------------------------------------------------ what docs/protocol.md promises
+
+
+PROTOCOL_DOC = (ROOT / "docs" / "protocol.md").read_text()
+
+
+def test_the_documented_string_command_splits_as_the_doc_says(tmp_path):
+    import json as json_module
+    import re
+
+    from arena.botfolder import check_manifest
+
+    written, words = re.search(r'`command = "([^"]+)"` is `(\[[^`]+\])`', PROTOCOL_DOC.replace("\n", " ")).groups()
+    manifest = check_manifest(tmp_path, {"name": "x", "version": "1", "command": written, "games": ["3up3down"]})
+    assert list(manifest.command) == json_module.loads(words) == ["python3", "bot.py", "--depth", "3"]
+    assert "not run by a shell" in PROTOCOL_DOC
+
+
+def test_a_bot_is_named_by_its_bot_toml_whatever_it_says_in_ready(tmp_path):
+    assert "never by what it says in `ready`" in PROTOCOL_DOC
+    liar = bot_folder(tmp_path / "toml-name", '["python3", "bot.py"]', """
+        import json, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                print(json.dumps({"type": "ready", "name": "another-name", "version": "9"}), flush=True)
+            elif message["type"] == "request":
+                print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
+    """)
+    match = run_match("3up3down", [liar, RANDOM], games=1, seed=2)
+    assert [bot.name for bot in match.bots] == ["toml-name", "random"]
+    assert match.games[0].seats == ["toml-name", "random"] and match.games[0].incidents == []
+
+
+def test_the_documented_card_ids_are_those_the_example_deal_shows():
+    import json as json_module
+    import re
+
+    said = re.search(r"the six cards dealt to seat 0, ids ([\d, and]+)\)", PROTOCOL_DOC.replace("\n", " ")).group(1)
+    ids = [int(number) for number in re.findall(r"\d+", said)]
+    dealt = re.search(r'\{"type": "dealt", "seat": 0, "cards": (\[.*?\])\}', PROTOCOL_DOC).group(1)
+    assert ids == [card["id"] for card in json_module.loads(dealt)]
+    chosen = json_module.loads(re.search(r'"action": (\{"type": "choose_up", "cards": \[[\d, ]+\]\})', PROTOCOL_DOC).group(1))
+    assert set(chosen["cards"]) <= set(ids)  # the answer's ids are cards the bot was dealt
