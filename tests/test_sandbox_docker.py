@@ -894,7 +894,9 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
             return super().create_container(*args, **kwargs)
 
     bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
-    settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(update={"jobs": 1})
+    # The cold design: a container per bot per game, so the 8th create is in the third game.
+    cold = {"jobs": 1, "warm_start": False}
+    settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(update=cold)
     with pytest.raises(SandboxError) as stopped:
         run_tournament(settings, sandbox=DockerSandbox(client=engine_client(SickEngine)), report=False)
     assert "the engine is sick" in str(stopped.value)
@@ -907,7 +909,7 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
     resumed = run_tournament(settings, sandbox=DockerSandbox(), report=False)
     assert (resumed.resumed, resumed.played, resumed.done) == (2, 2, 4)
     run_tournament(
-        tournament(tmp_path / "whole", bots, startup_s=20).model_copy(update={"jobs": 1}),
+        tournament(tmp_path / "whole", bots, startup_s=20).model_copy(update=cold),
         sandbox=DockerSandbox(), report=False,
     )
     assert stored_results(tmp_path / "out") == stored_results(tmp_path / "whole")
