@@ -321,6 +321,7 @@ class _League:
         self.played = 0
         self.events: list[str] = []
         self.cluster = None
+        self.workers = None
         self.box: Sandbox | None = None
         self.renderer = _SiteRenderer(config.output_dir()) if report else None
         self.members: dict[str, MemberRow] = {m.bot: m for m in store.members()}
@@ -558,7 +559,14 @@ class _League:
     # -- the loop -------------------------------------------------------------------------
 
     def _pool(self):
+        """Worker processes (`arena.workers`: more than one job, every bot a program, the
+        sandbox named by the settings), else threads, or the cluster."""
         if not self.config.cluster:
+            if self.config.jobs > 1 and self.sandbox is None and not self.in_process:
+                from arena.workers import WorkerPool
+
+                self.workers = WorkerPool(self.config.jobs, self.config.sandbox, [self.config.output_dir(), self.registry])
+                return self.workers
             return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-league")
         from arena.cluster import ClusterPool
 
@@ -639,6 +647,8 @@ class _League:
             pool.shutdown(wait=True, cancel_futures=True)
             if self.cluster is not None:
                 self.cluster.close()
+            if self.workers is not None:
+                self.workers.close()
             if self.renderer is not None:
                 self.renderer.close()
         if failure is not None:

@@ -208,14 +208,14 @@ def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp
     league fed the same submissions at the same batches."""
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
-    games = 36
+    # One table a batch: the league plays slowly while the test submits (runs until killed).
     command = [
         sys.executable, "-m", "arena", "league", str(out), "--game", "3up3down", "--seats", "3",
-        "--registry", str(registry), "--seed", "5", "--rule", "max_turns=60", "--jobs", "2",
-        "--games", str(games), "--startup-s", "60", "--decision-s", "20", "--time-bank-s", "60",
+        "--registry", str(registry), "--seed", "5", "--rule", "max_turns=60", "--jobs", "2", "--batch", "1",
+        "--startup-s", "60", "--decision-s", "20", "--time-bank-s", "60",
     ]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    league = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    league = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: len(Store.open(out).done_keys()) >= 4 if (out / "arena.sqlite").is_file() else False,
                  "the first games")
@@ -234,11 +234,14 @@ def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp
         if league.poll() is None:
             league.kill()
             league.wait()
-    assert len(Store.open(out).done_keys()) < games
-    resumed = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
+    with Store.open(out) as store:
+        scheduled = store.last_seq()  # games in flight when killed are played by the resume
+    games = scheduled + 6  # six more batches of one table
+    resumed = subprocess.run([*command, "--games", str(games)], env=environment, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "ann@1.0 (retired)" in resumed.stdout
     members = members_of(out)
+    assert len(Store.open(out).done_keys()) == games
     assert games_of(out, "ann@1.0") > 0 and games_of(out, "gil@1.0") > 0
     # The retired version never played after the batch the new one joined.
     with Store.open(out) as store:
@@ -256,7 +259,7 @@ def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp
             source = arrivals[batch]
             shutil.copytree(source, registry_again / source.relative_to(registry))
 
-    run_league(config(again, registry_again, games=games), before_batch=submit_at, report=False)
+    run_league(config(again, registry_again, games=games, batch=1), before_batch=submit_at, report=False)
     assert {bot: m.joined for bot, m in members_of(again).items()} == {bot: m.joined for bot, m in members.items()}
     assert schedule_of(again) == schedule_of(out)
     assert ratings_of(again) == ratings_of(out)
