@@ -877,26 +877,35 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
     assert results == stored_results(tmp_path / "calm")
 
 
-def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path):
+@pytest.mark.parametrize("warm_start", [False, True], ids=["cold", "warm"])
+def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, warm_start):
     import docker
 
     from arena.tournament import run_tournament
 
     class SickEngine(docker.APIClient):
-        """An engine that creates 7 containers (the image probe and two games of three), then fails."""
+        """Cold: an engine that creates 7 containers (the image probe and two games of three),
+        then fails. Warm: one that starts 6 processes in the slots' containers (two games of
+        three), then fails."""
 
-        creates = 0
+        creates = execs = 0
 
         def create_container(self, *args, **kwargs):
             SickEngine.creates += 1
-            if SickEngine.creates > 7:
+            if not warm_start and SickEngine.creates > 7:
                 raise docker.errors.APIError("500 Server Error: the engine is sick")
             return super().create_container(*args, **kwargs)
 
+        def exec_create(self, *args, **kwargs):
+            SickEngine.execs += 1
+            if warm_start and SickEngine.execs > 6:
+                raise docker.errors.APIError("500 Server Error: the engine is sick")
+            return super().exec_create(*args, **kwargs)
+
     bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
-    # The cold design: a container per bot per game, so the 8th create is in the third game.
-    cold = {"jobs": 1, "warm_start": False}
-    settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(update=cold)
+    settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(
+        update={"jobs": 1, "warm_start": warm_start}
+    )
     with pytest.raises(SandboxError) as stopped:
         run_tournament(settings, sandbox=DockerSandbox(client=engine_client(SickEngine)), report=False)
     assert "the engine is sick" in str(stopped.value)
@@ -909,7 +918,9 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
     resumed = run_tournament(settings, sandbox=DockerSandbox(), report=False)
     assert (resumed.resumed, resumed.played, resumed.done) == (2, 2, 4)
     run_tournament(
-        tournament(tmp_path / "whole", bots, startup_s=20).model_copy(update=cold),
+        tournament(tmp_path / "whole", bots, startup_s=20).model_copy(
+            update={"jobs": 1, "warm_start": warm_start}
+        ),
         sandbox=DockerSandbox(), report=False,
     )
     assert stored_results(tmp_path / "out") == stored_results(tmp_path / "whole")

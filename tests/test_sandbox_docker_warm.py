@@ -442,3 +442,67 @@ def test_warm_containers_go_at_ctrl_c_and_after_a_kill(engine, sandbox, tmp_path
         assert "KeyboardInterrupt" in errors
     assert not exists(engine, container)
     assert not Path(io_dir).exists()
+
+
+def test_prepare_makes_a_slots_container_ahead_and_its_first_start_uses_it(engine, sandbox, tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO)
+    sandbox.prepare(bot, LIMITS, slot="ahead")
+    made = sandbox._slots._slots["ahead"]
+    made.pending.result(timeout=60)  # made on the worker, while the caller goes on
+    assert exists(engine, made.home.id)
+    process = sandbox.start(bot, LIMITS, slot="ahead")
+    assert process.id == made.home.id
+    process.send_line(b"first")
+    assert process.receive_line(LIMITS.startup_s).startswith(b"first ")
+    process.close()
+    sandbox.prepare(bot, LIMITS, slot="ahead")  # a slot with a container: nothing to do
+    assert sandbox._slots._slots["ahead"] is made
+
+
+def test_an_engine_failing_to_exec_is_a_sandbox_error_and_the_slot_goes_on(engine, sandbox, tmp_path):
+    import requests
+
+    bot = make_bot(tmp_path / "echo", ECHO)
+    first = sandbox.start(bot, LIMITS, slot="s")
+    container = first.id
+    first.close()
+    api = sandbox.client.api
+    real_exec_start = api.exec_start
+    calls = []
+
+    def failing_once(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise requests.ConnectionError("connection reset by the engine")
+        return real_exec_start(*args, **kwargs)
+
+    api.exec_start = failing_once
+    try:
+        with pytest.raises(SandboxError, match="could not start warm in .*connection reset"):
+            sandbox.start(bot, LIMITS, slot="s")
+        process = sandbox.start(bot, LIMITS, slot="s")
+    finally:
+        api.exec_start = real_exec_start
+    assert process.id == container
+    process.send_line(b"again")
+    assert process.receive_line(LIMITS.startup_s).startswith(b"again ")
+    process.close()
+
+
+def test_the_stderr_a_warm_bot_wrote_before_each_answer_belongs_to_that_decision(sandbox, tmp_path):
+    code = """
+    import sys
+    for number, line in enumerate(sys.stdin):
+        print(f"thinking about {number}", file=sys.stderr, flush=True)
+        print(f"answer {number}", flush=True)
+    """
+    process = sandbox.start(make_bot(tmp_path / "talker", code), LIMITS, slot="talker")
+    try:
+        for number in range(3):
+            mark = process.stderr_mark()
+            process.send_line(b"go")
+            assert process.receive_line(LIMITS.startup_s) == f"answer {number}".encode()
+            assert process.stderr_since(mark) == f"thinking about {number}\n"
+    finally:
+        process.close()
+    assert process.stderr_text() == "".join(f"thinking about {n}\n" for n in range(3))

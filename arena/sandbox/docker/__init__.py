@@ -318,6 +318,18 @@ class DockerSandbox(DockerImages, Sandbox):
                 self._slots.unsupported = str(why)  # this engine cannot: from now on, cold
         return self._start_cold(bot, limits, image)
 
+    def prepare(self, bot: BotSpec, limits: Limits, *, slot: str) -> None:
+        """Make a warm slot's container ahead of its first start, in the background (a
+        caller that knows the coming games' slots calls it while games play). Does
+        nothing where slots start cold; a failure shows at the slot's first start."""
+        with self._lock:
+            if not self._cleaned:
+                self.cleanup_leftovers()
+                self._cleaned = True
+        image = self.image_for(bot)
+        if self.warm_reason(image) is None:
+            self._warm_slots().prepare(bot, limits, slot, image)
+
     def warm_reason(self, image: str | None = None) -> str | None:
         """Why slots start cold here (None if they start warm)."""
         if not self.warm:

@@ -440,8 +440,9 @@ class WarmContainer:
         except _ENGINE_ERRORS as error:
             for fd in fds.values():
                 os.close(fd)
-            raise SandboxError(
-                f"the Docker engine could not start {self.bot.name} in {self.name}: {error}"
+            raise _ExecFailed(
+                f"the Docker engine could not start {self.bot.name} in {self.name}: {error}",
+                names,
             ) from None
         pid = state.get("Pid") or 0
         pidfd = _pidfd(pid, self.container.id) if state.get("Running") and pid else None
@@ -534,6 +535,14 @@ class WarmContainer:
 
 class _Unsupported(SandboxError):
     """Warm slots cannot work with this engine: slots start cold."""
+
+
+class _ExecFailed(SandboxError):
+    """The engine failed to start a process in a warm container (maybe half way)."""
+
+    def __init__(self, message: str, names: dict[str, str]):
+        super().__init__(message)
+        self.names = names
 
 
 def _children(pid: int) -> list[int]:
@@ -718,8 +727,25 @@ class WarmBotProcess(BotProcess):
             time.sleep(0.005)
 
     def stderr_text(self) -> str:
-        """The kept part of the bot's stderr."""
+        """The kept part of the bot's stderr (with what is waiting in its pipe)."""
+        self._read_err_now()
         return self._stderr.text()
+
+    def stderr_mark(self) -> int:
+        """Bytes of stderr read so far (with what is waiting in its pipe)."""
+        self._read_err_now()
+        return self._stderr.received
+
+    def stderr_since(self, mark: int) -> str:
+        """The stderr after `mark`: all the bot wrote before its last answer is in the pipe."""
+        self._read_err_now()
+        return self._stderr.since(mark)
+
+    def _read_err_now(self) -> None:
+        if not self._closed:
+            for _ in range(4):  # bounded: a flood is drained by the next wait anyway
+                if not self._read_err():
+                    break
 
     # -- writing -----------------------------------------------------------------------------------
     def send_line(self, line: bytes) -> None:
@@ -870,8 +896,26 @@ class WarmSlots:
                 self._replace(slot, "its init or idle shell is gone (killed from outside)")
             if slot.home is None:
                 slot.home = self._new_container(slot)
-            slot.process = slot.home.run()
+            try:
+                slot.process = slot.home.run()
+            except _ExecFailed as failed:
+                # Whatever the engine did start goes with the reset, before the next start.
+                slot.pending = self._workers.submit(self._reset, slot, failed.names)
+                raise SandboxError(str(failed)) from None  # the plain kind callers know
             return slot.process
+
+    def prepare(self, bot: BotSpec, limits: Limits, key: str, image: str) -> None:
+        """Make the slot's container now, on the worker, if it has none (the first start of
+        the slot then finds it ready); engine failures come back at that start."""
+        with self._lock:
+            if self._closed or key in self._slots:
+                return
+            slot = self._slots[key] = _Slot(key, bot, limits, image)
+
+        def make() -> None:
+            slot.home = self._new_container(slot)
+
+        slot.pending = self._workers.submit(make)
 
     def _released(self, slot: _Slot, process: WarmBotProcess) -> None:
         """A process of the slot closed: reset its container in the background."""
