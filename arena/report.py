@@ -399,6 +399,14 @@ def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
     rounds, cycles = settings.get("rounds"), settings.get("cycles") or 1
     if fmt == "swiss":
         text = f"Swiss, {rounds} round{'s' if rounds != 1 else ''}" if rounds else "Swiss"
+    elif fmt == "league":
+        text = "league: a ladder that bots join when they are submitted (a new version retires the old one)"
+        if isinstance(settings.get("suspend_after"), int):
+            text += f"; a bot that forfeits {settings['suspend_after']} games in a row is suspended"
+        if settings.get("games"):
+            text += f"; it stops at {settings['games']} games"
+        elif settings.get("until_stable"):
+            text += "; it stops once every active bot is settled"
     elif fmt == "gauntlet":
         challengers = [str(c.get("id", c)) if isinstance(c, dict) else str(c) for c in settings.get("challengers") or []]
         text = "gauntlet: " + (", ".join(challengers) or "the challengers") + " against the field"

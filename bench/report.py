@@ -150,6 +150,29 @@ def rating_pass_s(folder: Path) -> float:
     return round(time.perf_counter() - began, 2)
 
 
+def game_lists(folder: Path) -> dict:
+    """The bots' full game lists alone (in the render they are part of the pages): each
+    game's rating and rank change for every seat, then one data script per bot."""
+    from arena.rating import is_swiss
+    from arena.report import _aggregate, _write_game_data, rating_moves
+
+    data = load_site_data(folder)
+    order = [line.bot for line in data.standings]
+    began = time.perf_counter()
+    moves = rating_moves(data.games, data.history, order, 0.0, is_swiss(data.settings))
+    moved = time.perf_counter()
+    played = _aggregate(data)["played"]
+    _write_game_data(folder / "site", data, order, played, moves)
+    written = time.perf_counter()
+    sizes = [path.stat().st_size for path in (folder / "site" / "data" / "bots").iterdir()]
+    return {
+        "rating_moves_s": round(moved - began, 2),
+        "data_scripts_s": round(written - moved, 2),
+        "bot_script_largest_bytes": max(sizes),
+        "bot_scripts_mb": round(sum(sizes) / 1e6, 1),
+    }
+
+
 def replay_costs(samples: dict[str, int]) -> dict:
     """Replay data of real random games: ms per game and the largest script, per game."""
     out = {}
@@ -200,6 +223,7 @@ def main() -> None:
         # left (here nothing new), every page is written again.
         figures["render_again_s"] = render(folder)["render_s"]
         figures["rating_pass_s"] = rating_pass_s(folder)
+        figures["game_lists"] = game_lists(folder)
         figures["target_render_s"] = 60
         figures["target_page_bytes"] = 1_000_000
         figures["ok"] = figures["render_s"] <= 60 and figures["largest_page_bytes"] <= 1_000_000
@@ -218,6 +242,10 @@ def main() -> None:
     print(f"render again (ratings resumed from the last render's cache): {figures['render_again_s']} s")
     print(f"pages: {figures['pages']:,}; largest {figures['largest_page_bytes']:,} bytes ({figures['largest_page']}), "
           f"target <= 1,000,000; site {figures['site_files']:,} files, {figures['site_mb']} MB")
+    lists = figures["game_lists"]
+    print(f"bots' full game lists: each game's rating and rank change {lists['rating_moves_s']} s, "
+          f"one data script per bot {lists['data_scripts_s']} s ({lists['bot_scripts_mb']} MB, "
+          f"largest {lists['bot_script_largest_bytes']:,} bytes)")
     for game, cost in figures["replays"].items():
         print(f"replay {game}: {cost['ms_per_game']} ms per game ({cost['mean_actions']} actions), "
               f"{cost['mean_bytes']:,} bytes on average, largest {cost['largest_bytes']:,} ({cost['games']} random 4-seat games)")

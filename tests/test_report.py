@@ -31,6 +31,7 @@ from arena.report import (
     rating_chart,
     rating_moves,
     render_site,
+    settings_summary,
     slug,
     write_site,
 )
@@ -244,6 +245,34 @@ def test_the_settings_are_a_summary_in_words_without_local_paths(site, tmp_path)
     assert shown["format"] == "Swiss, 2 rounds" and "cycles" not in shown
     assert shown["rules"].startswith("max_turns = 400 (")
     assert "the rest as the game's defaults" in shown["rules"]
+
+
+def test_a_settings_summary_names_only_what_a_spectator_needs():
+    summary = settings_summary({
+        "name": "ladder", "game": "three-thirteen", "seats": 2, "format": "league", "registry": "/home/me/bots",
+        "output": "/home/me/league", "jobs": 8, "cluster": "tcp://10.1.2.3:8786", "seed": None, "duplicate": True,
+        "sandbox": "docker", "suspend_after": 5, "until_stable": True, "games": None, "batch": None,
+        "rating": {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 0.0, "draw_probability": 0.001, "duplicate_update": "deal"},
+        "rules": {"wild_penalty": 15, "ace_high": False}, "unknown_setting": "/somewhere/else",
+    })
+    rows = dict(summary["rows"])
+    assert rows == {
+        "game": "Three Thirteen",
+        "format": "league: a ladder that bots join when they are submitted (a new version retires the old one); "
+                  "a bot that forfeits 5 games in a row is suspended; it stops once every active bot is settled",
+        "tables": "2 seats",
+        "deals": "duplicate: every deal is played once in each seat rotation",
+        "seed": "secret (kept with the results)",
+        "sandbox": "docker: each bot in its own container",
+        "rating": "TrueSkill: mu 25, sigma 8.333, beta 4.167, tau 0, draw probability 0.001; one update per deal (by total of places)",
+    }
+    assert "/home/me" not in json.dumps(summary) and "10.1.2.3" not in json.dumps(summary) and "/somewhere" not in json.dumps(summary)
+    assert [(rule["name"], rule["value"]) for rule in summary["changed_rules"]] == [("wild_penalty", "15")]
+    assert [rule["name"] for rule in summary["rules"]] == ["ace_high", "wild_penalty"]
+    assert settings_summary({"format": "gauntlet", "challengers": [{"id": "mine"}], "cycles": 1})["rows"] == [
+        ("format", "gauntlet: mine against the field")
+    ]
+    assert dict(settings_summary({"format": "round-robin", "cycles": 3})["rows"])["format"] == "round-robin, 3 times over"
 
 
 def test_the_standings_page_lists_every_bot_in_rating_order(site):
