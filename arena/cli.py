@@ -968,12 +968,14 @@ def bots_command(
             + ("" if registry else f" (`arena submit BOT_DIR` makes it; or give --registry DIR, or set {REGISTRY_ENV}); "
                f"arena's example bots are in {bots_dir()}")
         )
-    table = Table(title=f"bots in {where}", title_justify="left")
-    for column in ("name", "version", "games", "hash", "date"):
-        table.add_column(column)
-    for entry in list_registry(where):
-        table.add_row(entry.name, entry.version, ", ".join(entry.games), entry.content_hash[:12], entry.date[:16].replace("T", " "))
-    console.print(table)
+    rows = [
+        {"name": entry.name, "version": entry.version, "games": ",".join(entry.games), "hash": entry.content_hash[:12],
+         "date": entry.date[:16].replace("T", " ")}
+        for entry in list_registry(where)
+    ]
+    _say(f"bots in {where}")
+    columns = ["name", "version", "games", "hash", "date"]
+    console.print(_compact_table(_fitting(columns, rows, ("date", "hash")), rows, left=tuple(columns)))
 
 
 @app.command("report")

@@ -131,3 +131,12 @@ def test_the_progress_bar_keeps_every_figure_whole_at_80_columns(monkeypatch):
         assert line.startswith("arena demo: 3up3down ")
         assert " 48/1000 4.6 games/s 0:00:00 eta -:--:--" in line
         assert line.endswith("leader: threeup-heuristic") is leader
+
+
+def test_a_registry_listing_keeps_each_bot_on_one_line_at_80_columns(tmp_path):
+    shutil.copytree(RANDOM, tmp_path / "registry" / "random", ignore=shutil.ignore_patterns("__pycache__"))
+    run = arena("bots", "--registry", str(tmp_path / "registry"))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[1].split() == ["name", "version", "games", "hash", "date"]
+    assert lines[3].split()[:3] == ["random", "1.0", "3up3down,three-thirteen"] and len(lines) == 4
