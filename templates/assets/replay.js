@@ -251,6 +251,11 @@
     var options = el("div", "options");
     options.setAttribute("role", "group");
     options.setAttribute("aria-label", "replay options");
+    function labelled(text, control) {
+      var label = el("label", "opt", text + " ");
+      label.appendChild(control);
+      options.appendChild(label);
+    }
     function button(label, title, action, parent) {
       var b = el("button", null, label);
       b.type = "button";
@@ -271,7 +276,6 @@
     button("»", "last step (End)", function () { stop(); go(last); });
     var speed = el("select");
     speed.id = "replay-speed";
-    speed.setAttribute("aria-label", "playing speed");
     [1, 2, 5, 10, 20].forEach(function (n) { speed.appendChild(new Option(n + (n === 1 ? " step/s" : " steps/s"), String(n))); });
     speed.value = "2";
     speed.addEventListener("change", function () { if (timer) run(); });
@@ -283,11 +287,10 @@
     controls.appendChild(slider);
     var counter = el("span", "stepno");
     controls.appendChild(counter);
-    options.appendChild(speed);
+    labelled("speed", speed);
     var jump = el("input");
     jump.type = "number"; jump.min = "0"; jump.max = String(last); jump.value = "0"; jump.id = "replay-jump";
     jump.className = "jump";
-    jump.setAttribute("aria-label", "jump to step");
     jump.addEventListener("change", function () { stop(); go(Number(jump.value)); });
     jump.addEventListener("keydown", function (event) {
       if (event.key !== "Enter") return;
@@ -297,14 +300,13 @@
       // The number is taken: the arrows step again (the step list holds the focus).
       ol.focus({ preventScroll: true });
     });
-    options.appendChild(jump);
+    labelled("go to step", jump);
     var chooser = el("select");
     chooser.id = "replay-view";
-    chooser.setAttribute("aria-label", "whose view");
     chooser.appendChild(new Option("Full view (everything)", "full"));
     for (var s = 0; s < players; s++) chooser.appendChild(new Option("As " + seatName(s) + " saw it", String(s)));
     chooser.addEventListener("change", function () { view = chooser.value === "full" ? null : Number(chooser.value); draw(); });
-    options.appendChild(chooser);
+    labelled("view", chooser);
     var save = button("Download JSON", "download this game's record as JSON", download, options);
     save.id = "replay-download";
     root.appendChild(options);
