@@ -55,8 +55,9 @@ def fault_hint(reason: Reason | str, detail: str, log: str = "", sandbox: str | 
         if sandbox == "docker":
             return (
                 "the program in bot.toml's `command` is missing from the Docker image (arena's base image has "
-                "python3 and nothing else): install it with a Dockerfile in the bot folder "
-                "(dockerfile = \"Dockerfile\" in bot.toml; see docs/protocol.md, A bot folder)"
+                "python3 and nothing else): give the bot a Dockerfile (dockerfile = \"Dockerfile\" in bot.toml) "
+                "that COPYs the program in or starts FROM an image that has it; its build steps have no network "
+                "(docs/protocol.md, A bot folder)"
             )
         if any(words in tail for words in _NOT_FOUND) or not tail:
             return (
