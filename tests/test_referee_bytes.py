@@ -45,6 +45,11 @@ class RecordingProcess(BotProcess):
         self.answer: bytes | None = None
 
     def send_line(self, line: bytes) -> None:
+        # An `events` line is written together with the message after it: one write, two lines.
+        for one in line.split(b"\n"):
+            self.receive(one)
+
+    def receive(self, line: bytes) -> None:
         self.sent.append(line)
         if line.startswith(b'{"type":"hello"'):
             self.answer = READY

@@ -61,7 +61,10 @@ class BotProcess(ABC):
 
     @abstractmethod
     def send_line(self, line: bytes) -> None:
-        """Write one line (without its newline) to the bot's stdin; BotFault(CRASH) if gone."""
+        """Write one line (without its newline) to the bot's stdin; BotFault(CRASH) if gone.
+
+        `line` may hold several lines joined by newlines: they are written at once (the
+        referee sends a seat's `events` with the request that follows them)."""
 
     @abstractmethod
     def receive_line(self, timeout_s: float) -> bytes:
