@@ -885,9 +885,13 @@ def standings_command(
     if as_json:
         groups = confidence.groups([line.bot for line in table.standings])
         lines = []
+        league = _league_states(out_dir, table, confidence) if settings.get("format") == "league" else {}
         for line, group in zip(table.standings, groups):
             interval = confidence.intervals[line.bot]
-            lines.append({**dataclasses.asdict(line), "rank_interval": [interval.low, interval.high], "group": group + 1})
+            lines.append({
+                **dataclasses.asdict(line), "rank_interval": [interval.low, interval.high], "group": group + 1,
+                **league.get(line.bot, {}),
+            })
             if any(met.challenger == line.bot for met in gauntlet):  # a gauntlet's challenger: its opponents
                 lines[-1]["gauntlet"] = [
                     {**dataclasses.asdict(met), "score": met.score} for met in gauntlet if met.challenger == line.bot
@@ -1127,6 +1131,22 @@ def league_command(
     say(f"{outcome.played} games played now; {outcome.done} in the league" + ("; every bot settled" if outcome.stable else ""))
     for note in outcome.notes:
         say(note)
+
+
+def _league_states(out_dir: Path, table, confidence) -> dict:
+    """A league's bots for `arena standings --json`: status, reason, settled."""
+    from arena.store import Store
+
+    with Store.open(out_dir) as store:
+        members = {member.bot: member for member in store.members()}
+    return {
+        line.bot: {
+            "status": members[line.bot].status if line.bot in members else "active",
+            "reason": members[line.bot].reason if line.bot in members else "",
+            "settled": bool(line.games) and confidence.settled(line.bot),
+        }
+        for line in table.standings
+    }
 
 
 def _print_league(out_dir: Path, hide_retired: bool = False) -> None:

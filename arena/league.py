@@ -170,7 +170,8 @@ def _validate(data: Mapping[str, Any], source: str) -> LeagueConfig:
                 allowed = ", ".join(name for name in LeagueConfig.model_fields if name != "base_dir")
                 lines.append(f"unknown key {key!r}; allowed keys: {allowed}")
             elif error["type"] == "missing":
-                lines.append(f"{key} is missing")
+                flag = key.replace("_", "-")
+                lines.append(f"{key} is missing: give --{flag}, or {key} = ... in a [league] table")
             elif not key:
                 lines.extend(message.split("\n"))
             else:

@@ -169,6 +169,27 @@ def test_other_settings_on_a_league_folder_are_refused(tmp_path):
     assert (resumed.game, resumed.seats, resumed.seed, resumed.games) == ("3up3down", 3, 5, 8)
 
 
+def test_until_stable_stops_once_every_bot_is_settled(tmp_path):
+    registry = tmp_path / "empty"
+    registry.mkdir()
+    out = tmp_path / "league"
+    # Two bots: each one's interval spans at most the two places there are, so both are
+    # settled once they have played. Batches 1 and 2 start at once; after batch 1 is
+    # stored nothing more is scheduled, and batch 2, already playing, is stored.
+    outcome = run_league(config(out, registry, seats=2, until_stable=True), in_process=in_process(NAMES[:2]), report=False)
+    assert outcome.stable and (outcome.batches, outcome.done) == (2, 2)
+    assert [key for key, *_ in schedule_of(out)] == ["00001-00001-0", "00002-00001-0"]
+
+
+def test_a_new_league_without_its_game_says_what_to_give(tmp_path):
+    with pytest.raises(TournamentError) as refused:
+        load_league(tmp_path / "new")
+    assert refused.value.mistakes == [
+        "game is missing: give --game, or game = ... in a [league] table",
+        "seats is missing: give --seats, or seats = ... in a [league] table",
+    ]
+
+
 def test_a_league_file_holds_a_league_table(tmp_path):
     good = tmp_path / "club.toml"
     good.write_text('[league]\nname = "club"\ngame = "3up3down"\nseats = 4\nregistry = "bots"\noutput = "ladder"\n')
@@ -325,6 +346,15 @@ def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
     with Store.open(out) as store:
         standing = league_standings(store)
     assert standing.members["crasher@1"].status == "suspended"
+    shown = subprocess.run(
+        [sys.executable, "-m", "arena", "standings", str(out), "--json"], capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    lines = {line["bot"]: line for line in json.loads(shown.stdout)}
+    # Last for sure (it forfeits every game): its band is one place, settled, whatever its status.
+    assert (lines["crasher@1"]["status"], lines["crasher@1"]["settled"]) == ("suspended", True)
+    assert lines["crasher@1"]["reason"] == "3 forfeits in a row; the last: CRASH: exited with code 3"
+    assert {lines[bot]["status"] for bot in NAMES[:3]} == {"active"}
     index = (out / "site" / "index.html").read_text()
     assert "suspended" in index and "forfeits in a row; the last: CRASH" in index
 
