@@ -185,8 +185,9 @@
   }
 
   /* A bot's games in `box`, newest first, with a round and a table-mate filter and pages.
-     `state` holds the filters and page; `changed(state)` is told of each change. */
-  function gameList(box, title, rows, bots, state, changed) {
+     `state` holds the filters and page; `changed(state)` is told of each change. With
+     `roundElsewhere` the page has its own round box (the game list's), so this has none. */
+  function gameList(box, title, rows, bots, state, changed, roundElsewhere) {
     box.textContent = "";
     var id = box.id || "list";
     var form = el("form", "filters");
@@ -198,7 +199,7 @@
     var mate = el("input");
     mate.type = "search"; mate.id = id + "-with"; mate.value = state["with"] || "";
     mate.setAttribute("autocomplete", "off");
-    form.appendChild(label("round", round));
+    if (!roundElsewhere) form.appendChild(label("round", round));
     form.appendChild(label("table-mate", mate));
     var clear = el("button", null, "clear");
     clear.type = "button";
@@ -244,7 +245,13 @@
         (pages > 1 ? ", " + PER_PAGE + " to a page" : "");
       drawPager(pager, page, pages, function (to) { state.page = String(to); draw(); changed(state); scroll.scrollIntoView({block: "nearest"}); });
     }
-    var typed = function () { state.round = round.value; state["with"] = mate.value; state.page = ""; draw(); changed(state); };
+    var typed = function () {
+      if (!roundElsewhere) state.round = round.value;
+      state["with"] = mate.value;
+      state.page = "";
+      draw();
+      changed(state);
+    };
     round.addEventListener("input", typed);
     mate.addEventListener("input", typed);
     form.addEventListener("submit", function (event) { event.preventDefault(); typed(); });
@@ -402,9 +409,8 @@
             listed.hidden = true; filtered.hidden = false;
             var state2 = {bot: bot[0], round: state.round, "with": state["with"], page: state.page};
             gameList(filtered, "the games of " + bot[0], rows, site.bots, state2, function (now) {
-              roundInput.value = now.round || "";
               setAddress({bot: bot[0], round: now.round, "with": now["with"], page: now.page});
-            });
+            }, true);
             var heading = el("h2", null, "Games of ");
             var a = el("a", null, bot[0]);
             a.href = ROOT + "bots/" + bot[1] + ".html";
