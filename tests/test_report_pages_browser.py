@@ -172,8 +172,8 @@ def test_no_page_asks_for_a_file_the_site_does_not_have_favicon_included(browser
 
 # --- accessibility -----------------------------------------------------------------------
 
-# The game page and its replay viewer are checked with the others once its own fixes land.
-CHECKED = ("standings", "head-to-head", "games list", "bot")
+# Every page type; the game page at more moments of its replay in test_replay_browser.py.
+CHECKED = ("standings", "head-to-head", "games list", "bot", "game")
 READY = {
     "standings": "#standings-search:visible",
     "games list": "#games-filter:not([hidden])",
