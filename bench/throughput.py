@@ -28,9 +28,9 @@ arena does not have prints n/a, and without them every game starts cold, as befo
                    slot for the run, a fresh process in it per game
 
 Beside them: the Docker engine's CPU per game (dockerd, containerd and the
-containerd-shims, sampled from /proc every 50 ms while the column runs: each process's
-user+system time and that of the children it reaped, such as runc; a shim that ends
-between two samples loses its last 50 ms; other users of the same engine count too), the
+containerd-shims, read from /proc every 20 ms while the column runs by
+bench/docker_lifecycle.py's `EngineCpu`; runc when caught running; other users of the
+same engine count too), the
 CPU one local bot start costs (`random` started, `hello` answered and closed, from this
 process's children's CPU time), and the in-process referee (bench/referee.py's figure),
 beside the referee of commit b8a7c88 measured in turn with it (`--baseline`).
@@ -40,6 +40,7 @@ Figures and targets in docs/performance.md, "Throughput".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -47,7 +48,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -73,8 +73,6 @@ COLUMNS: dict[str, dict] = {
 COLD = {"warm_start": False, "bot_process": "per-game"}
 # The referee before its hot path was made cheaper (bench/referee.py --baseline).
 BASELINE = "b8a7c88"
-ENGINE = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "runc")
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def make_field(folder: Path) -> list[Path]:
@@ -109,61 +107,11 @@ def column_settings(name: str) -> tuple[dict | None, str]:
     return settings, ""
 
 
-class EngineCpu:
-    """CPU seconds of the Docker engine's processes while it runs (sampled from /proc)."""
-
-    def __init__(self, every_s: float = 0.05):
-        self.every_s = every_s
-        self.first: dict[tuple[int, str], float] = {}
-        self.last: dict[tuple[int, str], float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    @staticmethod
-    def sample() -> dict[tuple[int, str], float]:
-        """(pid, start time) -> utime + stime + cutime + cstime in seconds, engine processes only."""
-        found = {}
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat") as stat:
-                    text = stat.read()
-            except OSError:
-                continue
-            name = text[text.index("(") + 1 : text.rindex(")")]
-            if name not in ENGINE:
-                continue
-            fields = text[text.rindex(")") + 2 :].split()
-            # After the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19)
-            ticks = sum(int(fields[index]) for index in (11, 12, 13, 14))
-            found[(int(entry.name), fields[19])] = ticks / TICK
-        return found
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.last.update(self.sample())
-            self._stop.wait(self.every_s)
-
-    def __enter__(self) -> EngineCpu:
-        self.first = self.sample()
-        self.last = dict(self.first)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.last.update(self.sample())
-
-    def seconds_now(self) -> float:
-        """`seconds()` up to now, while it runs."""
-        now = self.sample()
-        return sum(value - self.first.get(key, 0.0) for key, value in {**self.last, **now}.items())
-
-    def seconds(self) -> float:
-        """Engine CPU used between enter and exit (a process born in between counts from 0)."""
-        return sum(value - self.first.get(key, 0.0) for key, value in self.last.items())
+def engine_cpu():
+    """bench/docker_lifecycle.py's `EngineCpu` (the engine's processes read from /proc every
+    20 ms; runc counted when caught running, a shim's reaped children, which are the
+    container's processes, not counted)."""
+    return bench_module("docker_lifecycle").EngineCpu()
 
 
 def cpu_now() -> float:
@@ -195,21 +143,26 @@ def run_column(
     # Threads of this process instead of worker processes: the runner plays in threads when
     # it is given a sandbox object.
     sandbox = get_sandbox(settings["sandbox"]) if name.endswith("_threads") else None
+    docker = settings["sandbox"] == "docker"
     cpu = cpu_now()
-    first_round: list[tuple[float, float]] = []  # (seconds, engine CPU) once 8 games are stored
+    first_round: list[float] = []  # seconds when 8 games are stored
+    later_engine = engine_cpu() if docker else None  # the engine from then on
 
-    with EngineCpu() as engine:
+    def progress(update) -> None:
+        if update.played == ROUND and not first_round:
+            first_round.append(time.perf_counter() - began)
+            if later_engine is not None:
+                later_engine.__enter__()
 
-        def progress(update) -> None:
-            if update.played == ROUND and not first_round:
-                first_round.append((time.perf_counter() - began, engine.seconds_now()))
-
+    with engine_cpu() if docker else contextlib.nullcontext() as engine:
         began = time.perf_counter()
         try:
             outcome = run_tournament(config, sandbox=sandbox, report=False, progress=progress)
         finally:
             if sandbox is not None:
                 sandbox.close()
+            if later_engine is not None and first_round:
+                later_engine.__exit__(None, None, None)
         wall = time.perf_counter() - began
     figures = {
         "games": outcome.played,
@@ -223,13 +176,13 @@ def run_column(
     }
     later = outcome.played - ROUND
     if first_round and later > 0:
-        figures["games_per_s_after_round_1"] = round(later / (wall - first_round[0][0]), 3)
-    if settings["sandbox"] == "docker":
-        figures["engine_cpu_s_per_game"] = round(engine.seconds() / outcome.played, 3)
+        figures["games_per_s_after_round_1"] = round(later / (wall - first_round[0]), 3)
+    if docker:
+        figures["engine_cpu_s_per_game"] = round(engine.seconds / outcome.played, 3)
         if idle is not None:  # less what the engine spent for others meanwhile, at its idle rate
-            figures["engine_cpu_s_per_game_net"] = round(max(0.0, engine.seconds() - idle * wall) / outcome.played, 3)
+            figures["engine_cpu_s_per_game_net"] = round(max(0.0, engine.seconds - idle * wall) / outcome.played, 3)
         figures["engine_cpu_s_per_game_after_round_1"] = (
-            round((engine.seconds() - first_round[0][1]) / later, 3) if first_round and later > 0 else None
+            round(later_engine.seconds / later, 3) if first_round and later > 0 else None
         )
     return figures
 
@@ -250,13 +203,16 @@ def bot_start_cpu(starts: int) -> float:
     return statistics.median(costs)
 
 
-def referee_bench():
-    """bench/referee.py as a module (bench/ is not a package, and its engine.py would shadow
+def bench_module(name: str):
+    """bench/NAME.py as a module (bench/ is not a package, and its engine.py would shadow
     the engine package on the path)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_referee", ROOT / "bench" / "referee.py")
+    if f"bench_{name}" in sys.modules:
+        return sys.modules[f"bench_{name}"]
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -265,7 +221,7 @@ def referee_figures(quick: bool) -> dict:
     """The in-process referee now and, in the same run, as it was (bench/referee.py
     --baseline): games/s of each, in turn, and their ratio; this tree alone if the older
     commit cannot be read (no git history)."""
-    bench = referee_bench()
+    bench = bench_module("referee")
     games, repeats = (8, 1) if quick else (30, 3)
     try:
         side = bench.side_by_side(
@@ -315,9 +271,9 @@ def main() -> None:
     idle = None
     if not args.no_docker and problem is None and any(COLUMNS[name]["sandbox"] == "docker" for name in names):
         # What the engine spends with none of our containers: other users of the same engine.
-        with EngineCpu() as engine:
+        with engine_cpu() as engine:
             time.sleep(1.0 if args.quick else 5.0)
-        idle = round(engine.seconds() / (1.0 if args.quick else 5.0), 3)
+        idle = round(engine.seconds / (1.0 if args.quick else 5.0), 3)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as folder:
         base = Path(folder)
         base.chmod(0o755)

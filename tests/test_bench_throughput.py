@@ -48,12 +48,15 @@ def test_the_field_is_eight_named_copies_of_the_example_bots(tmp_path):
     assert names == [f"random-{n}" for n in range(1, 5)] + [f"threeup-heuristic-{n}" for n in range(1, 5)]
 
 
-def test_engine_cpu_counts_a_process_by_its_name_from_proc(monkeypatch):
+def test_engine_cpu_is_read_with_the_docker_benchmark_s_reader(monkeypatch):
     bench = load_bench()
+    reader = bench.engine_cpu()
+    lifecycle = sys.modules["bench_docker_lifecycle"]
+    assert type(reader) is lifecycle.EngineCpu  # one definition of the engine's CPU
     # This very process stands in for an engine process: its own CPU time must be read.
     name = Path(f"/proc/{os.getpid()}/comm").read_text().strip()
-    monkeypatch.setattr(bench, "ENGINE", (name,))
-    with bench.EngineCpu(every_s=0.01) as engine:
+    monkeypatch.setattr(lifecycle, "ENGINE_COMMANDS", (name,))
+    with bench.engine_cpu() as engine:
         spent = sum(i * i for i in range(2_000_000))  # some CPU while it watches
     assert spent > 0
-    assert 0.01 < engine.seconds() < 30
+    assert 0.01 < engine.seconds < 30
