@@ -1,6 +1,6 @@
 """Tournament throughput, warm and cold, local and Docker, side by side in one run.
 
-    python bench/throughput.py [--rounds 6] [--jobs 2] [--repeats 1] [--no-docker] [--json]
+    python bench/throughput.py [--rounds 4] [--jobs 2] [--repeats 1] [--no-docker] [--json]
     python bench/throughput.py --quick        # a smoke test: one round, a few games
 
 The field is 8 bots, copies of the example bots in bots/ (4 of `random`, 4 of
@@ -254,7 +254,7 @@ def ratio(top: float | None, bottom: float | None) -> float | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6, help="design rounds (8 games each)")
+    parser.add_argument("--rounds", type=int, default=4, help="design rounds (8 games each)")
     parser.add_argument("--jobs", type=int, default=2, help="games at once")
     parser.add_argument("--repeats", type=int, default=1, help="runs of every column, in turn; medians")
     parser.add_argument("--only", nargs="+", choices=sorted(COLUMNS), help="run only these columns")
