@@ -666,7 +666,7 @@ def run_command(
     ] = None,
     rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
     sandbox: Annotated[Optional[str], typer.Option(help="local (trusted code only) or docker.")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Games played at once (above 1: each in its own worker process, so the referee uses every core).")] = None,
     cluster: Annotated[
         Optional[str],
         typer.Option(help="Dask scheduler tcp://HOST:PORT: play the games on its workers (docs/cluster.md)."),
