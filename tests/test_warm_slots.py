@@ -305,18 +305,18 @@ def test_warm_and_cold_starts_and_sessions_give_the_same_results_for_one_run_key
     bots = [ROOT / "bots" / "random", ROOT / "bots" / "threeup-heuristic", ROOT / "bots" / "node-simple"]
     if shutil.which("node") is None:
         bots = bots[:2] + [ROOT / "bots" / "random"]
-    runs = {
-        "cold": {"warm_start": False, "bot_process": "per-game"},
-        "warm": {"warm_start": True, "bot_process": "per-game"},
-        "slot": {"bot_process": "per-slot"},
+    runs = {  # in worker processes (--jobs 2), and per-slot one game at a time: 2 games a session
+        "cold": {"warm_start": False, "bot_process": "per-game", "jobs": 2},
+        "warm": {"warm_start": True, "bot_process": "per-game", "jobs": 2},
+        "slot": {"bot_process": "per-slot", "jobs": 1},
     }
     results = {}
     for name, settings in runs.items():
-        config = tournament(tmp_path / name, bots, game="3up3down", seats=3, duplicate=True, jobs=2,
+        config = tournament(tmp_path / name, bots, game="3up3down", seats=3, duplicate=True, cycles=2,
                             rules={"max_turns": 60}, **settings)
         run_tournament(config, report=False)
         results[name] = results_of(tmp_path / name)
-    assert len(results["cold"]) == 3
+    assert len(results["cold"]) == 6
     assert results["cold"] == results["warm"] == results["slot"]
 
 
