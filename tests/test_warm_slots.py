@@ -414,3 +414,20 @@ def test_the_end_of_a_run_kills_the_spares_and_ends_the_sessions(tmp_path, stopp
         run_tournament(config, report=False, sandbox=box, progress=watch)
     assert spares_seen[0] == 2  # both bots of the first game have their next process waiting
     assert box.spares() == {} and not any(slot.session or slot.busy for slot in SLOTS.slots())
+
+
+def test_arena_run_flags_set_how_processes_live_and_a_wrong_one_is_one_mistake(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    bots = copies(tmp_path / "bots", "counter", ["ann", "bob"])
+    common = ["run", "--game", "nim-test", "--seats", "2", "--seed", "3", "--quiet", "--out", str(tmp_path / "out"),
+              *[arg for bot in bots for arg in ("--bots", str(bot))]]
+    done = CliRunner().invoke(app, [*common, "--bot-process", "per-game", "--no-warm-start"])
+    assert done.exit_code == 0, done.output
+    with Store.open(tmp_path / "out") as store:
+        settings = store.settings()
+    assert (settings["bot_process"], settings["warm_start"]) == ("per-game", False)
+    wrong = CliRunner().invoke(app, [*common, "--bot-process", "per-match"])  # arena's main prints it, exit 2
+    assert str(wrong.exception) == "bot_process = \"per-match\": Input should be 'per-game' or 'per-slot'"
