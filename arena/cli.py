@@ -324,7 +324,8 @@ def match_command(
         for row in standings(result)
     ]
     _say("standings")
-    console.print(_compact_table(["bot", "games", "wins", "place", "score", "incidents"], rows, left=("bot", "incidents")))
+    columns = _fitting(["bot", "games", "wins", "place", "score", "incidents"], rows, ("wins", "score", "games"))
+    console.print(_compact_table(columns, rows, left=("bot", "incidents")))
     _say("place, score: the mean place (1 = best) and the game's own mean score.")
     _print_incidents(
         [(f"game {incident.game_number}, seat {incident.seat}", incident) for game_result in result.games

@@ -140,3 +140,12 @@ def test_a_registry_listing_keeps_each_bot_on_one_line_at_80_columns(tmp_path):
     lines = run.stdout.splitlines()
     assert lines[1].split() == ["name", "version", "games", "hash", "date"]
     assert lines[3].split()[:3] == ["random", "1.0", "3up3down,three-thirteen"] and len(lines) == 4
+
+
+def test_a_match_standings_table_with_a_very_long_name_keeps_its_incidents_column(long_named):
+    run = arena("match", "3up3down", str(long_named / VERY_LONG), str(RANDOM), "--rule", "max_turns=30")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    header = lines[lines.index("standings") + 1]
+    assert header.split() == ["bot", "games", "place", "score", "incidents"]  # wins left out, nothing cut
+    assert "…" not in run.stdout and [line for line in lines if len(line.rstrip()) > 80] == []
