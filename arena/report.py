@@ -737,8 +737,10 @@ def _write_game_data(
 ) -> None:
     """The data the pages' scripts read (file:// pages cannot fetch JSON, so each is a script):
 
-    - `data/site.js`: every bot (name, page) in standings order, and for each round the
-      first and last game-list page holding it and its number of games;
+    - `data/site.js`: every bot (name, page) by id, and for each round the first and last
+      game-list page holding it and its number of games (by id, not by standings: a bot's
+      number stays the same when the standings change, and so does the file of a bot that
+      played no new game, which a render then leaves alone);
     - `data/bots/<slug>.js`: every game of one bot, loaded only by the page that shows its
       games (its bot page, or the game list filtered by it). A row:
       [key, round, table, rotation, seat, [bot numbers by seat], [places], [scores],
@@ -747,7 +749,8 @@ def _write_game_data(
     """
     folder = site / DATA_DIR / "bots"
     folder.mkdir(parents=True, exist_ok=True)
-    number = {bot: index for index, bot in enumerate(order)}
+    named = sorted(order)
+    number = {bot: index for index, bot in enumerate(named)}
     rounds: list[list[int]] = []  # [round, first page, last page, games]
     for index, game in enumerate(data.games):
         page = index // GAMES_PER_PAGE + 1
@@ -757,7 +760,7 @@ def _write_game_data(
         else:
             rounds.append([game.round, page, page, 1])
     index_data = {
-        "bots": [[bot, slug(bot)] for bot in order],
+        "bots": [[bot, slug(bot)] for bot in named],
         "rounds": rounds,
         "pages": max(1, -(-len(data.games) // GAMES_PER_PAGE)),
     }
