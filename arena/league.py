@@ -22,8 +22,9 @@ How it stays a pure function of what is stored:
 - Deal seeds and bots' hello seeds come from the league's run key (`arena.seeds`): a
   stored secret unless a public seed is given; the matchmaker's random draws too.
 
-A bot is "settled" when its 90% rank interval spans at most `SETTLED_SPAN` places
-(`arena.confidence`). docs/league.md is the organiser's guide.
+A bot is "settled" when its 90% rank interval spans at most `SETTLED_SPAN` places, and at
+most a third of the field (`arena.confidence.settled_span`). docs/league.md is the
+organiser's guide.
 """
 
 from __future__ import annotations
@@ -672,16 +673,18 @@ class _League:
             self.batch_done(game.round)
 
     def batch_done(self, batch: int) -> None:
+        """A batch is stored: when it completes the stored batches in order, the standings
+        and who is settled move on, the site is re-rendered and the display told."""
         before = self.full_through
         self._advance_full()
         if self.full_through == before:
             return
         confidence = self.full.confidence()
         active = self.active()
-        games = {line.bot: line.games for line in self.full.table().standings}
+        table = self.full.table().standings
+        games = {line.bot: line.games for line in table}
         settled = [bot for bot in active if games.get(bot) and confidence.settled(bot)]
         self.stable = bool(active) and len(settled) == len(active)
-        table = self.full.table().standings
         if self.renderer is not None:
             self.renderer.request()
         if self.progress is not None:

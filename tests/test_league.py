@@ -157,6 +157,26 @@ def test_a_resumed_league_plays_what_an_uninterrupted_one_plays(tmp_path):
     assert ratings_of(halves) == ratings_of(whole)
 
 
+def test_duplicate_deals_play_every_table_in_every_seat_rotation(tmp_path):
+    registry = tmp_path / "empty"
+    registry.mkdir()
+    out = tmp_path / "league"
+    outcome = run_league(config(out, registry, games=18, duplicate=True), in_process=in_process(NAMES), report=False)
+    assert outcome.done == 18
+    games = schedule_of(out)
+    deals = {}
+    for key, _, bots, seed, _ in games:
+        deals.setdefault(key.rsplit("-", 1)[0], []).append((int(key.rsplit("-", 1)[1]), bots, seed))
+    assert len(deals) == 6
+    for rotations in deals.values():
+        (_, first, seed), *rest = rotations
+        assert [rotation for rotation, _, _ in rotations] == [0, 1, 2]
+        assert {s for _, _, s in rotations} == {seed}
+        for rotation, bots, _ in rest:  # the bot in seat p moves to seat p + rotation
+            assert bots == tuple(first[(seat - rotation) % 3] for seat in range(3))
+    assert sum(games for _, _, games in ratings_of(out).values()) == 54
+
+
 def test_other_settings_on_a_league_folder_are_refused(tmp_path):
     registry = tmp_path / "empty"
     registry.mkdir()
