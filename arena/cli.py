@@ -1040,7 +1040,7 @@ def league_command(
         Path,
         typer.Argument(
             help="The league's folder (store, site; made on the first run, resumed after), or a TOML file "
-            "with a [league] table."
+            "with a \\[league] table."
         ),
     ],
     game: Annotated[Optional[str], typer.Option(help="Game name (see `arena games`).")] = None,
