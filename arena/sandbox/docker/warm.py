@@ -35,9 +35,11 @@ step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
 
 What a successor can still read: the cgroup's cumulative statistics that cannot be reset
-(memory.stat's event counts, cpu.stat's throttling counts), and what every container on
-the host shares (load, the host's free memory); such counts cost a bot many games to
-signal a few bits through, and its cold containers share the host's too.
+(memory.stat's event counts, cpu.stat's throttling counts). A bot that means to could
+signal a number to its next process through them (say, by how many page faults it
+causes): no state is left, but these counts are; only a fresh container (the cold design,
+`warm=False`) has none. What every container on the host shares (load, free memory) is
+readable in both designs.
 
 stdin, stdout and stderr are three named pipes per process in the slot's folder, mounted
 read-only at /arena-io (as cold containers' two); no byte passes through the engine.
@@ -345,7 +347,6 @@ class WarmContainer:
         # A closed TCP connection would linger (TIME_WAIT, 60 s) in the container's network
         # namespace, where the next process could read its ports: keep none.
         settings["sysctls"] = {"net.ipv4.tcp_max_tw_buckets": "0"}
-        self.exec_command = ["/bin/sh", "-c"]  # completed per process (see run)
         facts = self.sandbox._image_facts(self.image)
         self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
         self.workdir = settings.get("working_dir")
