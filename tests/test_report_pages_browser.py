@@ -175,6 +175,7 @@ def test_no_page_asks_for_a_file_the_site_does_not_have_favicon_included(browser
 # Every page type; the game page at more moments of its replay in test_replay_browser.py.
 CHECKED = ("standings", "head-to-head", "games list", "bot", "game")
 READY = {
+    "game": "#replay-table",
     "standings": "#standings-search:visible",
     "games list": "#games-filter:not([hidden])",
     "bot": "#bot-games .found",
