@@ -185,7 +185,7 @@ def play_game(
                     {"seat": seat, "action": action, "by": chooser}
                     if decision is None
                     else {"seat": seat, "action": action, "by": chooser, "think_s": decision[0],
-                          "legal": decision[1], "stderr": decision[2]}
+                          "legal": decision[1], "stderr": decision[2] or None}
                     for (seat, action), chooser, decision in zip(state.history, by, decisions)
                 ],
                 "events": state.events(None),

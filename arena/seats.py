@@ -52,8 +52,11 @@ CORES = os.cpu_count() or 1
 class Seat(ABC):
     """A player as the referee drives it. Any method may raise BotFault (the seat forfeits).
 
-    After `decide` returns, `last_think_s` and `last_stderr` say how long the bot took and
-    what it wrote to stderr meanwhile (None: this seat does not measure; the replay keeps them).
+    After `decide` returns, `last_think_s` says how long the bot took and `last_stderr` is
+    the list of what it writes to stderr for that decision: filled by the seat from the
+    request until its next request, its game over or its end (lines that travel apart from
+    the answer, as a container's do, have arrived by then). None: this seat does not
+    measure. The replay keeps both.
     """
 
     name: str
@@ -159,6 +162,8 @@ class RemoteBot(Seat):
         self._events: bytes | None = None  # an `events` line not written yet (see send_events)
         self._log_mark: tuple[int, str] = (0, "")
         self._log_chars_left = GAME_LOG_CHARS
+        self._open_lines: list[str] | None = None  # the last decision's stderr lines, still open
+        self._open_mark = 0  # where in the stderr stream that decision's request was sent
 
     # -- the process ---------------------------------------------------------------------
 
@@ -292,6 +297,7 @@ class RemoteBot(Seat):
     def start_game(self, start: Start) -> None:
         """Start the process if needed (handshake), then announce the game."""
         self._log_chars_left = GAME_LOG_CHARS
+        self._open_lines = None
         process = self._ensure_started()
         if self._pending is not None:
             fault, self._pending = self._pending, None
@@ -328,6 +334,7 @@ class RemoteBot(Seat):
             )
         self._request_id += 1
         allowance = self.bank.allowance()
+        self._end_lines(process)  # the previous decision's lines end at this request
         mark = process.stderr_mark()
         process.send_line(
             self._with_events(
@@ -352,11 +359,19 @@ class RemoteBot(Seat):
         self.decision_s.append(elapsed)
         self._check_cpu()
         self.last_think_s = round(elapsed, 6)
-        self.last_stderr = self._decision_lines(process.stderr_since(mark))
+        self.last_stderr = self._open_lines = []
+        self._open_mark = mark
         answer = decode_bot(line)
         if not isinstance(answer, ActionAnswer):
             raise BotFault(Reason.BAD_MESSAGE, f"answered a request with {answer.type!r}; expected 'action'")
         return resolve_answer(answer, self._request_id, legal_actions)
+
+    def _end_lines(self, process: BotProcess) -> None:
+        """Fill the last decision's stderr lines with what came since its request."""
+        if self._open_lines is None:
+            return
+        lines, self._open_lines = self._open_lines, None
+        lines.extend(self._decision_lines(process.stderr_since(self._open_mark)) or ())
 
     def _decision_lines(self, text: str) -> list[str] | None:
         """The lines of one decision's stderr as the replay keeps them (capped); None if none."""
@@ -379,6 +394,8 @@ class RemoteBot(Seat):
         self._check_cpu()
         if self.session:
             message = message.model_copy(update={"game_number": self._game_number})
+        if self.process is not None:
+            self._end_lines(self.process)
         self._send(message)
 
     def abandon(self) -> Reason | None:
@@ -399,6 +416,7 @@ class RemoteBot(Seat):
         process, self.process = self.process, None
         self._events = None
         reason = process.close()
+        self._end_lines(process)  # after close: the log holds everything the process wrote
         self._logs.append(process.stderr_text())
         return reason
 

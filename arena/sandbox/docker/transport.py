@@ -417,7 +417,13 @@ class DockerBotProcess(BotProcess):
         return self._stderr.received
 
     def stderr_since(self, mark: int) -> str:
-        """The stderr read after `mark` (what the engine has passed on so far)."""
+        """The stderr read after `mark`: with pipes, what the attach socket (stderr only)
+        holds by now is read first, without waiting."""
+        if self._out_fd is not None and not self._eof and not self._closed:
+            try:
+                self._read_socket()
+            except SandboxError:
+                pass  # the next read of the bot's output says so
         return self._stderr.since(mark)
 
     # -- writing -----------------------------------------------------------------------------
