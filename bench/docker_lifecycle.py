@@ -7,8 +7,9 @@
 An echo bot (python3, standard library) is started N times in the docker sandbox; each
 start is timed from `start()` to the first reply (create + attach + start + the bot's
 python start-up), and each `close()` (kill + wait + remove). Then one container answers
-many one-line messages, with stdin/stdout over named pipes (the default) and over the
-attach socket; the same is done in the local sandbox for comparison.
+many one-line messages, with stdin/stdout over named pipes (the default), in a warm
+slot's container (three pipes per process) and over the attach socket; the same is done
+in the local sandbox for comparison.
 
 Games: N 4-seat games, one after another, in each design in turn (cold: a container per
 bot per game; warm: a slot per seat, a fresh process per game in the slot's container),
@@ -284,11 +285,14 @@ def time_starts(bot: BotSpec, count: int) -> tuple[list[float], list[float]]:
     return starts, closes
 
 
-def time_round_trips(sandbox_name: str, bot: BotSpec, count: int, **settings: str) -> list[float]:
+def time_round_trips(
+    sandbox_name: str, bot: BotSpec, count: int, slot: str | None = None, **settings: str
+) -> list[float]:
     """Seconds per send_line + receive_line of one message, `count` times in one bot."""
     if sandbox_name == "local":
         settings["warn"] = False
-    process = get_sandbox(sandbox_name, **settings).start(bot, Limits())
+    sandbox = get_sandbox(sandbox_name, **settings)
+    process = sandbox.start(bot, Limits(), slot=slot)
     try:
         process.send_line(MESSAGE)
         process.receive_line(30)  # start-up is not part of a round trip
@@ -301,6 +305,7 @@ def time_round_trips(sandbox_name: str, bot: BotSpec, count: int, **settings: st
         return times
     finally:
         process.close()
+        sandbox.close()
 
 
 def main() -> None:
@@ -327,10 +332,13 @@ def main() -> None:
         if args.only != "games":
             # Round trips first: the engine keeps working for a while after removing containers.
             docker_rtt = time_round_trips("docker", bot, args.round_trips, stdio="fifo")
+            warm_rtt = time_round_trips("docker", bot, args.round_trips, slot="rtt")
             attach_rtt = time_round_trips("docker", bot, args.round_trips, stdio="attach")
             local_rtt = time_round_trips("local", bot, args.round_trips)
             starts, closes = time_starts(bot, args.starts)
             figures.update(static_figures(starts, closes, docker_rtt, attach_rtt, local_rtt))
+            figures["docker_warm_rtt_median_us"] = round(statistics.median(warm_rtt) * 1e6, 1)
+            figures["docker_warm_rtt_p99_us"] = round(percentile(warm_rtt, 0.99) * 1e6, 1)
         if args.games:
             for design, warm in (("cold", False), ("warm", True)):
                 time.sleep(2)  # let the engine settle after the last removals
