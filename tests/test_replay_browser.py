@@ -77,7 +77,8 @@ CONTRAST = """element => {
 # --- the bugs ------------------------------------------------------------------------------
 
 
-def test_three_thirteen_round_as_scored_marks_that_rounds_wild_rank(browser, rummy, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_three_thirteen_round_as_scored_marks_that_rounds_wild_rank(browser, rummy, viewport, tmp_path):  # noqa: F811
     key, result = stored(rummy)
     data = replay_frames(result)
     faces = data["cards"]
@@ -96,14 +97,14 @@ def test_three_thirteen_round_as_scored_marks_that_rounds_wild_rank(browser, rum
             break
     assert chosen is not None
     index, last, scored = chosen
-    watched = open_game(browser, rummy, key)
+    watched = open_game(browser, rummy, key, viewport)
     page = watched.page
     jump(page, index)
     zone = page.locator('#replay-table [data-zone*="as scored"]')
     assert zone.count() == 1 and f"round {last['round']} as scored" in zone.get_attribute("data-zone")
     marked = sorted(int(c) for c in zone.locator(".pcard.wild").evaluate_all("cs => cs.map(c => c.dataset.card)"))
     assert marked == sorted(c for c in scored if faces[str(c)][0] == last["wild"])
-    page.screenshot(path=str(tmp_path / "as-scored.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / f"as-scored-{viewport['width']}.png"), full_page=True)
     watched.check()
 
 
@@ -126,9 +127,10 @@ def test_three_thirteen_scores_fit_a_phone(browser, rummy, tmp_path):  # noqa: F
     watched.check()
 
 
-def test_3up_place_badges_are_readable_at_game_over(browser, cup, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_3up_place_badges_are_readable_at_game_over(browser, cup, viewport):  # noqa: F811
     key, result = stored(cup)
-    watched = open_game(browser, cup, key)
+    watched = open_game(browser, cup, key, viewport)
     page = watched.page
     jump(page, len(result.replay.actions))
     badges = page.locator("#replay-table .place")
@@ -138,10 +140,11 @@ def test_3up_place_badges_are_readable_at_game_over(browser, cup, tmp_path):  # 
     watched.check()
 
 
-def test_arrows_step_after_a_view_is_chosen_and_after_the_jump_box_and_home_end_do_not_scroll(browser, cup):  # noqa: F811
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_arrows_step_after_a_view_is_chosen_and_after_the_jump_box_and_home_end_do_not_scroll(browser, cup, viewport):  # noqa: F811
     key, result = stored(cup)
     last = len(result.replay.actions)
-    watched = open_game(browser, cup, key)
+    watched = open_game(browser, cup, key, viewport)
     page = watched.page
     page.select_option("#replay-view", "1")
     page.focus("#replay-view")  # as after choosing with the mouse or the keyboard
@@ -184,12 +187,13 @@ def test_a_site_without_replays_asks_for_no_replay_file(browser, cup, tmp_path):
     watched.check()
 
 
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 @pytest.mark.parametrize("game", ["3up3down", "three-thirteen"])
-def test_the_step_list_is_one_tab_stop_and_every_card_has_a_name(browser, cup, rummy, game):  # noqa: F811
+def test_the_step_list_is_one_tab_stop_and_every_card_has_a_name(browser, cup, rummy, game, viewport):  # noqa: F811
     tournament = cup if game == "3up3down" else rummy
     key, result = stored(tournament)
     data = replay_frames(result)
-    watched = open_game(browser, tournament, key, step=3)
+    watched = open_game(browser, tournament, key, viewport, step=3)
     page = watched.page
     for _ in range(60):
         page.keyboard.press("Tab")
