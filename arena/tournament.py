@@ -254,7 +254,7 @@ class _Runner:
                 if self.config.sandbox == "local":
                     from arena.sandbox.local import warn_not_isolated
 
-                    warn_not_isolated()  # once, here: the workers inherit that it was said
+                    warn_not_isolated()  # once, here: the workers do not say it again
                 self.workers = WorkerPool(self.config.jobs, self.config.sandbox, self.hidden)
             return self.workers
         if self.cluster is None:

@@ -187,6 +187,10 @@ def slot_keys(spec: GameSpec) -> list[tuple[str, str]]:
 def _start_worker(sandbox: str, hidden: list[str], parent: int) -> None:
     # The runner owns Ctrl-C: a worker finishes its game and is told to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sandbox == "local":
+        from arena.sandbox.local import warn_not_isolated
+
+        warn_not_isolated(say=False)  # the runner said it, once for the command
     sandbox_named(sandbox).hide_paths([Path(path) for path in hidden])
     # Run when the worker ends normally (the pool's shutdown): multiprocessing's exit hook.
     multiprocessing.util.Finalize(None, close_sandboxes, exitpriority=100)

@@ -264,19 +264,17 @@ os._exit(0)
 """
 
 _warned = False
-# Set once the warning is said: the command's worker processes (spawned with its
-# environment) say it no more, so a command says it once, not once per process.
-WARNED_ENV = "ARENA_LOCAL_WARNED"
 
 
-def warn_not_isolated() -> None:
-    """Say, once per command, that the local sandbox does not isolate untrusted code."""
+def warn_not_isolated(say: bool = True) -> None:
+    """Say, once per process, that the local sandbox does not isolate untrusted code;
+    `say=False` only notes it as said (a runner's worker processes: the runner said it)."""
     global _warned
-    if _warned or os.environ.get(WARNED_ENV):
+    if _warned:
         return
     _warned = True
-    os.environ[WARNED_ENV] = "1"
-    print(WARNING, file=sys.stderr)
+    if say:
+        print(WARNING, file=sys.stderr)
 _noted: set[str] = set()  # limits this machine cannot enforce, each said once
 _unshare_works: bool | None = None
 _open_sandboxes: weakref.WeakSet = weakref.WeakSet()  # closed at exit: no spare outlives arena
