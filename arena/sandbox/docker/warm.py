@@ -263,14 +263,8 @@ def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> int:
                     if result != 0 and ctypes.get_errno() not in (errno.EINVAL, errno.EIDRM):
                         raise OSError(ctypes.get_errno(), f"removing SysV {kind} {ident}")
                     removed += 1
-            enter("pid", _CLONE_NEWPID)  # for the children of this thread only
-            writer = os.posix_spawn(
-                "/bin/sh",
-                ["/bin/sh", "-c", f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"],
-                {},
-            )
-            if os.waitstatus_to_exitcode(os.waitpid(writer, 0)[1]) != 0:
-                raise OSError(errno.EIO, "setting the container's pid counter")
+            if os.path.exists("/proc/sys/kernel/ns_last_pid"):  # a kernel with checkpoint/restore
+                set_pid_counter()
             enter("mnt", _CLONE_NEWNS)
             for point, flags, options in mounts:
                 if _libc.umount2(point, _MNT_DETACH) != 0:
@@ -280,6 +274,16 @@ def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> int:
             outcome.append(removed)
         except Exception as error:  # noqa: BLE001 - handed to the caller
             outcome.append(error)
+
+    def set_pid_counter() -> None:
+        enter("pid", _CLONE_NEWPID)  # for the children of this thread only
+        writer = os.posix_spawn(
+            "/bin/sh",
+            ["/bin/sh", "-c", f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"],
+            {},
+        )
+        if os.waitstatus_to_exitcode(os.waitpid(writer, 0)[1]) != 0:
+            raise OSError(errno.EIO, "setting the container's pid counter")
 
     thread = threading.Thread(target=work, name="arena-warm-renew", daemon=True)
     thread.start()
