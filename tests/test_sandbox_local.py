@@ -249,7 +249,6 @@ def test_the_warning_that_local_is_no_isolation_is_printed_once(tmp_path, capsys
     import arena.sandbox.local as local
 
     monkeypatch.setattr(local, "_warned", False)
-    monkeypatch.delenv(local.WARNED_ENV, raising=False)  # set by any earlier test that ran a tournament
     noisy = LocalSandbox()
     for name in ("w1", "w2"):
         noisy.start(bot(tmp_path, ECHO, name=name), LIMITS).close()
