@@ -702,7 +702,12 @@ def run_command(
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
 ) -> None:
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
-    from arena.tournament import SiteInterrupted, TournamentInterrupted, load_tournament, run_tournament
+    from arena.tournament import (
+        SiteInterrupted,
+        TournamentInterrupted,
+        load_tournament,
+        run_tournament,
+    )
 
     overrides = {
         key: value
@@ -784,7 +789,14 @@ def _progress_bar(quiet: bool):
     """The run's progress display: name, bar, games done, games/s, elapsed, eta, and (in a
     terminal of 110 columns or more) the leader. Every figure is whole at 80 columns: the
     bar takes what is left, the name is cut first."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.table import Column
 
     def whole() -> Column:
@@ -930,9 +942,9 @@ def submit_command(
     ] = 30.0,
 ) -> None:
     """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
-    from arena.tournament_file import limits_from_flags
     from arena.submit import submit_bot
     from arena.tournament import load_tournament
+    from arena.tournament_file import limits_from_flags
 
     limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
     if tournament is not None:
