@@ -747,10 +747,15 @@ class WarmBotProcess(BotProcess):
         return self._stderr.since(mark)
 
     def _read_err_now(self) -> None:
-        if not self._closed:
-            for _ in range(4):  # bounded: a flood is drained by the next wait anyway
-                if not self._read_err():
-                    break
+        """Read what waits in the stderr pipe, if the kernel says something does: a read
+        before the bot has opened its end would see an end of file, and close ours."""
+        if self._closed or self._err_fd is None:
+            return
+        ready = select.poll()
+        ready.register(self._err_fd, select.POLLIN)
+        for _ in range(4):  # bounded: a flood is drained by the next wait anyway
+            if self._err_fd is None or not ready.poll(0) or not self._read_err():
+                break
 
     # -- writing -----------------------------------------------------------------------------------
     def send_line(self, line: bytes) -> None:
