@@ -100,9 +100,10 @@ class WorkerPool:
         Warm slots live in a worker's own sandbox: a slot's game played by another worker
         starts that bot cold there (and keeps a second warm process or container for it).
         So the free worker takes the game with the most bot slots it already has and the
-        fewest another worker has, then one of a seat rotation it plays (in duplicate play
-        every slot of a game has the game's rotation: the workers end up sharing the
-        rotations out), then the earliest. A game passed over as often as there are
+        fewest another worker has (in duplicate play every slot of a game has the game's
+        rotation, and a slot no worker holds yet counts as held by the worker of its
+        rotation: rotation r goes to worker r mod jobs), then one of a rotation it plays,
+        then the earliest. A game passed over as often as there are
         choices is taken next: no game waits for long.
         """
         if not specs:
@@ -120,8 +121,18 @@ class WorkerPool:
         self._passed.pop(specs[chosen].key, None)
         return chosen
 
+    def _preferred(self, spec: GameSpec) -> int | None:
+        """The lane a duplicate deal's rotation goes to before any of its slots is held:
+        rotation r to lane r mod jobs, so that the lanes share the rotations out from the
+        first games on (None for a game that is not one rotation of a deal)."""
+        rotation = rotation_of(spec)
+        if not spec.key.startswith(spec.deal + "-") or not rotation.isdigit():
+            return None
+        return int(rotation) % self.jobs
+
     def _score(self, lane: int, spec: GameSpec) -> tuple[int, int]:
-        owners = [self._owner.get(key) for key in slot_keys(spec)]
+        preferred = self._preferred(spec)
+        owners = [self._owner.get(key, preferred) for key in slot_keys(spec)]
         mine = sum(owner == lane for owner in owners)
         theirs = sum(owner is not None and owner != lane for owner in owners)
         return mine - theirs, int(rotation_of(spec) in self._rotations[lane])

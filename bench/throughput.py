@@ -261,6 +261,7 @@ def main() -> None:
     parser.add_argument("--no-docker", action="store_true", help="skip the Docker columns")
     parser.add_argument("--quick", action="store_true", help="smoke test: 1 round, few referee games")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--save", metavar="FILE", help="also write the JSON object to FILE")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.repeats = 1, 1
@@ -329,6 +330,8 @@ def main() -> None:
         "columns": columns,
         "n/a": notes,
     }
+    if args.save:
+        Path(args.save).write_text(json.dumps(report, indent=1) + "\n")
     if args.json:
         print(json.dumps(report))
         return
