@@ -615,7 +615,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     for bot, indices in agg["played"].items():
         game = data.games[indices[-1]]
         last_move[bot] = moves[indices[-1]][game.seats.index(bot)]
-    _write_game_data(site, data, order, agg["played"], moves)
+    _write_game_data(site, data, order, agg["played"], moves, prior)
     write(
         site / "index.html",
         "index.html",
@@ -665,17 +665,9 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
                     excerpts.append({"key": key, "text": text[-LOG_CHARS:]})
         played = agg["played"].get(bot, [])
         chart = rating_chart(data.history.get(bot, []), prior)
-        # What the chart's readout says of each point: the game after which it was taken.
-        chart_points = []
-        for games, _, _, mu, sigma in chart.get("points", []):
-            index = played[games - 1]
-            game = data.games[index]
-            seat = game.seats.index(bot)
-            rating, change, now, rank_change = moves[index][seat]
-            chart_points.append([
-                games, game.key, game.round, game.places[seat], len(game.seats), round(rating, 2), round(change, 2),
-                now, rank_change, round(mu, 2), round(sigma, 2),
-            ])
+        # Each point links to the game after which it was taken (its readout comes from the
+        # bot's data script, which the page loads for its game list anyway).
+        chart_keys = [data.games[played[games - 1]].key for games, *_ in chart.get("points", [])]
         recent = []
         for index in played[-RECENT_GAMES:][::-1]:
             game = data.games[index]
@@ -692,7 +684,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             member=data.members.get(bot),
             info=bots[bot],
             chart=chart,
-            chart_points=chart_points,
+            chart_keys=chart_keys,
             seats=seats,
             opponents=opponents,
             incidents=agg["incidents"].get(bot, []),
@@ -733,7 +725,8 @@ DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>.js
 
 
 def _write_game_data(
-    site: Path, data: SiteData, order: Sequence[str], played: dict[str, list[int]], moves: Sequence[tuple[Move, ...]]
+    site: Path, data: SiteData, order: Sequence[str], played: dict[str, list[int]], moves: Sequence[tuple[Move, ...]],
+    prior: tuple[float, float] = (25.0, 25.0 / 3),
 ) -> None:
     """The data the pages' scripts read (file:// pages cannot fetch JSON, so each is a script):
 
@@ -745,7 +738,7 @@ def _write_game_data(
       games (its bot page, or the game list filtered by it). A row:
       [key, round, table, rotation, seat, [bot numbers by seat], [places], [scores],
       forfeited seats as bits, rating after, its change, rank after, rank change,
-      [[seat, incident reason], ...] or 0].
+      [[seat, incident reason], ...] or 0, mu after, sigma after].
     """
     folder = site / DATA_DIR / "bots"
     folder.mkdir(parents=True, exist_ok=True)
@@ -767,7 +760,11 @@ def _write_game_data(
     _write_if_changed(site / DATA_DIR / "site.js", _script_data("ARENA_DATA", "site", index_data))
     for bot in order:
         rows = []
-        for index in played.get(bot, []):
+        after = {point[0]: point for point in data.history.get(bot, [])}
+        mu, sigma = prior  # until the bot's first rating update (a duplicate deal's last rotation)
+        for count, index in enumerate(played.get(bot, []), 1):
+            if count in after:
+                mu, sigma = after[count][1], after[count][2]
             game = data.games[index]
             seat = game.seats.index(bot)
             rating, change, rank, rank_change = moves[index][seat]
@@ -777,6 +774,7 @@ def _write_game_data(
                 sum(1 << other for other, forfeited in enumerate(game.forfeits) if forfeited),
                 round(rating, 2), round(change, 2), rank, rank_change,
                 [[incident["seat"], incident["reason"]] for incident in game.incidents] or 0,
+                round(mu, 2), round(sigma, 2),
             ])
         name = slug(bot)
         _write_if_changed(folder / f"{name}.js", _script_data("ARENA_DATA", f"bot:{name}", rows))

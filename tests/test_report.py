@@ -445,6 +445,11 @@ def test_each_bots_games_are_a_data_script_with_every_game(site):
             assert row[6] == game.places and row[8] == sum(1 << s for s, f in enumerate(game.forfeits) if f)
             assert row[9:13] == [round(moves[i][seat][0], 2), round(moves[i][seat][1], 2), *moves[i][seat][2:]]
             assert row[13] == ([[inc["seat"], inc["reason"]] for inc in game.incidents] or 0)
+        # mu and sigma after each game: the last rating update of the bot so far.
+        points = data.history[line.bot]
+        assert [row[14:16] for row in rows] == [
+            [round(p[1], 2), round(p[2], 2)] for p in (max((p for p in points if p[0] <= n), key=lambda p: p[0]) for n in range(1, len(rows) + 1))
+        ]
 
 
 def test_a_pager_links_the_first_the_last_and_the_pages_near_this_one():

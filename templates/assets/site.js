@@ -294,12 +294,14 @@
 
   /* --- a bot's page: every game ----------------------------------------------------------- */
 
+  var chartRows = function () {};  // the rating chart's readout takes the bot's rows (below)
   var botGames = document.getElementById("bot-games");
   if (botGames) {
     var slug = botGames.getAttribute("data-slug"), botName = botGames.getAttribute("data-bot");
     load("site", "data/site.js", function (site) {
       load("bot:" + slug, "data/bots/" + slug + ".js", function (rows) {
         var state = readAddress();
+        chartRows(rows);
         gameList(botGames, "the games of " + botName, rows, site.bots, state, setAddress);
         var note = document.getElementById("games-static-note");
         if (note) note.hidden = true;
@@ -313,7 +315,12 @@
   var chart = document.getElementById("rating-chart");
   if (chart) {
     var area = chart.querySelector(".area"), dots = chart.querySelectorAll("a.pt");
-    var info = JSON.parse(chart.getAttribute("data-points"));
+    var rowOf = null;  // game key -> the bot's row of that game (its data script)
+    chartRows = function (rows) {
+      rowOf = {};
+      rows.forEach(function (row, i) { rowOf[row[0]] = [i + 1, row]; });
+    };
+    if (botGames && data("bot:" + botGames.getAttribute("data-slug"))) chartRows(data("bot:" + botGames.getAttribute("data-slug")));
     var readout = document.getElementById("chart-readout"), cursor = chart.querySelector(".cursor");
     var xs = Array.prototype.map.call(dots, function (dot) { return parseFloat(dot.style.left); });
     var chosen = -1, pointer = "mouse";
@@ -324,17 +331,19 @@
       dots[i].classList.add("on");
       cursor.hidden = false;
       cursor.style.left = xs[i] + "%";
-      // [games, key, round, place, seats, rating, change, rank, rank change, mu, sigma]
-      var p = info[i];
-      readout.textContent = "After game " + p[0] + ", ";
-      var a = el("a", null, p[1]);
+      var key = dots[i].getAttribute("href").replace(/^.*\/|\.html$/g, "");
+      var a = el("a", null, key);
       a.href = dots[i].getAttribute("href");
+      var found = rowOf && rowOf[key];
+      if (!found) { readout.textContent = "Game "; readout.appendChild(a); return; }
+      var n = found[0], p = found[1], seat = p[4];
+      readout.textContent = "After game " + n + ", ";
       readout.appendChild(a);
-      readout.appendChild(document.createTextNode(" (round " + p[2] + ", place " + p[3] + " of " + p[4] + "): rating " + p[5].toFixed(2) + " ("));
-      readout.appendChild(trend(p[6] > 0.005 ? 1 : p[6] < -0.005 ? -1 : 0, signed(p[6])));
-      readout.appendChild(document.createTextNode("), rank " + p[7] + " ("));
-      readout.appendChild(trend(p[8], p[8] ? rankChange(p[8]) : "unchanged"));
-      readout.appendChild(document.createTextNode("), mu " + p[9].toFixed(2) + ", sigma " + p[10].toFixed(2)));
+      readout.appendChild(document.createTextNode(" (round " + p[1] + ", place " + p[6][seat] + " of " + p[6].length + "): rating " + p[9].toFixed(2) + " ("));
+      readout.appendChild(trend(p[10] > 0.005 ? 1 : p[10] < -0.005 ? -1 : 0, signed(p[10])));
+      readout.appendChild(document.createTextNode("), rank " + p[11] + " ("));
+      readout.appendChild(trend(p[12], p[12] ? rankChange(p[12]) : "unchanged"));
+      readout.appendChild(document.createTextNode("), mu " + p[14].toFixed(2) + ", sigma " + p[15].toFixed(2)));
     };
     var nearest = function (event) {
       var box = area.getBoundingClientRect();
