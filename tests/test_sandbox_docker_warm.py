@@ -498,6 +498,9 @@ def test_the_stderr_a_warm_bot_wrote_before_each_answer_belongs_to_that_decision
     """
     process = sandbox.start(make_bot(tmp_path / "talker", code), LIMITS, slot="talker")
     try:
+        # Asked at once, before the bot's shell has opened its end of the stderr pipe: a read
+        # then would see an end of file (and the bot would hang opening its stderr).
+        assert [process.stderr_mark() for _ in range(100)] == [0] * 100
         for number in range(3):
             mark = process.stderr_mark()
             process.send_line(b"go")
@@ -506,3 +509,27 @@ def test_the_stderr_a_warm_bot_wrote_before_each_answer_belongs_to_that_decision
     finally:
         process.close()
     assert process.stderr_text() == "".join(f"thinking about {n}\n" for n in range(3))
+
+
+def test_reading_stderr_before_the_bot_has_opened_it_keeps_arenas_end(tmp_path):
+    """A pipe's read before any writer came is an end of file: arena must not take it for
+    one, or the bot's shell blocks forever opening its stderr (no reader left)."""
+    import select
+
+    from arena.sandbox.common import StderrLog
+
+    os.mkfifo(tmp_path / "err")
+    ours = os.open(tmp_path / "err", os.O_RDONLY | os.O_NONBLOCK)
+    process = WarmBotProcess.__new__(WarmBotProcess)  # just its stderr side
+    process._closed, process._err_fd, process._stderr = False, ours, StderrLog(1000)
+    process._reading = select.poll()
+    process._reading.register(ours, select.POLLIN)
+    try:
+        assert process.stderr_mark() == 0
+        bots_end = os.open(tmp_path / "err", os.O_WRONLY | os.O_NONBLOCK)  # ENXIO without a reader
+        os.write(bots_end, b"late words\n")
+        os.close(bots_end)
+        assert process.stderr_since(0) == "late words\n"
+    finally:
+        if process._err_fd is not None:
+            os.close(process._err_fd)
