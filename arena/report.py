@@ -197,7 +197,8 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
         seats_by_game[seat.game_key].append(seat)
     incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for key, incident in store.incidents():
-        incidents_by_game[key].append(incident.model_dump(mode="json"))
+        # `when` in the bot's own terms (the request id it saw), as the terminal says it.
+        incidents_by_game[key].append({**incident.model_dump(mode="json"), "when": incident.when()})
     games = []
     open_deals = {row.deal for row in rows if row.status != "done"} if settings.get("duplicate") else set()
     for row in rows:

@@ -187,9 +187,13 @@ def test_a_forfeit_shows_on_the_game_page_and_the_bots_page(site):
     key, incident = faulted[0]
     game_page = (site / "site" / "games" / f"{key}.html").read_text()
     assert '<span class="tag bad">forfeit</span>' in game_page
-    assert f"<span class=\"tag bad\">ILLEGAL_ACTION</span> seat {incident.seat} (greedy) at decision {incident.decision}" in game_page
+    # In the bot's own terms, as the terminal says it: the id of the request it answered illegally.
+    assert incident.request is not None and incident.request > 0
+    when = f"at request {incident.request} (after {incident.decision} moves of the game)"
+    assert f"<span class=\"tag bad\">ILLEGAL_ACTION</span> seat {incident.seat} (greedy) {when}:" in game_page
     bot_page = (site / "site" / "bots" / f"{slug('greedy')}.html").read_text()
     assert f'<a href="../games/{key}.html">{key}</a></td><td>{incident.seat}</td><td><span class="tag bad">ILLEGAL_ACTION</span>' in bot_page
+    assert f"<td>{when}</td>" in bot_page
     replay = (site / "site" / "replays" / f"{key}.r{FORMAT}.js").read_text()
     assert '"fallback"]' in replay  # the steps the fallback player took are marked
 
