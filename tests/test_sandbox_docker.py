@@ -885,10 +885,12 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
 
     class SickEngine(docker.APIClient):
         """Cold: an engine that creates 7 containers (the image probe and two games of three),
-        then fails. Warm: one that starts 6 processes in the slots' containers (two games of
-        three), then fails."""
+        then fails. Warm: one that falls sick once a game has asked for its 4th process (the
+        second game's newcomer: 4 bots, tables of 3); from then every exec fails, the ones
+        that start a slot's next process ahead of need too, so the third game cannot start."""
 
-        creates = execs = 0
+        creates = asked = 0
+        sick = False
 
         def create_container(self, *args, **kwargs):
             SickEngine.creates += 1
@@ -897,10 +899,13 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
             return super().create_container(*args, **kwargs)
 
         def exec_create(self, *args, **kwargs):
-            SickEngine.execs += 1
-            if warm_start and SickEngine.execs > 6:
+            if warm_start and SickEngine.sick:
                 raise docker.errors.APIError("500 Server Error: the engine is sick")
-            return super().exec_create(*args, **kwargs)
+            made = super().exec_create(*args, **kwargs)
+            if not threading.current_thread().name.startswith("arena-warm"):  # a game asked
+                SickEngine.asked += 1
+                SickEngine.sick = SickEngine.asked >= 4
+            return made
 
     bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
     settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(

@@ -465,24 +465,27 @@ def test_an_engine_failing_to_exec_is_a_sandbox_error_and_the_slot_goes_on(engin
     bot = make_bot(tmp_path / "echo", ECHO)
     first = sandbox.start(bot, LIMITS, slot="s")
     container = first.id
-    first.close()
     api = sandbox.client.api
     real_exec_start = api.exec_start
     calls = []
 
-    def failing_once(*args, **kwargs):
+    def failing_twice(*args, **kwargs):
         calls.append(args)
-        if len(calls) == 1:
+        if len(calls) <= 2:
             raise requests.ConnectionError("connection reset by the engine")
         return real_exec_start(*args, **kwargs)
 
-    api.exec_start = failing_once
+    api.exec_start = failing_twice
     try:
+        # The slot's next process is exec'd ahead, after the reset: that exec fails first
+        # (nobody is told), then the start's own exec, which says so; the third goes through.
+        first.close()
         with pytest.raises(SandboxError, match="could not start warm in .*connection reset"):
             sandbox.start(bot, LIMITS, slot="s")
         process = sandbox.start(bot, LIMITS, slot="s")
     finally:
         api.exec_start = real_exec_start
+    assert len(calls) == 3
     assert process.id == container
     process.send_line(b"again")
     assert process.receive_line(LIMITS.startup_s).startswith(b"again ")
@@ -533,3 +536,33 @@ def test_reading_stderr_before_the_bot_has_opened_it_keeps_arenas_end(tmp_path):
     finally:
         if process._err_fd is not None:
             os.close(process._err_fd)
+
+
+def test_a_slot_s_next_process_is_exec_d_ahead_and_the_start_waits_for_no_engine(engine, sandbox, tmp_path):
+    import threading
+
+    bot = make_bot(tmp_path / "echo", ECHO)
+    first = sandbox.start(bot, LIMITS, slot="ahead")
+    api = sandbox.client.api
+    real_exec_create = api.exec_create
+    execs = []
+
+    def counted(*args, **kwargs):
+        execs.append(threading.current_thread().name)
+        return real_exec_create(*args, **kwargs)
+
+    api.exec_create = counted
+    try:
+        first.close()  # the reset, then the next process's exec, run on the slot's worker
+        second = sandbox.start(bot, LIMITS, slot="ahead")
+        second.send_line(b"first words")
+        # Fresh: its first line is the first it was sent, in the same container.
+        assert second.receive_line(LIMITS.startup_s).startswith(b"first words ")
+        assert second.id == first.id
+        second.close()
+        third = sandbox.start(bot, LIMITS, slot="ahead")
+    finally:
+        api.exec_create = real_exec_create
+    third.close()
+    # Each next process was exec'd by the worker after a close; the starts asked the engine nothing.
+    assert len(execs) == 2 and all(name.startswith("arena-warm") for name in execs), execs

@@ -34,6 +34,13 @@ container keeps no TIME_WAIT connections (whose ports a successor could read). I
 step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
 
+After the reset the same worker execs the slot's next process (`WarmSlots._exec_spare`),
+so that the next game's start does not wait for the engine's exec: that process has been
+sent nothing (its stdin is a pipe arena holds, empty) until the game's first line, and
+its start-up limit counts from when the game asks for it, as for any start. If that exec
+fails, nothing is said then: the next start execs in the foreground and meets the
+engine's failure there. A slot's last spare is killed by `close()`.
+
 What a successor can still read: the cgroup's cumulative statistics that cannot be reset
 (memory.stat's event counts, cpu.stat's throttling counts). A bot that means to could
 signal a number to its next process through them (say, by how many page faults it
@@ -862,6 +869,7 @@ class _Slot:
         self.home: WarmContainer | None = None
         self.pending: Future[None] | None = None
         self.process: WarmBotProcess | None = None
+        self.spare: WarmBotProcess | None = None  # the next process, exec'd after the reset
         self.lock = threading.Lock()
 
 
@@ -902,8 +910,17 @@ class WarmSlots:
                     pending.result()  # the reset (or replacement) of the last process
                 except SandboxError:
                     pass  # the replacement failed: made again below, or the engine's error told
+            spare, slot.spare = slot.spare, None
             if slot.home is not None and not slot.home.healthy():
+                if spare is not None:
+                    spare.discard()
+                    spare = None
                 self._replace(slot, "its init or idle shell is gone (killed from outside)")
+            if spare is not None:
+                # Exec'd ahead of need, right after the last process's reset: it has read
+                # nothing (its stdin is ours, empty) and is handed over as a fresh start is.
+                slot.process = spare
+                return spare
             if slot.home is None:
                 slot.home = self._new_container(slot)
             try:
@@ -942,6 +959,22 @@ class WarmSlots:
             home.reset(names)
         except _Broken as why:
             self._replace(slot, str(why))
+            return
+        self._exec_spare(slot, home)
+
+    def _exec_spare(self, slot: _Slot, home: WarmContainer) -> None:
+        """Start the slot's next process now, off the game's path, so that the next game
+        does not wait for the engine's exec. An engine failure here is not kept: the next
+        start execs in the foreground and meets it there."""
+        if self._closed or slot.home is not home:
+            return
+        try:
+            slot.spare = home.run()
+        except _ExecFailed as failed:
+            try:
+                home.reset(failed.names)
+            except _Broken as why:
+                self._replace(slot, str(why))
 
     def _replace(self, slot: _Slot, why: str) -> None:
         """Remove a broken container and make the slot a new one."""
@@ -979,6 +1012,10 @@ class WarmSlots:
             if slot.process is not None:
                 slot.process.discard()
         self._workers.shutdown(wait=True)
+        for slot in slots:  # after the worker: a spare it exec'd while this began goes too
+            spare, slot.spare = slot.spare, None
+            if spare is not None:
+                spare.discard()
         failure: SandboxError | None = None
         for slot in slots:
             if slot.home is not None:
