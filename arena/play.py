@@ -39,9 +39,18 @@ from arena.field import BotRef, SeatFactory
 from arena.protocol import Hello, LimitsInfo, MatchOver
 from arena.record import GameResult
 from arena.referee import play_game
-from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, get_sandbox
+from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
 from arena.seats import RemoteBot, Seat
 from arena.tournament_file import LimitsConfig, TournamentError, _Strict
+
+
+class AheadSlot(_Strict):
+    """A warm slot of a coming game, which the worker playing this one will also play:
+    made ready (its container) while this game plays."""
+
+    bot: BotRef
+    rotation: str
+    players: int
 
 
 class GameSpec(_Strict):
@@ -61,6 +70,9 @@ class GameSpec(_Strict):
     run: str = ""  # which run the game belongs to: slots (and their sessions) are per run
     bot_games: list[int] = Field(
         default_factory=list, description="Per seat, the bot's games in the run (per-slot `hello.games`)."
+    )
+    ahead: list[AheadSlot] = Field(
+        default_factory=list, description="Warm slots to make ready for the worker's coming games."
     )
 
 
@@ -128,6 +140,23 @@ def remote_bot(
     return RemoteBot(bot, sandbox, limits, hello, slot=slot, session=session)
 
 
+def _prepare_ahead(spec: GameSpec, box: Sandbox, limits: Limits) -> None:
+    """Have the sandbox make the coming games' warm slots ready in the background (a Docker
+    slot's container), so that their first game does not wait for it. Best effort: a
+    failure shows at the slot's first start, as it would have anyway."""
+    prepare = getattr(box, "prepare", None)
+    if prepare is None:
+        return
+    for ahead in spec.ahead:
+        name = SLOTS.first_name(spec.run, ahead.bot, ahead.rotation, ahead.players)
+        if name is None or ahead.bot.kind != "folder":
+            continue
+        try:
+            prepare(load_spec(ahead.bot), limits, slot=name)
+        except (SandboxError, TournamentError, OSError):
+            pass  # said again, and charged as usual, at the slot's first start
+
+
 # ---------------------------------------------------------------------------- slots
 
 
@@ -177,6 +206,13 @@ class SlotPool:
             slot = Slot(name=slot_name(key, len(slots)), key=key, busy=True)
             slots.append(slot)
             return slot
+
+    def first_name(self, run: str, bot: BotRef, rotation: str, players: int) -> str | None:
+        """The name the bot's first slot for this rotation and table size will have, if it
+        has none yet (None if it has)."""
+        key = (run, bot.id, bot.content_hash, rotation, players)
+        with self._lock:
+            return None if self._slots.get(key) else slot_name(key, 0)
 
     def release(self, slot: Slot, *, keep: bool = True) -> None:
         """The slot's game is over; `keep=False` (the game failed) or a closed slot ends its session."""
@@ -275,6 +311,8 @@ def play_scheduled_game(
             seats.append(seat)
         try:
             seats = _start_together(seats)
+            if spec.ahead and box is not None and not per_slot and spec.warm_start:
+                _prepare_ahead(spec, box, limits)
             result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
         finally:
             for seat in seats:

@@ -44,6 +44,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from arena.play import (
+    AheadSlot,
     GameSpec,
     PlayedGame,
     close_sandboxes,
@@ -89,6 +90,8 @@ class WorkerPool:
         self._owner: dict[tuple[str, str], int] = {}  # a bot slot (bot, rotation) -> the lane that has it
         self._rotations: list[set[str]] = [set() for _ in range(jobs)]
         self._passed: dict[str, int] = {}  # game key -> times `choose` took a later game instead
+        self._window: list[GameSpec] = []  # the next games `choose` last saw
+        self._readied: list[set[tuple[str, str]]] = [set() for _ in range(jobs)]  # slots each lane made or was told to make
 
     def _free_lane(self) -> int:
         with self._lock:
@@ -119,6 +122,7 @@ class WorkerPool:
         for spec in specs[:chosen]:
             self._passed[spec.key] = self._passed.get(spec.key, 0) + 1
         self._passed.pop(specs[chosen].key, None)
+        self._window = list(specs)
         return chosen
 
     def _preferred(self, spec: GameSpec) -> int | None:
@@ -143,6 +147,7 @@ class WorkerPool:
         if fn is not play_scheduled_game or in_process or sandbox is not None:
             raise TypeError("worker processes play play_scheduled_game(spec) with their own sandbox only")
         lane = self._claim(spec)
+        spec = self._with_ahead(lane, spec)
         outer: Future = Future()
         inner = self._lanes[lane].submit(play_scheduled_game, spec)
 
@@ -169,6 +174,31 @@ class WorkerPool:
                 self._owner.setdefault(key, lane)
             self._rotations[lane].add(rotation_of(spec))
         return lane
+
+    def _with_ahead(self, lane: int, spec: GameSpec) -> GameSpec:
+        """`spec`, telling its worker which warm slots of the coming games (the window
+        `choose` last saw) will be that worker's and are not made yet: a warm Docker slot's
+        container is made in the background while the game plays, not when its first game
+        waits for it. Those slots become the lane's, as if it had played them."""
+        if spec.sandbox != "docker" or not spec.warm_start or spec.bot_process != "per-game":
+            return spec
+        ahead: list[AheadSlot] = []
+        with self._lock:
+            readied = self._readied[lane]
+            readied.update(slot_keys(spec))
+            for coming in self._window:
+                if coming.key == spec.key:
+                    continue
+                preferred = self._preferred(coming)
+                rotation = rotation_of(coming)
+                folder_bots = [bot for bot in coming.bots if bot.kind == "folder"]
+                for bot, key in zip(folder_bots, slot_keys(coming), strict=True):
+                    if key in readied or self._owner.get(key, preferred) != lane:
+                        continue
+                    self._owner[key] = lane
+                    readied.add(key)
+                    ahead.append(AheadSlot(bot=bot, rotation=rotation, players=len(coming.bots)))
+        return spec.model_copy(update={"ahead": ahead}) if ahead else spec
 
     def _release(self, lane: int) -> None:
         with self._lock:

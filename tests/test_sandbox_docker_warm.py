@@ -25,6 +25,7 @@ from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
 from arena.sandbox.docker import (
     KEEPER_USER,
     LABEL,
+    LAUNCHER_USER,
     OWNER_LABEL,
     SLOT_LABEL,
     DockerBotProcess,
@@ -119,12 +120,17 @@ def test_a_slot_keeps_one_container_and_starts_a_fresh_process_in_it_each_time(e
     assert not exists(engine, seen[0][0]) and not exists(engine, other.id)
 
 
-def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(engine, sandbox, tmp_path):
+@pytest.mark.parametrize("launcher", [True, False], ids=["launcher", "exec"])
+def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(
+    engine, sandbox, tmp_path, launcher
+):
+    sandbox.warm_launcher = launcher
     bot = make_bot(tmp_path / "echo", ECHO, name="Echo Bot")
     warm = sandbox.start(bot, LIMITS, slot="s")
     cold = sandbox.start(bot, LIMITS)
     try:
         assert isinstance(cold, DockerBotProcess)
+        assert warm.home.launcher is launcher
         warm.container.reload()
         cold.container.reload()
         warm_host, cold_host = dict(warm.container.attrs["HostConfig"]), dict(cold.container.attrs["HostConfig"])
@@ -132,27 +138,41 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         cold_host.pop("Binds")
         assert warm_host.pop("Sysctls") == {"net.ipv4.tcp_max_tw_buckets": "0"}
         assert cold_host.pop("Sysctls", None) is None
+        # The launcher may become nobody and empty its capability sets, nothing more; the
+        # bot's process has none of them (read from inside in the next test).
+        assert warm_host.pop("CapAdd") == (["SETUID", "SETGID", "SETPCAP"] if launcher else None)
+        assert cold_host.pop("CapAdd") is None
         assert warm_host == cold_host  # every limit, the same
         config = warm.container.attrs["Config"]
-        assert config["User"] == KEEPER_USER != cold.container.attrs["Config"]["User"]
-        assert config["Entrypoint"] == ["/bin/sh", "-c", "exec </arena-io/keep"]
+        keeper_user = LAUNCHER_USER if launcher else KEEPER_USER
+        assert config["User"] == keeper_user != cold.container.attrs["Config"]["User"]
+        if launcher:
+            assert config["Entrypoint"] == ["/bin/sh", "-c", warm_module.LAUNCHER, "arena-launcher"]
+            assert config["Cmd"] == ["python3", "bot.py"]
+        else:
+            assert config["Entrypoint"] == ["/bin/sh", "-c", "exec </arena-io/keep"]
         assert config["Labels"][SLOT_LABEL] == "s"
         assert config["Labels"][LABEL] == "docker"
         assert config["Labels"][OWNER_LABEL].split(":")[1] == str(os.getpid())
         assert warm.container.attrs["Name"].startswith("/arena-echo-bot-warm-")
-        # The bot's process runs as nobody, the container's own two as the keeper.
+        # The bot's process runs as nobody, the container's own two as the keeper (and, with
+        # the launcher, the bot's monitor: the launcher's child, which waits for it).
         uids = {
             pid: int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
             for pid in warm.home.cgroup.pids()
         }
-        keeper = int(KEEPER_USER.split(":")[0])
-        assert uids == {**{pid: keeper for pid in warm.home.keepers}, warm.pid: 65534}
+        keeper = int(keeper_user.split(":")[0])
+        monitors = {pid: keeper for pid in uids if pid not in warm.home.keepers and pid != warm.pid}
+        assert len(monitors) == (1 if launcher else 0)
+        assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: 65534}
     finally:
         warm.close()
         cold.close()
 
 
-def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_path):
+@pytest.mark.parametrize("launcher", [True, False], ids=["launcher", "exec"])
+def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_path, launcher):
+    sandbox.warm_launcher = launcher
     bot = residue_bot(tmp_path)
     warm = sandbox.start(bot, LIMITS, slot="residue")
     cold = sandbox.start(bot, LIMITS)
@@ -189,7 +209,15 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
     # The container's init is another uid: the bot can neither signal nor trace it (in a
     # cold container it may: its init is of its own uid, and ends with it anyway).
     assert inside_warm["signal process 1"] == inside_warm["ptrace process 1"] == "EPERM"
-    for differs in ("signal process 1", "ptrace process 1"):
+    # Nothing of the launcher's is open in the bot, nor can it open its pipes or signal it
+    # (or the monitor that waits for the bot): all are root's.
+    assert inside_warm["open files"] == inside_cold["open files"] == [0, 1, 2, 3]  # 3: the listing
+    assert inside_warm["open the launcher's pipes"] == (
+        {"launch": "EACCES", "status": "EACCES"} if launcher else {"launch": "ENOENT", "status": "ENOENT"}
+    )
+    assert inside_warm["signal another uid's process"] == ["EPERM"]
+    for differs in ("signal process 1", "ptrace process 1", "signal another uid's process",
+                    "open the launcher's pipes"):
         inside_warm.pop(differs)
         inside_cold.pop(differs)
     assert inside_warm == inside_cold
@@ -462,6 +490,7 @@ def test_prepare_makes_a_slots_container_ahead_and_its_first_start_uses_it(engin
 def test_an_engine_failing_to_exec_is_a_sandbox_error_and_the_slot_goes_on(engine, sandbox, tmp_path):
     import requests
 
+    sandbox.warm_launcher = False  # docker exec's design: images without setpriv
     bot = make_bot(tmp_path / "echo", ECHO)
     first = sandbox.start(bot, LIMITS, slot="s")
     container = first.id
@@ -541,6 +570,7 @@ def test_reading_stderr_before_the_bot_has_opened_it_keeps_arenas_end(tmp_path):
 def test_a_slot_s_next_process_is_exec_d_ahead_and_the_start_waits_for_no_engine(engine, sandbox, tmp_path):
     import threading
 
+    sandbox.warm_launcher = False  # docker exec's design: images without setpriv
     bot = make_bot(tmp_path / "echo", ECHO)
     first = sandbox.start(bot, LIMITS, slot="ahead")
     api = sandbox.client.api
@@ -566,3 +596,93 @@ def test_a_slot_s_next_process_is_exec_d_ahead_and_the_start_waits_for_no_engine
     third.close()
     # Each next process was exec'd by the worker after a close; the starts asked the engine nothing.
     assert len(execs) == 2 and all(name.startswith("arena-warm") for name in execs), execs
+
+
+def test_with_the_launcher_no_start_but_a_slot_s_first_asks_the_engine_anything(engine, sandbox, tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO)
+    first = sandbox.start(bot, LIMITS, slot="s")
+    assert first.home.launcher
+    api = sandbox.client.api
+    asked = []
+    real = {name: getattr(api, name) for name in ("_get", "_post", "_delete")}
+
+    def counting(name):
+        def call(*args, **kwargs):
+            asked.append((name, args[0] if args else None))
+            return real[name](*args, **kwargs)
+        return call
+
+    for name in real:
+        setattr(api, name, counting(name))
+    seen = [(first.pid, first.exec_id)]
+    try:
+        first.close()
+        for turn in range(3):
+            process = sandbox.start(bot, LIMITS, slot="s")
+            process.send_line(f"turn {turn}".encode())
+            assert process.receive_line(LIMITS.startup_s).startswith(f"turn {turn} ".encode())
+            seen.append((process.pid, process.exec_id))
+            assert process.id == first.id
+            process.close()
+    finally:
+        for name, method in real.items():
+            setattr(api, name, method)
+    assert asked == []
+    assert [exec_id for _, exec_id in seen] == ["launch-1", "launch-2", "launch-3", "launch-4"]
+    assert len({pid for pid, _ in seen}) == 4  # a fresh process each time
+
+
+def test_a_bot_ending_on_its_own_under_the_launcher_has_its_own_exit_code(sandbox, tmp_path):
+    bot = make_bot(tmp_path / "quits", "import sys\nsys.stdin.readline()\nsys.exit(7)\n")
+    for _ in range(2):  # the second from the slot's launcher after a reset, as the first
+        process = sandbox.start(bot, LIMITS, slot="quits")
+        assert process.home.launcher
+        process.send_line(b"go")
+        with pytest.raises(BotFault) as fault:
+            process.receive_line(LIMITS.startup_s)
+        assert fault.value.reason is Reason.CRASH and "7" in str(fault.value)
+        process.close()
+
+
+def test_an_image_without_setpriv_starts_warm_processes_by_docker_exec(engine, sandbox, tmp_path, monkeypatch):
+    # The launcher's first line finds no setpriv, as in an image without util-linux.
+    monkeypatch.setattr(
+        warm_module, "LAUNCHER", warm_module.LAUNCHER.replace("command -v setpriv", "command -v no-setpriv")
+    )
+    bot = make_bot(tmp_path / "echo", ECHO)
+    process = sandbox.start(bot, LIMITS, slot="s")
+    try:
+        assert not process.home.launcher and len(process.exec_id) == 64  # the engine's exec id
+        assert process.home.container.attrs["Config"]["User"] == KEEPER_USER
+        process.send_line(b"hello")
+        assert process.receive_line(LIMITS.startup_s).startswith(b"hello ")
+    finally:
+        process.close()
+    assert sandbox._no_launcher == {process.home.image}
+    made = []
+    collection = type(sandbox.client.containers)
+    real_create = collection.create
+    monkeypatch.setattr(collection, "create", lambda self, **kw: made.append(kw) or real_create(self, **kw))
+    other = sandbox.start(bot, LIMITS, slot="t")  # the image is known: no launcher tried
+    other.close()
+    assert [kw["user"] for kw in made] == [KEEPER_USER]
+
+
+def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(engine, sandbox, tmp_path):
+    bot = make_bot(tmp_path / "echo", ECHO)
+    process = sandbox.start(bot, LIMITS, slot="s")
+    process.send_line(b"hello")
+    process.receive_line(LIMITS.startup_s)
+    launcher = [pid for pid in process.home.keepers if pid != min(process.home.keepers)]
+    assert len(launcher) == 1
+    os.kill(launcher[0], signal.SIGKILL)
+    process.close()
+    replacement = sandbox.start(bot, LIMITS, slot="s")
+    try:
+        assert replacement.id != process.id and replacement.home.launcher
+        replacement.send_line(b"fresh")
+        assert replacement.receive_line(LIMITS.startup_s).startswith(b"fresh ")
+    finally:
+        replacement.close()
+    assert sandbox._slots.replaced == 1
+    assert "gone" in sandbox._slots.last_replacement

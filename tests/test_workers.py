@@ -191,6 +191,53 @@ def test_a_game_passed_over_as_often_as_there_are_choices_is_taken_next(tmp_path
     assert pool.choose(waiting) == 0  # ... until the first game has waited its turn twice
 
 
+def test_a_warm_docker_game_tells_its_worker_which_coming_slots_to_make_ready(tmp_path, bot_dirs):
+    docker = {"sandbox": "docker", "warm_start": True, "run": "r"}
+    first = [spec.model_copy(update=docker) for spec in table_games(tmp_path, bot_dirs, "1-1", [0, 1, 2])]
+    second = [spec.model_copy(update=docker) for spec in table_games(tmp_path, bot_dirs, "1-2", [0, 1, 3])]
+    pool = WorkerPool(2, "docker")  # nothing is played: no worker process starts
+    window = first + second
+    assert pool.choose(window) == 0
+    lane = pool._claim(window[0])
+    told = pool._with_ahead(lane, window[0])
+    # Lane 0 takes rotations 0 and 2 (rotation r goes to lane r mod 2): of the coming games'
+    # slots those not in this game, each once.
+    assert lane == 0
+    assert [(slot.bot.id, slot.rotation, slot.players) for slot in told.ahead] == [
+        ("cat", "2", 3), ("ann", "2", 3), ("bob", "2", 3), ("dan", "0", 3), ("dan", "2", 3),
+    ]
+    assert pool._with_ahead(lane, window[3]).ahead == []  # told once
+    other = pool._with_ahead(1, window[1])  # ann, bob and cat in rotation 1: its own game's
+    assert [(slot.bot.id, slot.rotation) for slot in other.ahead] == [("dan", "1")]
+    cold = window[1].model_copy(update={"warm_start": False})
+    assert pool._with_ahead(1, cold) is cold  # only warm Docker slots are made ahead
+
+
+def test_a_worker_prepares_the_slots_it_is_told_under_the_names_their_first_game_uses(tmp_path, bot_dirs, monkeypatch):
+    from arena import play
+
+    games = table_games(tmp_path, bot_dirs, "1-1", [0, 1, 2])
+    spec = games[0].model_copy(update={"warm_start": True, "run": "ahead-test", "rules": SHORT})
+    coming = games[1].model_copy(update={"warm_start": True, "run": "ahead-test", "rules": SHORT})
+    spec = spec.model_copy(
+        update={"ahead": [play.AheadSlot(bot=bot, rotation="1", players=3) for bot in coming.bots]}
+    )
+    prepared, started = [], []
+    sandbox = play.sandbox_named("local")
+    monkeypatch.setattr(type(sandbox), "prepare", lambda self, bot, limits, *, slot: prepared.append(slot), raising=False)
+    real_start = type(sandbox).start
+    monkeypatch.setattr(
+        type(sandbox), "start", lambda self, bot, limits, *, slot=None: started.append(slot) or real_start(self, bot, limits, slot=slot)
+    )
+    try:
+        play_scheduled_game(spec, sandbox=sandbox)
+        assert len(prepared) == 3 and not set(prepared) & set(started)
+        play_scheduled_game(coming, sandbox=sandbox)
+        assert sorted(started[3:]) == sorted(prepared)  # the coming game starts in the slots made ready
+    finally:
+        play.SLOTS.close("ahead-test")
+
+
 KILLED_RUNNER = """
 import sys, time
 from arena.workers import WorkerPool

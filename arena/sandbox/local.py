@@ -70,7 +70,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
-from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox, SandboxError
+from arena.sandbox.base import (
+    BotFault,
+    BotProcess,
+    BotSpec,
+    Limits,
+    Reason,
+    Sandbox,
+    SandboxError,
+)
 from arena.sandbox.cgroups import BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit, input_wait_s
 

@@ -94,6 +94,7 @@ from arena.sandbox.docker.transport import (  # noqa: F401
 )
 from arena.sandbox.docker.warm import (  # noqa: F401
     KEEPER_USER,
+    LAUNCHER_USER,
     SLOT_LABEL,
     WarmBotProcess,
     WarmSlots,
@@ -132,6 +133,8 @@ class DockerSandbox(DockerImages, Sandbox):
         self._cleaned = False
         self._lock = threading.Lock()
         self.warm = warm
+        self.warm_launcher = True  # warm processes start through the launcher where the image allows
+        self._no_launcher: set[str] = set()  # images without setpriv: warm processes by docker exec
         self._slots: WarmSlots | None = None
 
     # -- engine ------------------------------------------------------------------------------

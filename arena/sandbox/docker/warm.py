@@ -1,23 +1,41 @@
 """Warm slots of the docker sandbox: one container per slot, kept for the run, and a fresh
-bot process in it for every `start` (`docker exec`), the container reset in between.
+bot process in it for every `start`, the container reset in between.
 
-Why `docker exec` and not a launcher of our own inside the container: the engine builds an
-exec'd process from the container's own process spec (runc applies the container's seccomp
-filter, capability sets, no-new-privileges, rlimits, cgroups and namespaces), with the
-user overridden to nobody (65534), so the bot's process is confined exactly as a cold
-container's is (tests/test_sandbox_docker_warm.py reads it from inside). A launcher
-living in the container would share the bot's uid, and a bot may ptrace or signal a
-process of its own uid: it could plant itself in the launcher and reach its next game.
+How a process starts: through the container's own launcher (below), or, in an image
+without `setpriv` (util-linux), by `docker exec`. Both give the bot's process what a cold
+container's bot has, read from inside by tests/test_sandbox_docker_warm.py for both: uid,
+gid and group nobody (65534), every capability set empty (the bounding set too),
+no-new-privileges, the engine's seccomp filter, the container's rlimits, cgroup (memory,
+CPU, pids), read-only root, no network, the same environment and working folder.
 
-The container's own processes (its init, docker-init, and a shell blocked forever opening
-a pipe) run as another uid (65533, `KEEPER_USER`), which a bot of uid 65534 without
-capabilities can neither signal, nor ptrace, nor read; their oom_score_adj is -1000 where
-the host allows it, so an out-of-memory kill picks the bot. Nothing else of the container
-is long-lived.
+The launcher is the container's main process, a shell run as root (uid 0, no user
+namespace) with only the capabilities SETUID, SETGID and SETPCAP, under the container's
+no-new-privileges and seccomp filter like everything in it. arena writes a serial number N
+to its launch pipe; the launcher forks a monitor (root too) that runs
+`setpriv --reuid/--regid/--groups 65534 --inh-caps=-all --bounding-set=-all` into a
+shell that opens the process's three pipes (in-N, out-N, err-N) and execs the bot, says
+"run N PID" on its status pipe, waits for it and says "end N STATUS". The two pipes are
+root's (0600) and closed in the bot's process; the bot, of another uid and without
+capabilities, can neither open them, nor signal, ptrace or read the launcher or its
+monitor (the tests try). So a start costs a fork and three execs (about 10 ms) and no
+engine call: the engine's CPU per game, most of a warm game's cost with `docker exec`
+(about 0.17 CPU-s for four seats), is gone. Why not a launcher of the bot's own uid: a
+bot may ptrace or signal a process of its own uid, so it could plant itself in the
+launcher and reach its next game.
+
+In docker exec's design the engine builds the exec'd process from the container's own
+process spec (runc applies the container's seccomp filter, capability sets,
+no-new-privileges, rlimits, cgroups and namespaces), with the user overridden to nobody.
+
+The container's own processes (its init, docker-init, and the launcher, or with docker
+exec a shell blocked forever opening a pipe) run as another uid (root with the launcher,
+65533, `KEEPER_USER`, without), which a bot of uid 65534 without capabilities can neither
+signal, nor ptrace, nor read; their oom_score_adj is -1000 where the host allows it, so
+an out-of-memory kill picks the bot. Nothing else of the container is long-lived.
 
 Between two processes of a slot the host resets the container (`WarmContainer.reset`,
 on a worker thread, while other games play; `start` waits only if it is not done yet):
-1. every process in the container's cgroup but those two keepers gets SIGKILL (through
+1. every process in the container's cgroup but those two keepers (monitors too) gets SIGKILL (through
    a pidfd, so a reused pid is never hit), until none is left;
 2. SysV shared memory, semaphores and message queues are removed, /tmp and /dev/shm are
    replaced by fresh tmpfs mounts (same options; not even their inode numbers tell how
@@ -34,8 +52,9 @@ container keeps no TIME_WAIT connections (whose ports a successor could read). I
 step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
 
-After the reset the same worker execs the slot's next process (`WarmSlots._exec_spare`),
-so that the next game's start does not wait for the engine's exec: that process has been
+After the reset the same worker starts the slot's next process (`WarmSlots._exec_spare`),
+so that the next game's start does not wait for it (nor, with docker exec, for the
+engine): that process has been
 sent nothing (its stdin is a pipe arena holds, empty) until the game's first line, and
 its start-up limit counts from when the game asks for it, as for any start. If that exec
 fails, nothing is said then: the next start execs in the foreground and meets the
@@ -50,8 +69,10 @@ readable in both designs.
 
 stdin, stdout and stderr are three named pipes per process in the slot's folder, mounted
 read-only at /arena-io (as cold containers' two); no byte passes through the engine.
-A process's end is seen through a pidfd of its host pid; its exit code comes from the
-engine (exec inspect) only when a bot ended on its own. OUT_OF_MEMORY is the bot's, and so
+A process's end is seen through a pidfd of its host pid (found from the pid the launcher
+says, by the NSpid of the container's processes, or from exec inspect); its exit code
+comes from the launcher's monitor (or the engine's exec inspect) only when a bot ended on
+its own. OUT_OF_MEMORY is the bot's, and so
 is a container that ended while its bot ran only when the kernel's OOM count says so; any
 other breakage of the container, and every engine failure, is a SandboxError.
 
@@ -121,11 +142,46 @@ if TYPE_CHECKING:
     from arena.sandbox.docker import DockerSandbox
 
 KEEPER_USER = "65533:65533"  # the container's init and idle shell: not the bot's uid
+LAUNCHER_USER = "0:0"  # the launcher's: it must become the bot's uid (with only the caps below)
+LAUNCHER_CAPS = ["SETUID", "SETGID", "SETPCAP"]  # to setuid/setgid, and drop the bounding set
 SLOT_LABEL = "arena.slot"
 KEEP_PIPE = "keep"  # the idle shell blocks opening it; nobody ever writes it
+LAUNCH_PIPE = "launch"  # arena writes a process's serial number here: the launcher starts it
+STATUS_PIPE = "status"  # the launcher says here what it started ("run N PID") and how it ended
+NO_LAUNCHER = 97  # the launcher's exit code when the image has no setpriv: exec instead
+# The launcher, the container's main process (the init's child), as root with only
+# LAUNCHER_CAPS, in the container's seccomp filter, no-new-privileges, rlimits and cgroup.
+# For each serial number N arena writes, a monitor subshell (root) starts the bot's process
+# through setpriv (nobody's uid, gid and group, every capability set emptied, bounding set
+# included, so that its status reads as a cold container's bot), says its pid in the
+# container's namespace, waits for it and says its exit status. The bot's process keeps
+# nothing of the launcher's: the launch and status pipes (3, 4) are closed for it, and its
+# stdin, stdout and stderr are its own three pipes, opened by a shell that then execs the bot.
+_LAUNCHER = r"""
+command -v setpriv >/dev/null 2>&1 || { echo no-setpriv >/arena-io/status; exit NO_LAUNCHER; }
+exec 3<>/arena-io/launch 4>/arena-io/status </dev/null
+echo ready >&4
+while read -r n <&3; do
+  (
+    setpriv --reuid=UID --regid=GID --groups=GID --inh-caps=-all --bounding-set=-all \
+      -- /bin/sh -c 'i=$1 o=$2 e=$3; shift 3; exec "$@" <"$i" >"$o" 2>"$e"' arena-stdio \
+      "/arena-io/in-$n" "/arena-io/out-$n" "/arena-io/err-$n" "$@" 3<&- 4>&- &
+    echo "run $n $!" >&4
+    wait $!
+    echo "end $n $?" >&4
+  ) 3<&- &
+done
+"""
+LAUNCHER = (
+    _LAUNCHER.replace("NO_LAUNCHER", str(NO_LAUNCHER))
+    .replace("UID", USER.split(":")[0])
+    .replace("GID", USER.split(":")[1])
+)
 WIPED = ("tmp", "dev/shm", "dev/mqueue")  # the container's writable places
 KILL_WITHIN_S = 2.0  # a reset that cannot empty the container in this time replaces it
 START_WITHIN_S = 5.0  # from `start` of a container to its idle shell running
+MAKE_WORKERS = 2  # containers made ahead of need at once
+REMOVE_WORKERS = 8  # containers removed side by side at close
 RESET_WORKERS = 2  # resets take ~10 ms; a second worker keeps one slow replacement from stalling them
 
 _READY = select.POLLIN | select.POLLHUP | select.POLLERR
@@ -332,6 +388,14 @@ class WarmContainer:
         self.mounts: list[tuple[bytes, int, bytes]] = []
         self.serial = 0
         self.removed = False
+        self.launcher = False  # processes start through the launcher (else docker exec)
+        self._launch_fd: int | None = None
+        self._status_fd: int | None = None
+        self._status_lock = threading.Lock()
+        self._status_text = ""
+        self._ready = False
+        self._runs: dict[int, int] = {}  # serial -> pid in the container's namespace
+        self._ends: dict[int, int] = {}  # serial -> exit status
         try:
             self._create()
         except BaseException:
@@ -349,17 +413,39 @@ class WarmContainer:
         return self.container.name
 
     def _create(self) -> None:
+        if self.sandbox.warm_launcher and self.image not in self.sandbox._no_launcher:
+            try:
+                self._create_with(launcher=True)
+                return
+            except _NoLauncher:
+                self.sandbox._no_launcher.add(self.image)  # from now on: docker exec
+                _remove_quietly(self.container)
+                self.container = None
+                self._close_launcher_pipes()
+        self._create_with(launcher=False)
+
+    def _create_with(self, launcher: bool) -> None:
+        """Make and start the container, its keepers running: the launcher (or the idle
+        shell of docker exec's design) as the init's child."""
+        self.launcher = launcher
         settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder)
         settings["name"] = f"arena-{_slug(self.bot.name)}-warm-{uuid.uuid4().hex[:12]}"
-        settings["user"] = KEEPER_USER
-        settings["entrypoint"] = ["/bin/sh", "-c", f"exec <{IO_MOUNT}/{KEEP_PIPE}"]
-        settings["command"] = []
+        facts = self.sandbox._image_facts(self.image)
+        self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
+        if launcher:
+            settings["user"] = LAUNCHER_USER
+            settings["cap_add"] = list(LAUNCHER_CAPS)
+            settings["entrypoint"] = ["/bin/sh", "-c", LAUNCHER, "arena-launcher"]
+            settings["command"] = self.bot_command
+            self._open_launcher_pipes()
+        else:
+            settings["user"] = KEEPER_USER
+            settings["entrypoint"] = ["/bin/sh", "-c", f"exec <{IO_MOUNT}/{KEEP_PIPE}"]
+            settings["command"] = []
         settings["labels"][SLOT_LABEL] = self.slot
         # A closed TCP connection would linger (TIME_WAIT, 60 s) in the container's network
         # namespace, where the next process could read its ports: keep none.
         settings["sysctls"] = {"net.ipv4.tcp_max_tw_buckets": "0"}
-        facts = self.sandbox._image_facts(self.image)
-        self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
         self.workdir = settings.get("working_dir")
         try:
             self.container = self.sandbox.client.containers.create(**settings)
@@ -369,6 +455,8 @@ class WarmContainer:
             raise SandboxError(
                 f"the Docker engine could not start a warm container for {self.bot.name}: {error}"
             ) from None
+        if launcher:
+            self._await_launcher()
         init_pid = self.container.attrs["State"].get("Pid") or 0
         found = _container_cgroup(init_pid, self.container.id) if init_pid else None
         if found is None:
@@ -376,7 +464,7 @@ class WarmContainer:
                 "the engine's containers are not visible in this host's /proc and cgroups"
             )
         self.cgroup, self.cpuacct = found
-        # The init (docker-init) starts the idle shell at once; wait for it to exist.
+        # The init (docker-init) starts the launcher or idle shell at once: wait for it.
         deadline = time.monotonic() + START_WITHIN_S
         while True:
             children = _children(init_pid)
@@ -404,6 +492,88 @@ class WarmContainer:
         except OSError as error:
             raise _Unsupported(f"cannot renew the container's /tmp and pid counter: {error}") from None
 
+    # -- the launcher's pipes ---------------------------------------------------------------------
+    def _open_launcher_pipes(self) -> None:
+        """The launch and status pipes (root's, 0600: the bot can open neither), with arena's
+        ends open before the launcher starts, so that its opens never block."""
+        for name in (LAUNCH_PIPE, STATUS_PIPE):
+            os.mkfifo(self.folder / name, 0o600)
+        self._launch_fd = os.open(self.folder / LAUNCH_PIPE, os.O_RDWR | os.O_NONBLOCK)
+        self._status_fd = os.open(self.folder / STATUS_PIPE, os.O_RDONLY | os.O_NONBLOCK)
+
+    def _close_launcher_pipes(self) -> None:
+        for name in ("_launch_fd", "_status_fd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+        for name in (LAUNCH_PIPE, STATUS_PIPE):
+            try:
+                (self.folder / name).unlink()
+            except FileNotFoundError:
+                pass
+
+    def _await_launcher(self) -> None:
+        """Wait for the launcher's "ready"; _NoLauncher if it has no setpriv."""
+        if not self._status_until(lambda: self._ready, START_WITHIN_S):
+            raise SandboxError(f"the warm container {self.name} did not come up (its launcher)")
+
+    def _status_until(self, done: Callable[[], bool], wait_s: float) -> bool:
+        """Read the launcher's status lines until `done()` or `wait_s` passed; done()."""
+        deadline = time.monotonic() + wait_s
+        poller = select.poll()
+        poller.register(self._status_fd, select.POLLIN)
+        with self._status_lock:
+            while not done():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not poller.poll(_milliseconds(min(remaining, 0.05))):
+                    if remaining <= 0:
+                        return done()
+                    continue
+                try:
+                    chunk = os.read(self._status_fd, 4096)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # every writer gone: the launcher ended
+                    time.sleep(0.01)
+                    if time.monotonic() > deadline:
+                        return done()
+                    continue
+                self._status_text += chunk.decode("ascii", "replace")
+                *lines, self._status_text = self._status_text.split("\n")
+                for line in lines:
+                    match line.split():
+                        case ["ready"]:
+                            self._ready = True
+                        case ["no-setpriv"]:
+                            raise _NoLauncher(f"{self.image} has no setpriv")
+                        case ["run", serial, pid]:
+                            self._runs[int(serial)] = int(pid)
+                        case ["end", serial, status]:
+                            self._ends[int(serial)] = int(status)
+            return True
+
+    def launched_status(self, serial: int, wait_s: float) -> int | None:
+        """The exit status of the launcher's process `serial` (as the shell says it: 128+N
+        for signal N), waiting at most `wait_s`; None if not said by then."""
+        self._status_until(lambda: serial in self._ends, wait_s)
+        return self._ends.pop(serial, None)
+
+    def _host_pid(self, namespace_pid: int) -> int:
+        """The host pid of the container's process `namespace_pid` (0 if it is gone)."""
+        assert self.cgroup is not None
+        for pid in self.cgroup.pids():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("NSpid:"):
+                    if int(line.split()[-1]) == namespace_pid:
+                        return pid
+                    break
+        return 0
+
     def healthy(self) -> bool:
         """Its init and idle shell still run (else it was killed from outside)."""
         return bool(self.keepers) and all(
@@ -416,7 +586,8 @@ class WarmContainer:
 
     # -- a process ------------------------------------------------------------------------------
     def run(self) -> WarmBotProcess:
-        """Start a fresh bot process in the container (`docker exec` as nobody)."""
+        """Start a fresh bot process in the container, as nobody (through the launcher, or
+        `docker exec` where the image has no setpriv)."""
         self.serial += 1
         names = {part: f"{part}-{self.serial}" for part in ("in", "out", "err")}
         uid, gid = (int(part) for part in USER.split(":"))
@@ -429,12 +600,14 @@ class WarmContainer:
             "out": os.open(self.folder / names["out"], os.O_RDONLY | os.O_NONBLOCK),
             "err": os.open(self.folder / names["err"], os.O_RDONLY | os.O_NONBLOCK),
         }
+        oom_before = self.oom_kills()
+        if self.launcher:
+            return self._launch(names, fds, oom_before)
         redirect = (
             f'exec "$@" <{IO_MOUNT}/{names["in"]} >{IO_MOUNT}/{names["out"]} '
             f'2>{IO_MOUNT}/{names["err"]}'
         )
         command = ["/bin/sh", "-c", redirect, "arena-stdio", *self.bot_command]
-        oom_before = self.oom_kills()
         api = self.sandbox.client.api
         try:
             exec_id = api.exec_create(
@@ -459,6 +632,27 @@ class WarmContainer:
         pid = state.get("Pid") or 0
         pidfd = _pidfd(pid, self.container.id) if state.get("Running") and pid else None
         return WarmBotProcess(self, exec_id, pid, pidfd, fds, oom_before, names)
+
+    def _launch(self, names: dict[str, str], fds: dict[str, int], oom_before: int) -> WarmBotProcess:
+        """Start the process through the launcher: no engine call at all."""
+        serial = self.serial
+        try:
+            os.write(self._launch_fd, f"{serial}\n".encode())
+        except OSError as error:
+            for fd in fds.values():
+                os.close(fd)
+            raise _ExecFailed(f"the launcher of {self.name} could not be told: {error}", names) from None
+        if not self._status_until(lambda: serial in self._runs, START_WITHIN_S):
+            for fd in fds.values():
+                os.close(fd)
+            raise _ExecFailed(f"the launcher of {self.name} did not start {self.bot.name}", names)
+        pid = self._host_pid(self._runs.pop(serial))
+        for older in [n for n in self._ends if n < serial]:  # the ends of processes arena killed
+            del self._ends[older]
+        pidfd = _pidfd(pid, self.container.id) if pid else None
+        if pidfd is None and serial not in self._ends:
+            self._status_until(lambda: serial in self._ends, EXIT_WAIT_S)  # it ended at once
+        return WarmBotProcess(self, f"launch-{serial}", pid, pidfd, fds, oom_before, names)
 
     # -- between processes ---------------------------------------------------------------------
     def reset(self, names: dict[str, str] | None = None) -> None:
@@ -542,11 +736,16 @@ class WarmContainer:
                             f"the Docker engine failed while removing {self.name}: {error}"
                         ) from None
         finally:
+            self._close_launcher_pipes()
             _remove_io_dir(self.folder)
 
 
 class _Unsupported(SandboxError):
     """Warm slots cannot work with this engine: slots start cold."""
+
+
+class _NoLauncher(Exception):
+    """The image has no setpriv: the slot's processes start by docker exec."""
 
 
 class _ExecFailed(SandboxError):
@@ -717,7 +916,11 @@ class WarmBotProcess(BotProcess):
         return fault_for_exit(self._exit_status(), self.limits)
 
     def _exit_status(self) -> int | None:
-        """Its exit status as Popen.returncode, from the engine (None if it does not tell)."""
+        """Its exit status as Popen.returncode, from the launcher or the engine (None if
+        it does not tell)."""
+        if self.home.launcher:
+            status = self.home.launched_status(int(self.exec_id.split("-")[1]), EXIT_WAIT_S)
+            return None if status is None else _as_returncode(status)
         api = self.home.sandbox.client.api
         deadline = time.monotonic() + EXIT_WAIT_S
         while True:
@@ -882,6 +1085,8 @@ class WarmSlots:
         self._slots: dict[str, _Slot] = {}
         self._lock = threading.Lock()
         self._workers = ThreadPoolExecutor(RESET_WORKERS, thread_name_prefix="arena-warm")
+        # Containers made ahead of need: apart from the resets, which games wait for.
+        self._makers = ThreadPoolExecutor(MAKE_WORKERS, thread_name_prefix="arena-warm-make")
         self._closed = False
         self.unsupported: str | None = None  # why slots start cold, once known
         self.replaced = 0  # containers replaced after they broke
@@ -941,8 +1146,9 @@ class WarmSlots:
 
         def make() -> None:
             slot.home = self._new_container(slot)
+            self._exec_spare(slot, slot.home)  # its first process too, as after a reset
 
-        slot.pending = self._workers.submit(make)
+        slot.pending = self._makers.submit(make)
 
     def _released(self, slot: _Slot, process: WarmBotProcess) -> None:
         """A process of the slot closed: reset its container in the background."""
@@ -1011,21 +1217,38 @@ class WarmSlots:
         for slot in slots:
             if slot.process is not None:
                 slot.process.discard()
+        self._makers.shutdown(wait=True, cancel_futures=True)
         self._workers.shutdown(wait=True)
         for slot in slots:  # after the worker: a spare it exec'd while this began goes too
             spare, slot.spare = slot.spare, None
             if spare is not None:
                 spare.discard()
-        failure: SandboxError | None = None
+        homes = [slot.home for slot in slots if slot.home is not None]
         for slot in slots:
-            if slot.home is not None:
-                try:
-                    slot.home.remove()
-                except SandboxError as error:
-                    failure = failure or error
-                slot.home = None
-        if failure is not None:
-            raise failure
+            slot.home = None
+        # Side by side: each removal is mostly a wait for the engine (about 0.1-0.2 s), and a
+        # run keeps dozens of containers.
+        failures: list[SandboxError] = []
+
+        def remove(home: WarmContainer) -> None:
+            try:
+                home.remove()
+            except SandboxError as error:
+                failures.append(error)
+
+        left = list(homes)
+        if len(homes) > 1:
+            try:
+                with ThreadPoolExecutor(min(REMOVE_WORKERS, len(homes)), thread_name_prefix="arena-warm-rm") as removers:
+                    for home in homes:
+                        removers.submit(remove, home)
+                        left.remove(home)
+            except RuntimeError:
+                pass  # at interpreter exit no thread can be started: one after another
+        for home in left:
+            remove(home)
+        if failures:
+            raise failures[0]
 
 
 # Containers of slots still open when the interpreter exits (Ctrl-C, an uncaught error) go.

@@ -7,7 +7,8 @@ It never ends on its own. Operations:
   capabilities, no-new-privileges, seccomp), its rlimits, its cgroup's limits, the mount
   of /tmp, the network interfaces, and the error names of writing /, /bot and /arena-io,
   of a TCP connection off the machine, of signalling and ptracing process 1, and of the
-  kernel keyring.
+  kernel keyring; its open files, the error names of opening the warm launcher's pipes,
+  and of signalling every process of another uid.
 - ["plant", TOKEN]: leave state everywhere it can: files (a file, a nested folder, a link, a
   pipe) in /tmp and /dev/shm, a POSIX message queue and a POSIX semaphore, SysV shared
   memory, a semaphore set and a message queue (holding a message), a background child,
@@ -124,7 +125,30 @@ def confinement():
         "kernel keyring": error_name(keyring),
         "HOME": os.environ.get("HOME"),
         "cwd": os.getcwd(),
+        "open files": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+        "open the launcher's pipes": {
+            name: error_name(lambda name=name: os.close(
+                os.open(f"/arena-io/{name}", os.O_WRONLY | os.O_NONBLOCK)))
+            for name in ("launch", "status")
+        },
+        "signal another uid's process": sorted({
+            error_name(lambda pid=pid: os.kill(pid, 0))
+            for pid in others_pids()
+        }),
     }
+
+
+def others_pids():
+    """The pids of every process of the container not of this process's uid."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid != os.getuid():
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
 
 
 def sysv_objects():
