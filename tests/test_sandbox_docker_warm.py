@@ -647,7 +647,7 @@ def test_a_bot_ending_on_its_own_under_the_launcher_has_its_own_exit_code(sandbo
 def test_an_image_without_setpriv_starts_warm_processes_by_docker_exec(engine, sandbox, tmp_path, monkeypatch):
     # The launcher's first line finds no setpriv, as in an image without util-linux.
     monkeypatch.setattr(
-        warm_module, "LAUNCHER", warm_module.LAUNCHER.replace("command -v setpriv", "command -v no-setpriv")
+        warm_module, "LAUNCHER", warm_module.LAUNCHER.replace("command -v setpriv", "command -v no-such-setpriv")
     )
     bot = make_bot(tmp_path / "echo", ECHO)
     process = sandbox.start(bot, LIMITS, slot="s")
@@ -686,3 +686,31 @@ def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(en
         replacement.close()
     assert sandbox._slots.replaced == 1
     assert "gone" in sandbox._slots.last_replacement
+
+
+def test_a_bot_built_from_its_own_dockerfile_never_gets_the_launcher(engine, sandbox, tmp_path):
+    """Its author made the image's /bin/sh and setpriv, which the launcher runs as root:
+    its warm processes come from docker exec, which trusts nothing in the image."""
+    import uuid
+
+    from arena.sandbox.docker import default_image
+
+    bot = make_bot(tmp_path / "built", ECHO, name="built")
+    (bot.folder / "Dockerfile").write_text(
+        f"FROM {default_image()}\nLABEL arena.test-run={uuid.uuid4().hex}\nCOPY bot.py /app/\nWORKDIR /app\n"
+    )
+    bot = BotSpec(name="built", folder=bot.folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    tag = sandbox.image_for(bot)
+    try:
+        process = sandbox.start(bot, LIMITS, slot="built")
+        try:
+            assert not process.home.launcher
+            assert process.home.container.attrs["Config"]["User"] == KEEPER_USER
+            process.send_line(b"hello")
+            assert process.receive_line(LIMITS.startup_s).startswith(b"hello ")
+        finally:
+            process.close()
+        assert sandbox._no_launcher == set()  # not for want of setpriv
+    finally:
+        sandbox.close()
+        engine.images.remove(tag, force=True)

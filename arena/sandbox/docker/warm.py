@@ -1,8 +1,10 @@
 """Warm slots of the docker sandbox: one container per slot, kept for the run, and a fresh
 bot process in it for every `start`, the container reset in between.
 
-How a process starts: through the container's own launcher (below), or, in an image
-without `setpriv` (util-linux), by `docker exec`. Both give the bot's process what a cold
+How a process starts: through the container's own launcher (below), or by `docker exec`
+in an image without `setpriv` (util-linux) and in every image built from a bot's
+Dockerfile: the launcher runs the image's /bin/sh and setpriv as root, so the image must
+be one no bot made (the sandbox's base image, or the organiser's). Both give the bot's process what a cold
 container's bot has, read from inside by tests/test_sandbox_docker_warm.py for both: uid,
 gid and group nobody (65534), every capability set empty (the bounding set too),
 no-new-privileges, the engine's seccomp filter, the container's rlimits, cgroup (memory,
@@ -27,16 +29,16 @@ In docker exec's design the engine builds the exec'd process from the container'
 process spec (runc applies the container's seccomp filter, capability sets,
 no-new-privileges, rlimits, cgroups and namespaces), with the user overridden to nobody.
 
-The container's own processes (its init, docker-init, and the launcher, or with docker
-exec a shell blocked forever opening a pipe) run as another uid (root with the launcher,
-65533, `KEEPER_USER`, without), which a bot of uid 65534 without capabilities can neither
-signal, nor ptrace, nor read; their oom_score_adj is -1000 where the host allows it, so
+The container's own processes, its two keepers (its init, docker-init, and the launcher,
+or with docker exec a shell blocked forever opening a pipe), run as another uid (root with
+the launcher; else 65533, `KEEPER_USER`), which a bot of uid 65534 without capabilities
+can neither signal, nor ptrace, nor read; their oom_score_adj is -1000 where the host allows it, so
 an out-of-memory kill picks the bot. Nothing else of the container is long-lived.
 
 Between two processes of a slot the host resets the container (`WarmContainer.reset`,
 on a worker thread, while other games play; `start` waits only if it is not done yet):
-1. every process in the container's cgroup but those two keepers (monitors too) gets SIGKILL (through
-   a pidfd, so a reused pid is never hit), until none is left;
+1. every process in the container's cgroup but the two keepers (a monitor too) gets
+   SIGKILL (through a pidfd, so a reused pid is never hit), until none is left;
 2. SysV shared memory, semaphores and message queues are removed, /tmp and /dev/shm are
    replaced by fresh tmpfs mounts (same options; not even their inode numbers tell how
    many files were made), and the pid namespace's counter is set back, so that the next
@@ -53,12 +55,11 @@ step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
 
 After the reset the same worker starts the slot's next process (`WarmSlots._exec_spare`),
-so that the next game's start does not wait for it (nor, with docker exec, for the
-engine): that process has been
-sent nothing (its stdin is a pipe arena holds, empty) until the game's first line, and
-its start-up limit counts from when the game asks for it, as for any start. If that exec
-fails, nothing is said then: the next start execs in the foreground and meets the
-engine's failure there. A slot's last spare is killed by `close()`.
+so that the next game's start waits neither for it nor, with docker exec, for the engine:
+that process has been sent nothing (its stdin is a pipe arena holds, empty) until the
+game's first line, and its start-up limit counts from when the game asks for it, as for
+any start. If that start fails, nothing is said then: the next start tries again in the
+foreground and meets the failure there. A slot's last spare is killed by `close()`.
 
 What a successor can still read: the cgroup's cumulative statistics that cannot be reset
 (memory.stat's event counts, cpu.stat's throttling counts). A bot that means to could
@@ -68,12 +69,11 @@ causes): no state is left, but these counts are; only a fresh container (the col
 readable in both designs.
 
 stdin, stdout and stderr are three named pipes per process in the slot's folder, mounted
-read-only at /arena-io (as cold containers' two); no byte passes through the engine.
-A process's end is seen through a pidfd of its host pid (found from the pid the launcher
-says, by the NSpid of the container's processes, or from exec inspect); its exit code
-comes from the launcher's monitor (or the engine's exec inspect) only when a bot ended on
-its own. OUT_OF_MEMORY is the bot's, and so
-is a container that ended while its bot ran only when the kernel's OOM count says so; any
+read-only at /arena-io (as cold containers' two); no byte passes through the engine. A
+process's end is seen through a pidfd of its host pid (the one whose NSpid is the pid the
+launcher said, or exec inspect's); its exit code comes from the launcher's monitor (or
+exec inspect) only when a bot ended on its own. OUT_OF_MEMORY is the bot's, and so is a
+container that ended while its bot ran only when the kernel's OOM count says so; any
 other breakage of the container, and every engine failure, is a SandboxError.
 
 Warm slots need what the pipes need (/bin/sh in the image, arena as root with an engine
@@ -158,12 +158,13 @@ NO_LAUNCHER = 97  # the launcher's exit code when the image has no setpriv: exec
 # nothing of the launcher's: the launch and status pipes (3, 4) are closed for it, and its
 # stdin, stdout and stderr are its own three pipes, opened by a shell that then execs the bot.
 _LAUNCHER = r"""
-command -v setpriv >/dev/null 2>&1 || { echo no-setpriv >/arena-io/status; exit NO_LAUNCHER; }
+setpriv=$(PATH=/usr/bin:/bin:/usr/sbin:/sbin command -v setpriv) ||
+  { echo no-setpriv >/arena-io/status; exit NO_LAUNCHER; }
 exec 3<>/arena-io/launch 4>/arena-io/status </dev/null
 echo ready >&4
 while read -r n <&3; do
   (
-    setpriv --reuid=UID --regid=GID --groups=GID --inh-caps=-all --bounding-set=-all \
+    "$setpriv" --reuid=UID --regid=GID --groups=GID --inh-caps=-all --bounding-set=-all \
       -- /bin/sh -c 'i=$1 o=$2 e=$3; shift 3; exec "$@" <"$i" >"$o" 2>"$e"' arena-stdio \
       "/arena-io/in-$n" "/arena-io/out-$n" "/arena-io/err-$n" "$@" 3<&- 4>&- &
     echo "run $n $!" >&4
@@ -413,7 +414,11 @@ class WarmContainer:
         return self.container.name
 
     def _create(self) -> None:
-        if self.sandbox.warm_launcher and self.image not in self.sandbox._no_launcher:
+        # The launcher runs the image's /bin/sh and setpriv as root: only in an image no bot
+        # made (the sandbox's own, the organiser's), never one built from a bot's Dockerfile,
+        # whose author could make them keep a process (and its memory) from game to game.
+        trusted = not self.bot.dockerfile
+        if self.sandbox.warm_launcher and trusted and self.image not in self.sandbox._no_launcher:
             try:
                 self._create_with(launcher=True)
                 return
