@@ -1082,6 +1082,14 @@ def league_command(
         Optional[int], typer.Option(help="Tables per batch (default: one per SEATS bots, about a game each).")
     ] = None,
     name: Annotated[Optional[str], typer.Option(help="The league's name (its site's title).")] = None,
+    inherit_rating: Annotated[
+        bool,
+        typer.Option(
+            "--inherit-rating",
+            help="A new version of a bot starts from its predecessor's rating (mu) with the wide prior sigma, "
+            "instead of from scratch (set on a league's first run; docs/league.md).",
+        ),
+    ] = False,
     decision_s: Annotated[Optional[float], typer.Option(help="Seconds per decision.")] = None,
     time_bank_s: Annotated[Optional[float], typer.Option(help="Time bank per bot per game, seconds.")] = None,
     startup_s: Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")] = None,
@@ -1101,7 +1109,7 @@ def league_command(
             "game": game, "seats": seats, "sandbox": sandbox, "jobs": jobs, "cluster": cluster, "games": games,
             "duplicate": duplicate, "seed": seed, "batch": batch, "name": name,
             "registry": str(registry.expanduser().absolute()) if registry is not None else None,
-            "until_stable": until_stable or None,
+            "until_stable": until_stable or None, "inherit_rating": inherit_rating or None,
         }.items()
         if value is not None
     }

@@ -54,6 +54,7 @@ from arena.rating import (
     RatedGame,
     RatingLedger,
     RatingTable,
+    inherited,
     rated_game,
     rated_games,
     store_ledger,
@@ -115,6 +116,9 @@ class LeagueConfig(_Strict):
     )
     random_share: float = Field(RANDOM_SHARE, ge=0, le=1)
     suspend_after: int = Field(SUSPEND_AFTER, ge=1, le=1000)
+    inherit_rating: bool = Field(
+        False, description="A new version starts from its predecessor's mu (with the prior's wide sigma)."
+    )
     games: int | None = Field(None, ge=1, description="Stop once the league holds this many games.")
     until_stable: bool = Field(False, description="Stop once every active bot is settled.")
     base_dir: str = Field(".", exclude=True)
@@ -234,6 +238,8 @@ def _stored_settings(folder: Path) -> dict[str, Any] | None:
 def settings_of(config: LeagueConfig) -> dict[str, Any]:
     """The settings stored with the league."""
     settings = config.model_dump(mode="json")
+    if not config.inherit_rating:
+        del settings["inherit_rating"]  # so that a league stored before the option resumes
     settings["format"] = FORMAT
     settings["registry"] = str(config.registry_dir())
     return settings
@@ -357,13 +363,17 @@ class _League:
         self.results: dict[int, list[RatedGame]] = defaultdict(list)
         for result in rated_games(store):
             self.results[key_order(result.key)[0]].append(result)
-        rating = rating_settings(store.settings())
-        self.lag = RatingLedger(rating, duplicate=config.duplicate)
+        stored = store.settings()
+        rating = rating_settings(stored)
+        inherit = inherited(stored, self.members.values())
+        self.lag = RatingLedger(rating, duplicate=config.duplicate, inherit=inherit)
         self.lag_through = 0
         self.streak: Counter[str] = Counter()
         self.last_forfeit: dict[str, str] = {}
         # Every batch stored in order, for the standings and "settled".
-        self.full = RatingLedger(rating, duplicate=config.duplicate, bots=list(self.members), record=True)
+        self.full = RatingLedger(
+            rating, duplicate=config.duplicate, bots=list(self.members), record=True, inherit=inherit
+        )
         self.full_through = 0
         self.full_results: dict[int, list[RatedGame]] = defaultdict(list)
         for batch, results in self.results.items():
@@ -439,6 +449,8 @@ class _League:
         self.hashes[ref.id] = ref.content_hash
         self.store.add_member(ref.record(), lineage, at)
         self.members[ref.id] = MemberRow(ref.id, lineage, at, None, "active")
+        if self.config.inherit_rating:  # its first game starts from its predecessor's mu
+            self.lag.ratings.inherit[ref.id] = self.full.ratings.inherit[ref.id] = lineage
         self._prepare(ref)
         self._say(f"{ref.id} joins" + (" again" if again else ""))
 

@@ -197,8 +197,14 @@ class Ratings:
         initial: Mapping[str, trueskill.Rating] | None = None,
         *,
         record: bool = False,
+        inherit: Mapping[str, str] | None = None,
     ):
         self.settings = settings or RatingSettings()
+        # A league's bots that pass their rating on (`inherited`): bot -> its lineage (the
+        # bot's name). A bot of a lineage, until its first update, holds the mu of the
+        # lineage's last-rated version as it stands then, with the prior's sigma.
+        self.inherit: dict[str, str] = dict(inherit or {})
+        self.last_rated: dict[str, str] = {}  # lineage -> its bot rated last
         self._env = self.settings.environment()
         self._mpmath_env: trueskill.TrueSkill | None = None  # built on first need
         self._ratings: dict[str, trueskill.Rating] = dict(initial or {})
@@ -213,12 +219,19 @@ class Ratings:
         twin._ratings = dict(self._ratings)
         twin.mpmath_updates, twin.skipped_updates = list(self.mpmath_updates), list(self.skipped_updates)
         twin.updates = None if self.updates is None else list(self.updates)
+        twin.inherit, twin.last_rated = self.inherit, dict(self.last_rated)
         return twin
 
     def rating(self, bot: str) -> trueskill.Rating:
-        """The bot's current rating (a new bot's prior if it has not played)."""
+        """The bot's current rating; before its first update its prior: with `inherit`, the
+        mu of its lineage's last-rated version as it stands now (with the prior's sigma)."""
         rating = self._ratings.get(bot)
-        return rating if rating is not None else self._env.create_rating()
+        if rating is not None:
+            return rating
+        before = self.last_rated.get(self.inherit.get(bot, ""))
+        if before is not None:
+            return self._env.create_rating(mu=self._ratings[before].mu)
+        return self._env.create_rating()
 
     def update(self, bots: Sequence[str], ranks: Sequence[float], label: str = "") -> None:
         """One rate(): each bot a one-player group, lower rank better, equal ranks a tie."""
@@ -235,6 +248,8 @@ class Ratings:
                 return
         for bot, (rating,) in zip(bots, rated):
             self._ratings[bot] = rating
+            if bot in self.inherit:
+                self.last_rated[self.inherit[bot]] = bot
         if self.updates is not None:
             added = []
             for (before,), (after,) in zip(groups, rated):
@@ -350,8 +365,9 @@ class RatingLedger:
         history: bool = False,
         swiss: bool = False,
         record: bool = False,
+        inherit: Mapping[str, str] | None = None,
     ):
-        self.ratings = Ratings(settings, record=record)
+        self.ratings = Ratings(settings, record=record, inherit=inherit)
         self.duplicate = duplicate
         self.swiss = swiss
         # Swiss only: bot -> table-mate -> weight, 1 / (table size - 1) per game shared, so
@@ -479,9 +495,12 @@ class RatingLedger:
         """How sure the standings are now: every bot's skill given all the games
         (`Ratings.posterior`), its rank interval, and who is separated (arena.confidence).
         Needs `record=True`."""
-        skills = self._now().posterior()
+        ratings = self._now()
+        skills = ratings.posterior()
         for bot in sorted(set(self._games) | self._bots):
-            skills.setdefault(bot, (self.ratings.settings.mu, self.ratings.settings.sigma))
+            if bot not in skills:
+                prior = ratings.rating(bot)
+                skills[bot] = (float(prior.mu), float(prior.sigma))
         return Confidence.of(skills, self.ratings.settings.beta)
 
     # -- saved and resumed (plain JSON: never pickle, a tournament folder may come from elsewhere)
@@ -499,6 +518,8 @@ class RatingLedger:
             "last": self._last_key,
             "fed": self.fed,
             "ratings": {bot: [rating.mu, rating.sigma] for bot, rating in self.ratings._ratings.items()},
+            "inherit": dict(sorted(self.ratings.inherit.items())),
+            "last_rated": dict(sorted(self.ratings.last_rated.items())),
             "mpmath_updates": list(self.ratings.mpmath_updates),
             "skipped_updates": list(self.ratings.skipped_updates),
             "counts": {
@@ -518,7 +539,8 @@ class RatingLedger:
         for bot, mates in state["mates"].items():
             ledger._mates[bot].update(mates)
         initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
-        ledger.ratings = Ratings(settings, initial=initial)
+        ledger.ratings = Ratings(settings, initial=initial, inherit=state.get("inherit"))
+        ledger.ratings.last_rated = dict(state.get("last_rated") or {})
         ledger.ratings.mpmath_updates = list(state["mpmath_updates"])
         ledger.ratings.skipped_updates = list(state["skipped_updates"])
         for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
@@ -614,6 +636,18 @@ def is_swiss(stored: Mapping[str, Any] | None) -> bool:
     return (stored or {}).get("format") == "swiss"
 
 
+def inherited(stored: Mapping[str, Any] | None, members: Iterable[Any]) -> dict[str, str]:
+    """A league with `inherit_rating`: each member bot -> its lineage (the bot's name, every
+    version of it sharing one), from the league's membership records (`Store.members()`);
+    {} when the option is off (a tournament, or a league without it). A `Ratings` given it
+    starts a version, at its first rated game, from the mu that the version of its lineage
+    rated last (the one it replaced) has then, in schedule order, with the prior's wide
+    sigma: a pure function of the results in schedule order and who is whose version."""
+    if not (stored or {}).get("inherit_rating"):
+        return {}
+    return {member.bot: member.lineage for member in members}
+
+
 def rated_game(key: str, deal: str | None, result: GameResult) -> RatedGame:
     """The rating's view of a game the referee just played (`deal` None unless the tournament is duplicate)."""
     return RatedGame(
@@ -661,6 +695,7 @@ def store_ledger(
         history=history,
         swiss=swiss and is_swiss(stored),
         record=record,
+        inherit=inherited(stored, store.members()),
     )
     if results:
         for result in rated_games(store):
@@ -730,10 +765,15 @@ def _digest(games: Sequence[RatedGame]) -> str:
 
 
 def rate_cached(
-    games: Sequence[RatedGame], bots: Sequence[str], stored: Mapping[str, Any], cache: Path | None = None
+    games: Sequence[RatedGame],
+    bots: Sequence[str],
+    stored: Mapping[str, Any],
+    cache: Path | None = None,
+    inherit: Mapping[str, str] | None = None,
 ) -> tuple[list[BotStanding], dict[str, list[RatingPoint]], Confidence]:
     """Standings, each bot's rating after each of its updates, and how sure the standings are
-    (`RatingLedger.confidence`), from `games` in schedule order. With `cache` (a JSON file),
+    (`RatingLedger.confidence`), from `games` in schedule order (`inherit`: a league's
+    versions that start from their predecessor's mu, `inherited`). With `cache` (a JSON file),
     a plain tournament whose games only grew at the end of the schedule since the last pass
     is rated from where that pass stopped, and one whose games did not change at all keeps
     its confidence too."""
@@ -750,6 +790,7 @@ def rate_cached(
                 and state["settings"] == dataclasses.asdict(settings)
                 and state["bots"] == sorted(bots)
                 and state["swiss"] == swiss
+                and state.get("inherit", {}) == dict(inherit or {})
                 and 0 < state["fed"] <= len(games)
                 and _digest(games[: state["fed"]]) == state["digest"]
             ):
@@ -759,13 +800,15 @@ def rate_cached(
         except (ValueError, KeyError, TypeError):
             ledger = None  # an unreadable cache is only a slower pass
     if ledger is None:
-        ledger = RatingLedger(settings, duplicate=duplicate, bots=bots, history=True, swiss=swiss, record=True)
+        ledger = RatingLedger(
+            settings, duplicate=duplicate, bots=bots, history=True, swiss=swiss, record=True, inherit=inherit
+        )
     for game in games[ledger.fed :]:
         ledger.add(game)
     if confidence is None:
         if ledger.ratings.updates is None:
             # Resumed: the confidence needs every update, the cache keeps only the ratings.
-            recorded = RatingLedger(settings, duplicate=duplicate, bots=bots, record=True)
+            recorded = RatingLedger(settings, duplicate=duplicate, bots=bots, record=True, inherit=inherit)
             for game in games:
                 recorded.add(game)
             confidence = recorded.confidence()

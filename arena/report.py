@@ -34,7 +34,7 @@ import os
 import re
 import shutil
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,7 +45,14 @@ from typing import Any, ClassVar
 import jinja2
 
 from arena.confidence import Confidence, settled_span
-from arena.rating import BotStanding, RatedGame, is_swiss, rate_cached, settings_of
+from arena.rating import (
+    BotStanding,
+    RatedGame,
+    inherited,
+    is_swiss,
+    rate_cached,
+    settings_of,
+)
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 from arena.store import BotRecord, MemberRow
@@ -131,9 +138,14 @@ def rate(
 
 
 def rate_with_confidence(
-    games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
+    games: Sequence[SiteGame],
+    bots: Sequence[str],
+    settings: dict[str, Any],
+    cache: Path | None = None,
+    inherit: Mapping[str, str] | None = None,
 ) -> tuple[list[BotStanding], History, Confidence]:
-    """`rate`, and how sure the standings are (rank intervals, skills given all the games)."""
+    """`rate`, and how sure the standings are (rank intervals, skills given all the games;
+    `inherit`: a league's versions that start from their predecessor's mu)."""
     duplicate = bool(settings.get("duplicate", False))
     rated = [
         RatedGame(
@@ -142,7 +154,7 @@ def rate_with_confidence(
         )
         for game in games
     ]
-    standings, points, confidence = rate_cached(rated, bots, settings, cache)
+    standings, points, confidence = rate_cached(rated, bots, settings, cache, inherit)
     history = {bot: [(p.games, p.mu, p.sigma, p.conservative) for p in line] for bot, line in points.items()}
     return standings, history, confidence
 
@@ -161,11 +173,14 @@ def _can_fork() -> bool:
 class _BackgroundRating:
     """`rate_with_confidence()` in a child process; `result()` waits for it."""
 
-    def __init__(self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None):
+    def __init__(
+        self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None,
+        inherit: Mapping[str, str],
+    ):
         import multiprocessing
 
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(rate_with_confidence, list(games), list(bots), settings, cache)
+        self._future = self._pool.submit(rate_with_confidence, list(games), list(bots), settings, cache, inherit)
 
     def result(self) -> tuple[list[BotStanding], History, Confidence]:
         try:
@@ -230,10 +245,14 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     standings: list[BotStanding] = []
     history: History = {}
     confidence = None
+    members = store.members()
+    inherit = inherited(settings, members)
     if background and len(games) >= BACKGROUND_RATING_GAMES and _can_fork():
-        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache)
+        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache, inherit)
     else:
-        standings, history, confidence = rate_with_confidence(games, [bot.bot for bot in bots], settings, cache)
+        standings, history, confidence = rate_with_confidence(
+            games, [bot.bot for bot in bots], settings, cache, inherit
+        )
     return SiteData(
         name=str(settings.get("name") or tournament_dir.resolve().name),
         game=str(settings.get("game") or ""),
@@ -247,7 +266,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
         tournament_dir=tournament_dir,
         pending_ratings=pending,
         confidence=confidence,
-        members={member.bot: member for member in store.members()},
+        members={member.bot: member for member in members},
     )
 
 

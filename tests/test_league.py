@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+import trueskill
 
 from arena.league import (
     LeagueConfig,
@@ -27,7 +28,8 @@ from arena.league import (
     registry_field,
     run_league,
 )
-from arena.rating import stored_standings
+from arena.rating import RatingLedger, Ratings, rated_games, stored_standings
+from arena.report import load_site_data
 from arena.schedule import key_order
 from arena.seats import InProcessBot
 from arena.store import Store
@@ -246,14 +248,17 @@ def test_the_newest_version_of_each_bot_in_the_registry_plays(tmp_path):
 def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp_path):
     """Six bots; a seventh is submitted while the league runs and plays; a new version of one
     retires the old; kill -9; the resumed league ends with the ratings of an uninterrupted
-    league fed the same submissions at the same batches."""
+    league fed the same submissions at the same batches. With --inherit-rating, so that the
+    new version's rating starts from its predecessor's (the ratings then depend on the
+    membership records too; without the option they are those of the results alone, as the
+    in-process resume test above shows)."""
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
     # One table a batch: the league plays slowly while the test submits (runs until killed).
     command = [
         sys.executable, "-m", "arena", "league", str(out), "--game", "3up3down", "--seats", "3",
         "--registry", str(registry), "--seed", "5", "--rule", "max_turns=60", "--jobs", "2", "--batch", "1",
-        "--startup-s", "60", "--decision-s", "20", "--time-bank-s", "60",
+        "--startup-s", "60", "--decision-s", "20", "--time-bank-s", "60", "--inherit-rating",
     ]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     league = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -300,10 +305,67 @@ def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp
             source = arrivals[batch]
             shutil.copytree(source, registry_again / source.relative_to(registry))
 
-    run_league(config(again, registry_again, games=games, batch=1), before_batch=submit_at, report=False)
+    run_league(
+        config(again, registry_again, games=games, batch=1, inherit_rating=True), before_batch=submit_at, report=False
+    )
     assert {bot: m.joined for bot, m in members_of(again).items()} == {bot: m.joined for bot, m in members.items()}
     assert schedule_of(again) == schedule_of(out)
     assert ratings_of(again) == ratings_of(out)
+    # The option counted: rated as bots of their own, ann 2.0 would stand elsewhere.
+    with Store.open(out) as store:
+        fresh = RatingLedger()
+        for result in rated_games(store):
+            fresh.add(result)
+    assert fresh.ratings.rating("ann@2.0").mu != ratings_of(out)["ann@2.0"][0]
+
+
+def test_with_inherit_rating_a_new_version_starts_from_its_predecessors_mu(tmp_path):
+    """ann 1.0 plays two batches; ann 2.0 arrives before batch 3. With the option its first
+    game is rated from ann 1.0's mu as it stands after every game scheduled before it, with
+    the prior's sigma; without it, from the prior. Everything else is the same league."""
+    outs = {}
+    for inherit in (False, True):
+        registry = registry_of(tmp_path / f"inherit-{inherit}", ("ann",))
+
+        def new_version(batch: int, registry=registry) -> None:
+            if batch == 3:
+                bot_folder(registry / "ann", "ann", "2.0").rename(registry / "ann" / "2.0")
+                (registry / "ann" / "2.0" / "submission.json").write_text(
+                    json.dumps({"date": "2999-01-01T00:00:00+00:00"})
+                )
+
+        outs[inherit] = out = tmp_path / f"league-{inherit}"
+        run_league(
+            config(out, registry, games=8, seats=2, inherit_rating=inherit),
+            in_process=in_process(["bob"]), before_batch=new_version, report=False,
+        )
+        assert members_of(out)["ann@2.0"].joined == 3
+    assert schedule_of(outs[True]) == schedule_of(outs[False])  # the same games: ann v bob (in process)
+    with Store.open(outs[True]) as store:
+        assert store.settings()["inherit_rating"] is True
+        results = rated_games(store)
+    with Store.open(outs[False]) as store:
+        assert "inherit_rating" not in store.settings()  # off: stored as before the option existed
+    # ann 1.0's mu after batches 1 and 2 (its last games), by a ledger that knows nothing of versions.
+    before = RatingLedger()
+    for result in results:
+        if key_order(result.key)[0] < 3:
+            before.add(result)
+    predecessor = before.ratings.rating("ann@1.0")
+    assert predecessor.mu != 25.0
+    # From there on, ann 2.0 is a bot of its own whose prior is that mu with the wide sigma.
+    expected = Ratings(initial={**before.ratings._ratings, "ann@2.0": trueskill.Rating(predecessor.mu, 25.0 / 3)})
+    for result in results:
+        if key_order(result.key)[0] >= 3:
+            expected.update(result.bots, [place - 1 for place in result.places])
+    got = ratings_of(outs[True])
+    assert got["ann@2.0"][:2] == (expected.rating("ann@2.0").mu, expected.rating("ann@2.0").sigma)
+    assert got["ann@1.0"][:2] == (predecessor.mu, predecessor.sigma)
+    fresh = ratings_of(outs[False])
+    assert fresh["ann@1.0"] == got["ann@1.0"] and fresh["ann@2.0"] != got["ann@2.0"]
+    # `arena standings`, the site's pass and the league's own ledgers agree on it.
+    site = load_site_data(outs[True], cache_ratings=False)
+    assert {line.bot: (line.mu, line.sigma) for line in site.standings} == {b: r[:2] for b, r in got.items()}
 
 
 def test_a_refused_bot_never_joins_and_a_crashing_one_is_suspended_until_a_new_version(tmp_path):
