@@ -12,6 +12,11 @@
      address (#bot=...&round=...&with=...&page=...), so a filtered list can be shared.
    - The rating chart of a bot's page: the point nearest the pointer (or chosen with the
      arrow keys) is read out under the chart with a link to its game.
+   - A league's standings: "hide retired versions" hides the rows of replaced versions.
+   - A page that live.js reloads (a running league re-rendered the site) comes back as the
+     reader left it: what was typed in the standings' search box, "hide retired versions",
+     the column each table was sorted by, and where the page was scrolled to
+     (`window.arenaKeep` saves them in sessionStorage just before the reload).
 
    Everything a bot controls (its name) is written with textContent, never as markup. */
 (function () {
@@ -64,6 +69,54 @@
       });
     });
   });
+
+  /* --- a live reload keeps what the reader chose -------------------------------------- */
+
+  var KEPT = "arena-kept:" + location.pathname;
+  var KEPT_INPUTS = ["standings-search", "hide-retired"];
+  window.arenaKeep = function () {
+    var state = {scroll: window.scrollY, inputs: {}, sorted: []};
+    KEPT_INPUTS.forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input) state.inputs[id] = input.type === "checkbox" ? input.checked : input.value;
+    });
+    forEach(document.querySelectorAll("table.sortable"), function (table, at) {
+      forEach(table.tHead.rows[0].cells, function (header, column) {
+        if (header.hasAttribute("aria-sort")) state.sorted.push([at, column, header.getAttribute("aria-sort")]);
+      });
+    });
+    try { sessionStorage.setItem(KEPT, JSON.stringify(state)); } catch (error) { /* storage off: a plain reload */ }
+  };
+  var kept = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(KEPT) || "null");
+    sessionStorage.removeItem(KEPT);
+  } catch (error) { kept = null; }
+  if (kept) {
+    Object.keys(kept.inputs || {}).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (!input) return;
+      if (input.type === "checkbox") input.checked = !!kept.inputs[id]; else input.value = kept.inputs[id];
+    });
+    var tables = document.querySelectorAll("table.sortable");
+    (kept.sorted || []).forEach(function (sorted) {
+      var table = tables[sorted[0]], header = table && table.tHead.rows[0].cells[sorted[1]];
+      if (!header) return;
+      for (var turn = 0; turn < 2 && header.getAttribute("aria-sort") !== sorted[2]; turn++) sortBy(table, header);
+    });
+    window.addEventListener("load", function () { window.scrollTo(0, kept.scroll || 0); });
+  }
+
+  /* --- a league's retired versions ----------------------------------------------------- */
+
+  var hideRetired = document.getElementById("hide-retired");
+  if (hideRetired) {
+    var showRetired = function () {
+      document.getElementById("standings").classList.toggle("hide-retired", hideRetired.checked);
+    };
+    hideRetired.addEventListener("change", showRetired);
+    showRetired();  // as kept over a live reload, or by the browser
+  }
 
   /* --- the standings' search box ------------------------------------------------------ */
 
