@@ -1,13 +1,15 @@
 """Tournament throughput, warm and cold, local and Docker, side by side in one run.
 
-    python bench/throughput.py [--rounds 4] [--jobs 2] [--repeats 1] [--no-docker] [--json]
+    python bench/throughput.py [--rounds 4 | --complete] [--jobs 2] [--repeats 1] [--no-docker] [--json]
     python bench/throughput.py --quick        # a smoke test: one round, a few games
 
 The field is 8 bots, copies of the example bots in bots/ (4 of `random`, 4 of
 `threeup-heuristic`, both Python), at 4 seats, a round-robin of design rounds with
 duplicate deals (every bot plays once a round, each table in all 4 rotations: 8 games a
 round, and each bot slot, a bot in one seat rotation, once a round), default 3UP 3DOWN
-rules, `--jobs 2`, the seed 1: the same games in every column. Each column is one
+rules, `--jobs 2`, the seed 1: the same games in every column. `--complete` plays the
+whole round-robin instead, as `arena run` does by default for such a field: all 70
+tables of 4, each in its 4 rotations, 280 games, each bot slot used 35 times. Each column is one
 `run_tournament` into a fresh folder, timed from the call to its return (worker start-up,
 image checks and the first, cold, start of every slot included); games/s is games stored
 over those seconds. With `--repeats R` the columns run in turn R times and each figure is
@@ -131,7 +133,7 @@ def run_column(
             "game": "3up3down",
             "seats": 4,
             "format": "round-robin",
-            "rounds": args.rounds,
+            **({"rounds": args.rounds} if args.rounds else {}),  # 0: the whole round-robin
             "duplicate": True,
             "seed": 1,
             "jobs": args.jobs,
@@ -255,6 +257,11 @@ def ratio(top: float | None, bottom: float | None) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4, help="design rounds (8 games each)")
+    parser.add_argument(
+        "--complete", action="store_true",
+        help="the whole round-robin instead of design rounds: every table of 4 of the 8 bots "
+        "(70), each in its 4 rotations: 280 games a column, as `arena run` plays by default",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="games at once")
     parser.add_argument("--repeats", type=int, default=1, help="runs of every column, in turn; medians")
     parser.add_argument("--only", nargs="+", choices=sorted(COLUMNS), help="run only these columns")
@@ -265,6 +272,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.repeats = 1, 1
+    elif args.complete:
+        args.rounds = 0
     names = args.only or list(COLUMNS)
     notes: dict[str, str] = {}
     problem = None if args.no_docker else docker_problem()
@@ -300,8 +309,8 @@ def main() -> None:
     referee = referee_figures(args.quick)
     start_cpu = bot_start_cpu(3 if args.quick else 10)
     report = {
-        "rounds": args.rounds,
-        "games_per_column": args.rounds * 8,
+        "rounds": args.rounds or "complete",
+        "games_per_column": next(iter(columns.values()))["games"] if columns else None,
         "jobs": args.jobs,
         "repeats": args.repeats,
         "load_average": [round(value, 2) for value in os.getloadavg()],
@@ -335,7 +344,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(report))
         return
-    print(f"{args.rounds * 8} games a column (8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
+    shape = f"{args.rounds} design rounds" if args.rounds else "the whole round-robin"
+    print(f"{report['games_per_column']} games a column ({shape}: 8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
           f"{args.repeats} run(s) each; load average {report['load_average']}")
     print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}"
           f" | after round 1: {'games/s':>7} {'engine':>7}")

@@ -684,8 +684,10 @@ def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(en
         assert replacement.receive_line(LIMITS.startup_s).startswith(b"fresh ")
     finally:
         replacement.close()
+    # The init ends with its only child: the reset finds the keepers gone, or the container's
+    # namespaces gone with them, whichever it meets first.
     assert sandbox._slots.replaced == 1
-    assert "gone" in sandbox._slots.last_replacement
+    assert any(why in sandbox._slots.last_replacement for why in ("gone", "could not reset it"))
 
 
 def test_a_bot_built_from_its_own_dockerfile_never_gets_the_launcher(engine, sandbox, tmp_path):

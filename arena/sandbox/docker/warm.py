@@ -719,6 +719,23 @@ class WarmContainer:
             except OSError:
                 pass
 
+    def _kill_init(self) -> None:
+        """SIGKILL the container's init from here (it takes everything with it), so that the
+        engine's removal finds a stopped container: quicker than its own kill."""
+        for pid in list(self.keepers)[:1]:
+            fd = _pidfd(pid, self.container.id) if _process_start_time(pid) == self.keepers[pid] else None
+            if fd is None:
+                continue
+            try:
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+                poller = select.poll()
+                poller.register(fd, select.POLLIN)
+                poller.poll(500)
+            except ProcessLookupError:
+                pass
+            finally:
+                os.close(fd)
+
     def remove(self, quietly: bool = False) -> None:
         """Remove the container and its folder of pipes (idempotent)."""
         if self.removed:
@@ -726,6 +743,7 @@ class WarmContainer:
         self.removed = True
         try:
             if self.container is not None:
+                self._kill_init()
                 if quietly:
                     _remove_quietly(self.container)
                 else:
