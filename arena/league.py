@@ -70,7 +70,9 @@ from arena.tournament_file import (
     RatingConfig,
     TournamentError,
     _Strict,
-    check_address,
+    cluster_setting,
+    game_mistakes,
+    known_game,
 )
 from engine.api import GameError
 from engine.registry import get_game
@@ -126,32 +128,19 @@ class LeagueConfig(_Strict):
     @field_validator("cluster")
     @classmethod
     def _cluster_address(cls, cluster: str | None) -> str | None:
-        if cluster is None or not cluster.strip():
-            return None
-        return check_address(cluster)
+        return cluster_setting(cluster)
 
     @field_validator("game")
     @classmethod
     def _known_game(cls, game: str) -> str:
-        try:
-            return get_game(game).name
-        except GameError as error:
-            raise ValueError(str(error)) from None
+        return known_game(game)
 
     @model_validator(mode="after")
     def _fits_together(self) -> LeagueConfig:
-        chosen = get_game(self.game)
-        mistakes = []
-        try:
-            chosen.check_players(self.seats)
-        except GameError as error:
-            mistakes.append(f"seats = {self.seats}: {error}")
-        try:
-            object.__setattr__(self, "rules", chosen.resolve_options(self.rules))
-        except GameError as error:
-            mistakes.append(f"rules = {json.dumps(self.rules)}: {error}")
+        mistakes, resolved = game_mistakes({"game": self.game, "seats": self.seats, "rules": self.rules})
         if mistakes:
             raise ValueError("\n".join(mistakes))
+        object.__setattr__(self, "rules", resolved)
         return self
 
     def output_dir(self) -> Path:
@@ -737,16 +726,6 @@ class _SiteRenderer:
         self.thread.join()
 
 
-def run_key(config: LeagueConfig, store: Store) -> RunKey:
-    """The public key of `config.seed`, else the stored secret (drawn on the first run)."""
-    if config.seed is not None:
-        return RunKey.from_seed(config.seed)
-    secret = store.secret()
-    if secret is not None:
-        return RunKey.from_secret(secret)
-    return RunKey.from_secret(store.save_secret(RunKey.generate().secret))
-
-
 def run_league(
     config: LeagueConfig,
     *,
@@ -784,7 +763,7 @@ def run_league(
                     ]
                 )
         store.save_settings(settings, fingerprint)
-        key = run_key(config, store)
+        key = RunKey.of_store(config.seed, store)
         league = _League(config, store, key, in_process, progress, stop, sandbox, before_batch, report, poll_s)
         league.run()
         outcome = LeagueOutcome(
@@ -803,15 +782,11 @@ def run_league(
 
 
 def render(out_dir: Path) -> list[str]:
-    """Render the league's site (only the pages that changed are written); a failure is a
-    note, never a stopped league."""
-    from arena.report import render_site
+    """Render the league's site (only the pages that changed are written): the runner's
+    `render_report`, whose failure is a note, never a stopped league."""
+    from arena.tournament import render_report
 
-    try:
-        render_site(out_dir)
-    except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not stop the league
-        return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
-    return [f"site written to {out_dir / 'site'}"]
+    return render_report(out_dir)
 
 
 # ------------------------------------------------------------------- what the standings say

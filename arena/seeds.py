@@ -29,6 +29,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 SECRET_BYTES = 32  # 256 bits (at least 128 are needed to be beyond guessing)
 PUBLIC_SEED_WARNING = (
@@ -71,6 +72,19 @@ class RunKey:
         if len(material) < 16:
             raise SeedError(f"a secret has at least 128 bits (32 hex digits); {secret!r} is too short")
         return cls(material)
+
+    @classmethod
+    def of_store(cls, seed: int | None, store: Any) -> RunKey:
+        """A run's key (a tournament's or a league's): the public key of `seed`, else the
+        secret stored in `store` (an `arena.store.Store`), drawn and stored on the first run
+        so that a resume deals the same cards. Two runs starting one store at once keep the
+        first secret stored."""
+        if seed is not None:
+            return cls.from_seed(seed)
+        secret = store.secret()
+        if secret is not None:
+            return cls.from_secret(secret)
+        return cls.from_secret(store.save_secret(cls.generate().secret))
 
     @classmethod
     def coerce(cls, seed: int | RunKey) -> RunKey:

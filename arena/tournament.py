@@ -479,23 +479,17 @@ def run_tournament(
 
 
 def run_key(config: TournamentConfig, store: Store) -> RunKey:
-    """The run's key: the public key of `config.seed`, else the stored secret (drawn and
-    stored on the first run, so a resume deals the same cards)."""
-    if config.seed is not None:
-        return RunKey.from_seed(config.seed)
-    secret = store.secret()
-    if secret is not None:
-        return RunKey.from_secret(secret)
-    # Two runners starting one store at once keep the first secret stored.
-    return RunKey.from_secret(store.save_secret(RunKey.generate().secret))
+    """The run's key: the public key of `config.seed`, else the stored secret (`RunKey.of_store`)."""
+    return RunKey.of_store(config.seed, store)
 
 
 def render_report(out_dir: Path) -> list[str]:
-    """Build the HTML site of the run (`arena.report`); a failure is a note, never a lost run."""
+    """Build the HTML site of the run (`arena.report`); a failure is a note, never a lost
+    run. A league renders its site with it too."""
     from arena.report import render_site
 
     try:
         render_site(out_dir)
     except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run
         return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
-    return [f"site written to {out_dir}"]
+    return [f"site written to {out_dir / 'site'}"]

@@ -92,6 +92,21 @@ def check_address(address: str) -> str:
     return address.strip()
 
 
+def cluster_setting(cluster: str | None) -> str | None:
+    """A `cluster` key's check (a tournament's and a league's): None for the local pool
+    (cluster = "" or --cluster '' too), else the scheduler's address; ValueError when it is
+    not one, or when Dask's distributed package is missing."""
+    if cluster is None or not cluster.strip():
+        return None
+    address = check_address(cluster)
+    if cluster_support_missing():
+        raise ValueError(
+            f"playing on a Dask cluster needs Dask's distributed package, an extra of arena: {CLUSTER_EXTRA} "
+            "(on this machine and on every worker; see docs/cluster.md)"
+        )
+    return address
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -194,23 +209,12 @@ class TournamentConfig(_Strict):
     @field_validator("cluster")
     @classmethod
     def _cluster_address(cls, cluster: str | None) -> str | None:
-        if cluster is None or not cluster.strip():
-            return None  # cluster = "" (or --cluster '') means the local pool
-        address = check_address(cluster)
-        if cluster_support_missing():
-            raise ValueError(
-                f"playing on a Dask cluster needs Dask's distributed package, an extra of arena: {CLUSTER_EXTRA} "
-                "(on this machine and on every worker; see docs/cluster.md)"
-            )
-        return address
+        return cluster_setting(cluster)
 
     @field_validator("game")
     @classmethod
     def _known_game(cls, game: str) -> str:
-        try:
-            return get_game(game).name
-        except GameError as error:
-            raise ValueError(str(error)) from None
+        return known_game(game)
 
     @model_validator(mode="after")
     def _fits_together(self) -> TournamentConfig:
@@ -227,12 +231,17 @@ class TournamentConfig(_Strict):
         return Path(self.base_dir, self.output).resolve()
 
 
-def _cross_key_mistakes(values: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
-    """The mistakes between keys, and the rules with the game's defaults filled in.
+def known_game(game: str) -> str:
+    """A `game` key's check (a tournament's and a league's): the game's canonical name."""
+    try:
+        return get_game(game).name
+    except GameError as error:
+        raise ValueError(str(error)) from None
 
-    `values` may lack keys (those that were themselves wrong): a check that needs one is
-    skipped, so a file with mistakes of both kinds gets every one of them at once.
-    """
+
+def game_mistakes(values: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The mistakes of `seats` and `rules` for `game` (a tournament's and a league's), and
+    the rules with the game's defaults filled in; a key missing from `values` is not checked."""
     mistakes: list[str] = []
     resolved: dict[str, Any] = dict(values.get("rules") or {})
     chosen = None
@@ -251,6 +260,16 @@ def _cross_key_mistakes(values: Mapping[str, Any]) -> tuple[list[str], dict[str,
             resolved = chosen.resolve_options(values["rules"])
         except GameError as error:
             mistakes.append(f"rules = {json.dumps(values['rules'])}: {error}")
+    return mistakes, resolved
+
+
+def _cross_key_mistakes(values: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The mistakes between keys, and the rules with the game's defaults filled in.
+
+    `values` may lack keys (those that were themselves wrong): a check that needs one is
+    skipped, so a file with mistakes of both kinds gets every one of them at once.
+    """
+    mistakes, resolved = game_mistakes(values)
     form = values.get("format")
     cycles = values.get("cycles", 1)
     challengers = values.get("challengers") or []
