@@ -32,7 +32,7 @@ from arena.rating import RatingLedger, Ratings, rated_games, stored_standings
 from arena.report import load_site_data
 from arena.schedule import key_order
 from arena.seats import InProcessBot
-from arena.store import Store
+from arena.store import Store, StoreError
 from arena.submit import SubmitRefused, submit_bot
 from arena.tournament_file import TournamentError
 
@@ -91,6 +91,16 @@ def wait_for(condition, what: str, timeout: float = WAIT_S) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.2)
+
+
+def stored_count(out: Path) -> int:
+    """Games stored so far by a league running in another process (0 before its store is
+    made: the file exists a moment before its tables do)."""
+    try:
+        with Store.open(out) as store:
+            return len(store.done_keys())
+    except StoreError:
+        return 0
 
 
 def games_of(out: Path, bot: str) -> int:
@@ -263,8 +273,7 @@ def test_bots_submitted_while_the_league_runs_join_retire_and_survive_kill_9(tmp
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     league = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(lambda: len(Store.open(out).done_keys()) >= 4 if (out / "arena.sqlite").is_file() else False,
-                 "the first games")
+        wait_for(lambda: stored_count(out) >= 4, "the first games")
         gil = bot_folder(tmp_path / "new", "gil")
         submit_bot(gil, registry)
         wait_for(lambda: games_of(out, "gil@1.0") >= 2, "the seventh bot's games")
