@@ -104,17 +104,19 @@ def stored_count(out: Path) -> int:
 
 
 def games_of(out: Path, bot: str) -> int:
-    if not (out / "arena.sqlite").is_file():
+    try:
+        with Store.open(out) as store:
+            return sum(1 for seat in store.seats() if seat.bot == bot)
+    except StoreError:  # not made yet (see stored_count)
         return 0
-    with Store.open(out) as store:
-        return sum(1 for seat in store.seats() if seat.bot == bot)
 
 
 def members_of(out: Path) -> dict:
-    if not (out / "arena.sqlite").is_file():
+    try:
+        with Store.open(out) as store:
+            return {m.bot: m for m in store.members()}
+    except StoreError:  # not made yet (see stored_count)
         return {}
-    with Store.open(out) as store:
-        return {m.bot: m for m in store.members()}
 
 
 def ratings_of(out: Path) -> dict:
