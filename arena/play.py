@@ -377,7 +377,8 @@ def _start_together(seats: list[Seat]) -> list[Seat]:
     A bot's start-up (an interpreter starting) is most of a short game's time; started side
     by side, a game waits for the slowest bot instead of the sum of them.
     """
-    remote = [seat for seat in seats if isinstance(seat, RemoteBot)]
+    # A session that runs already has nothing to start: no thread for it.
+    remote = [seat for seat in seats if isinstance(seat, RemoteBot) and seat.process is None]
     if len(remote) < 2:
         return seats
     faults: dict[int, BotFault] = {}
