@@ -415,12 +415,14 @@ class RatingLedger:
                     if other != bot:
                         mates[other] += 1 / (size - 1)
         if not self.duplicate:
+            self._inherited_points(self.ratings, result.bots, result.key, self.history)
             self.ratings.update(result.bots, [place - 1 for place in result.places], label=result.key)
             self._points(self.ratings, result.bots, result.key, self.history)
             return
         self._deal.append(result)
 
     def _close_deal(self) -> None:
+        self._inherited_points(self.ratings, _deal_bots(self._deal), self._deal[0].key, self.history)
         _rate_deal(self.ratings, self._deal)
         self._rated_deals.add(self._deal[0].deal or self._deal[0].key)
         self._points(self.ratings, _deal_bots(self._deal), self._deal[-1].key, self.history)
@@ -437,6 +439,22 @@ class RatingLedger:
                 RatingPoint(key, self._games[bot], rating.mu, rating.sigma, rating.mu - 3 * rating.sigma)
             )
 
+    def _inherited_points(
+        self, ratings: Ratings, bots: Iterable[str], key: str, history: dict[str, list[RatingPoint]] | None
+    ) -> None:
+        """Before a bot's first update: when it starts from its predecessor's mu (`inherit`),
+        a point at game 0 with that prior, so that its chart and its first game's change
+        start there."""
+        if history is None:
+            return
+        for bot in bots:
+            if bot in ratings.inherit and bot not in ratings._ratings and not history.get(bot):
+                prior = ratings.rating(bot)
+                if prior.mu != ratings.settings.mu:
+                    history.setdefault(bot, []).append(
+                        RatingPoint(key, 0, prior.mu, prior.sigma, prior.mu - 3 * prior.sigma)
+                    )
+
     def _now(self) -> Ratings:
         """The ratings with the open duplicate deal rated as it stands (on a copy: more
         rotations may still come)."""
@@ -452,6 +470,7 @@ class RatingLedger:
             raise ValueError("this ledger keeps no history (RatingLedger(history=True) does)")
         history = {bot: list(points) for bot, points in self.history.items()}
         if self._deal:
+            self._inherited_points(self.ratings, _deal_bots(self._deal), self._deal[0].key, history)
             self._points(self._now(), _deal_bots(self._deal), self._deal[-1].key, history)
         return history
 

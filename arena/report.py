@@ -291,7 +291,8 @@ def rating_chart(
     labels as text, so the chart reads the same on a phone as on a desktop."""
     if not points:
         return {}
-    points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
+    if points[0][0] != 0:  # a version that inherited its predecessor's mu has its own point at 0
+        points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
     if len(points) > CHART_POINTS:
         step = len(points) / CHART_POINTS
         points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
@@ -341,7 +342,7 @@ def rating_moves(
     """
     after_games = {bot: {point[0]: point[3] for point in line} for bot, line in history.items()}
     field = set(bots).union(*(game.seats for game in games)) if games else set(bots)
-    rating = dict.fromkeys(field, prior)
+    rating = {bot: after_games.get(bot, {}).get(0, prior) for bot in field}  # 0: an inherited prior
     score = dict.fromkeys(field, 0.0)
     played: dict[str, int] = dict.fromkeys(field, 0)
 
@@ -781,7 +782,9 @@ def _write_game_data(
     for bot in order:
         rows = []
         after = {point[0]: point for point in data.history.get(bot, [])}
-        mu, sigma = prior  # until the bot's first rating update (a duplicate deal's last rotation)
+        # Until the bot's first rating update (a duplicate deal's last rotation): the prior,
+        # or the predecessor's mu it inherited (its point at game 0).
+        mu, sigma = (after[0][1], after[0][2]) if 0 in after else prior
         for count, index in enumerate(played.get(bot, []), 1):
             if count in after:
                 mu, sigma = after[count][1], after[count][2]

@@ -377,6 +377,11 @@ def test_with_inherit_rating_a_new_version_starts_from_its_predecessors_mu(tmp_p
     # `arena standings`, the site's pass and the league's own ledgers agree on it.
     site = load_site_data(outs[True], cache_ratings=False)
     assert {line.bot: (line.mu, line.sigma) for line in site.standings} == {b: r[:2] for b, r in got.items()}
+    # Its chart and its first game's change start from the inherited mu: a point at game 0.
+    sigma = 25.0 / 3
+    assert site.history["ann@2.0"][0] == (0, predecessor.mu, sigma, predecessor.mu - 3 * sigma)
+    assert site.history["ann@2.0"][1][0] == 1
+    assert load_site_data(outs[False], cache_ratings=False).history["ann@2.0"][0][0] == 1
 
 
 def test_a_refused_bot_never_joins_and_a_crashing_one_is_suspended_until_a_new_version(tmp_path):
