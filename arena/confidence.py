@@ -23,18 +23,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-LEVEL = 0.9  # the rank intervals' coverage
+LEVEL = 0.9  # the rank intervals' coverage (the bands the standings show)
 # Draws of the whole field. The interval's ends are the places where 5% of the draws lie
 # beyond; with 2,000 draws that share is known to about half a percentage point.
 SAMPLES = 2000
 SEED = "arena rank intervals"
-# A bot is settled when its rank interval spans at most this many places, and at most a
-# third of the field (at least 2), so that in a small field "settled" still says something
-# (a league shows it; bench/league.py measures how soon newcomers get there and how often
-# the interval is right then).
-SETTLED_SPAN = 5
+# A bot is settled when its SETTLE_LEVEL rank interval spans at most SETTLED_SPAN places,
+# and at most a third of the field (at least 2), so that in a small field "settled" still
+# says something (a league shows it; bench/league.py measures how soon newcomers get there
+# and how often their interval holds their true place then). The test is made at a higher
+# level than the bands shown: "settled" is the first moment a band is narrow enough, and
+# the first narrow reading of a band that wavers by a place from batch to batch is more
+# often a lucky one than a band read at a moment chosen otherwise (docs/performance.md,
+# League, has the measurements).
+SETTLE_LEVEL = 0.95
+SETTLED_SPAN = 7
 # Bump when the intervals' method changes: the site's cache keeps them (rating.rate_cached).
-METHOD = 1
+METHOD = 2
 
 Skill = tuple[float, float]  # (mu, sigma)
 
@@ -59,8 +64,16 @@ def rank_intervals(
     skills: Mapping[str, Skill], *, level: float = LEVEL, samples: int = SAMPLES
 ) -> dict[str, RankInterval]:
     """Each bot's `level` rank interval, from ranking `samples` draws of the field's skills."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    return rank_interval_levels(skills, (level,), samples=samples)[level]
+
+
+def rank_interval_levels(
+    skills: Mapping[str, Skill], levels: Sequence[float], *, samples: int = SAMPLES
+) -> dict[float, dict[str, RankInterval]]:
+    """`rank_intervals` at each of `levels`, from one set of draws."""
+    for level in levels:
+        if not 0 < level < 1:
+            raise ValueError(f"level must be between 0 and 1, got {level!r}")
     bots = sorted(skills)
     count = len(bots)
     gauss = random.Random(SEED).gauss
@@ -71,11 +84,19 @@ def rank_intervals(
         draw = [gauss(mu, sigma) for mu, sigma in params]
         for place, index in enumerate(sorted(indices, key=draw.__getitem__, reverse=True)):
             tally[index][place] += 1
+    return {level: intervals_of_tally(bots, tally, level, samples) for level in levels}
+
+
+def intervals_of_tally(
+    bots: Sequence[str], tally: Sequence[Sequence[int]], level: float, samples: int
+) -> dict[str, RankInterval]:
+    """The `level` rank intervals of a tally (bot -> draws that put it at each place)."""
     # An end is the first place (from either side) reached by more than the tail's share
     # of the draws: at most that share lies beyond each end, at least `level` within.
     beyond = math.floor((1 - level) / 2 * samples) + 1
+    count = len(bots)
     return {
-        bot: RankInterval(_first_reaching(places, beyond) + 1, count - _first_reaching(places[::-1], beyond))
+        bot: RankInterval(_first_reaching(places, beyond) + 1, count - _first_reaching(list(places)[::-1], beyond))
         for bot, places in zip(bots, tally)
     }
 
@@ -136,13 +157,15 @@ class Confidence:
     """How sure a tournament's standings are (`rating.RatingLedger.confidence()`)."""
 
     skills: dict[str, Skill]  # each bot's skill given all the games: (mu, sigma)
-    intervals: dict[str, RankInterval]
+    intervals: dict[str, RankInterval]  # at LEVEL: the bands shown
     beta: float  # the rating's performance noise, for `ahead`
+    settle_intervals: dict[str, RankInterval]  # at SETTLE_LEVEL: what `settled` looks at
 
     @classmethod
     def of(cls, skills: Mapping[str, Skill], beta: float) -> Confidence:
         """The rank intervals of these skills."""
-        return cls(dict(skills), rank_intervals(skills), beta)
+        both = rank_interval_levels(skills, (LEVEL, SETTLE_LEVEL))
+        return cls(dict(skills), both[LEVEL], beta, both[SETTLE_LEVEL])
 
     def separated(self, a: str, b: str) -> bool:
         """True when bots a and b have rank intervals that do not overlap."""
@@ -153,8 +176,8 @@ class Confidence:
         return rank_groups(order, self.intervals)
 
     def settled(self, bot: str) -> bool:
-        """True when the bot's rank interval spans at most `settled_span` places."""
-        return self.intervals[bot].span <= settled_span(len(self.intervals))
+        """True when the bot's SETTLE_LEVEL rank interval spans at most `settled_span` places."""
+        return self.settle_intervals[bot].span <= settled_span(len(self.intervals))
 
     def ahead(self, a: str, b: str) -> float:
         """The chance that bot a places ahead of bot b at a table (see `ahead_probability`)."""
@@ -167,6 +190,7 @@ class Confidence:
             "beta": self.beta,
             "skills": {bot: list(skill) for bot, skill in self.skills.items()},
             "intervals": {bot: [interval.low, interval.high] for bot, interval in self.intervals.items()},
+            "settle_intervals": {bot: [i.low, i.high] for bot, i in self.settle_intervals.items()},
         }
 
     @classmethod
@@ -178,4 +202,5 @@ class Confidence:
             {bot: (mu, sigma) for bot, (mu, sigma) in state["skills"].items()},
             {bot: RankInterval(low, high) for bot, (low, high) in state["intervals"].items()},
             state["beta"],
+            {bot: RankInterval(low, high) for bot, (low, high) in state["settle_intervals"].items()},
         )

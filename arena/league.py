@@ -22,9 +22,9 @@ How it stays a pure function of what is stored:
 - Deal seeds and bots' hello seeds come from the league's run key (`arena.seeds`): a
   stored secret unless a public seed is given; the matchmaker's random draws too.
 
-A bot is "settled" when its 90% rank interval spans at most `SETTLED_SPAN` places, and at
-most a third of the field (`arena.confidence.settled_span`). docs/league.md is the
-organiser's guide.
+A bot is "settled" when its 95% rank interval spans at most `SETTLED_SPAN` places, and at
+most a third of the field (`arena.confidence.settled_span`, `Confidence.settled`).
+docs/league.md is the organiser's guide.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from arena.botfolder import BotFolderError, load_bot
-from arena.confidence import SETTLED_SPAN, Confidence, settled_span
+from arena.confidence import LEVEL, SETTLE_LEVEL, SETTLED_SPAN, Confidence, settled_span
 from arena.field import BotRef, SeatFactory
 from arena.matchmaker import RANDOM_SHARE, Candidate, make_tables
 from arena.play import GameSpec, load_spec, play_scheduled_game, sandbox_named
@@ -829,9 +829,9 @@ def bot_standing(standing: LeagueStanding, name: str) -> str:
     elif line.games == 0:
         state = "waiting for its first game"
     elif standing.confidence.settled(member.bot):
-        state = "settled"
+        state = f"settled (its {SETTLE_LEVEL:.0%} interval {standing.confidence.settle_intervals[member.bot]})"
     else:
-        state = f"provisional (settled when its interval spans at most {settled_span(count)} places)"
+        state = f"provisional (settled when its {SETTLE_LEVEL:.0%} interval spans at most {settled_span(count)} places)"
     return f"{member.bot}: {line.games} games so far, {where}; {state}"
 
 
@@ -844,7 +844,8 @@ def league_marks(out_dir: Path, hide_retired: bool = False) -> tuple[dict[str, s
     span = settled_span(len(standing.confidence.intervals))
     marks: dict[str, str] = {}
     notes = [
-        f"(settled): its band spans at most {span} places (with {len(standing.confidence.intervals)} bots); "
+        f"(settled): its {SETTLE_LEVEL:.0%} rank interval spans at most {span} places "
+        f"(with {len(standing.confidence.intervals)} bots; the band shown is the {LEVEL:.0%} one); "
         "unmarked: provisional. (retired): replaced by a newer version (--hide-retired leaves them out)."
     ]
     hidden = set()

@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from arena.confidence import Confidence, settled_span
+from arena.confidence import SETTLE_LEVEL, Confidence, settled_span
 from arena.rating import (
     BotStanding,
     RatedGame,
@@ -656,6 +656,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         mark_notes={bot: m.reason for bot, m in data.members.items() if m.status == "suspended"},
         reasons={bot: m.reason for bot, m in data.members.items() if m.reason},
         settled_span=settled_span(len(data.standings)),
+        settle_level=f"{SETTLE_LEVEL:.0%}",
     )
 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]

@@ -9,7 +9,15 @@ import math
 
 import pytest
 
-from arena.confidence import Confidence, RankInterval, ahead_probability, rank_groups, rank_intervals, separated
+from arena.confidence import (
+    Confidence,
+    RankInterval,
+    ahead_probability,
+    rank_groups,
+    rank_intervals,
+    separated,
+    settled_span,
+)
 from arena.rating import RatedGame, RatingLedger, RatingSettings, standings
 
 BETA = RatingSettings().beta
@@ -218,3 +226,18 @@ def standings_table(games):
     for game in games:
         ledger.add(game)
     return ledger.table()
+
+
+def test_settled_looks_at_the_95_percent_interval_not_the_band_shown():
+    """21 bots half a point apart (sigma 0.3) and one more between the 9th and 10th: with
+    sigma 0.9 its 90% band spans 7 places, as many as a 22-bot field allows a settled bot,
+    but its 95% interval spans 9, so it is provisional; with sigma 0.8 both span 7."""
+    field = {f"b{i:02d}": (30 - i * 0.5, 0.3) for i in range(21)}
+    assert settled_span(22) == 7
+    wavering = Confidence.of({**field, "new": (25.25, 0.9)}, BETA)
+    assert (wavering.intervals["new"], wavering.settle_intervals["new"]) == (RankInterval(8, 14), RankInterval(7, 15))
+    assert not wavering.settled("new")
+    sure = Confidence.of({**field, "new": (25.25, 0.8)}, BETA)
+    assert (sure.intervals["new"], sure.settle_intervals["new"]) == (RankInterval(8, 14), RankInterval(8, 14))
+    assert sure.settled("new")
+    assert Confidence.from_json(sure.to_json()) == sure

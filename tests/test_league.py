@@ -500,7 +500,7 @@ def test_arena_submit_to_a_league_says_where_the_bot_stands(tmp_path):
     where = shown.stdout.strip().splitlines()[-1]
     assert re.fullmatch(
         r"gil@1\.0: [1-9]\d* games so far, rank [1-5] of 5, 90% interval [1-5]–[1-5]; "
-        r"(settled|provisional \(settled when its interval spans at most 2 places\))",
+        r"(settled \(its 95% interval [1-5]–[1-5]\)|provisional \(settled when its 95% interval spans at most 2 places\))",
         where,
     ), where
     assert members_of(out)["gil@1.0"].status == "active"
