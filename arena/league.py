@@ -655,7 +655,9 @@ class _League:
             if self.renderer is not None:
                 self.renderer.close()
         if failure is not None:
-            raise failure
+            from arena.tournament import stopped_by
+
+            raise stopped_by(failure)
 
     def stored(self, game: ScheduledGame, played) -> None:
         """Commit a finished game; when its batch is complete, the standings move on."""

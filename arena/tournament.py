@@ -358,14 +358,7 @@ class _Runner:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         if failure is not None:
-            from arena.sandbox import SandboxError
-
-            if type(failure) is SandboxError:  # a sandbox's own failure (e.g. the engine): say what is safe
-                raise SandboxError(
-                    f"{failure}; the game was not stored and no bot was charged; every finished game "
-                    "is stored: run the same command to resume"
-                ) from failure
-            raise failure
+            raise stopped_by(failure)
         if self.stop.is_set():
             raise TournamentInterrupted(len(self.store.done_keys()), total, self.config.output_dir())
 
@@ -476,6 +469,21 @@ def run_tournament(
         except KeyboardInterrupt:
             raise SiteInterrupted(outcome.done, outcome.total, outcome.output) from None
     return outcome
+
+
+def stopped_by(failure: BaseException) -> BaseException:
+    """What a run (a tournament's or a league's) raises when arena's own failure stopped it
+    after the games in flight: a sandbox's own failure (the engine, say) says what is safe."""
+    from arena.sandbox import SandboxError
+
+    if type(failure) is SandboxError:
+        error = SandboxError(
+            f"{failure}; the game was not stored and no bot was charged; every finished game "
+            "is stored: run the same command to resume"
+        )
+        error.__cause__ = failure
+        return error
+    return failure
 
 
 def run_key(config: TournamentConfig, store: Store) -> RunKey:

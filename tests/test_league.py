@@ -457,6 +457,27 @@ def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
     assert "suspended" in index and "forfeits in a row; the last: CRASH" in index
 
 
+def test_a_failure_of_the_sandbox_itself_stops_the_league_saying_what_is_safe(tmp_path):
+    from arena.sandbox.base import Sandbox, SandboxError
+
+    class Unreachable(Sandbox):
+        name = "unreachable"
+
+        def start(self, bot, limits):
+            raise SandboxError("the Docker engine is not answering")
+
+    registry = registry_of(tmp_path, ("ann",))
+    out = tmp_path / "league"
+    with pytest.raises(SandboxError) as stopped:
+        run_league(config(out, registry, games=3), in_process=in_process(NAMES[1:3]), sandbox=Unreachable(), report=False)
+    assert str(stopped.value) == (
+        "the Docker engine is not answering; the game was not stored and no bot was charged; every finished "
+        "game is stored: run the same command to resume"
+    )
+    with Store.open(out) as store:
+        assert not any(seat.bot == "ann@1.0" for seat in store.seats())  # nobody charged
+
+
 def test_a_removed_bot_stops_playing(tmp_path):
     registry = registry_of(tmp_path, ("ann", "bob", "cat", "dan"))
     out = tmp_path / "league"
