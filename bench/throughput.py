@@ -250,6 +250,13 @@ def median(values: list) -> float | None:
     return statistics.median(known) if known else None
 
 
+def _rounded(value):
+    """A median as the figures are kept: games a whole number, the rest to 4 places."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and value >= 1 else round(value, 4)
+    return value
+
+
 def ratio(top: float | None, bottom: float | None) -> float | None:
     return round(top / bottom, 2) if top and bottom else None
 
@@ -300,7 +307,7 @@ def main() -> None:
                     print(f"  {name} (run {repeat + 1} of {args.repeats}) ...", file=sys.stderr, flush=True)
                 runs[name].append(run_column(name, settings, field, args, base / f"{name}-{repeat}", idle))
     columns = {
-        name: {key: median([run[key] for run in done]) for key in done[0]}
+        name: {key: _rounded(median([run[key] for run in done])) for key in done[0]}
         for name, done in runs.items()
         if done
     }
