@@ -877,29 +877,34 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
     assert results == stored_results(tmp_path / "calm")
 
 
-@pytest.mark.parametrize("warm_start", [False, True], ids=["cold", "warm"])
-def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, warm_start):
+@pytest.mark.parametrize("design", ["cold", "warm-exec", "warm-launcher"])
+def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, design):
     import docker
 
     from arena.tournament import run_tournament
 
+    warm_start = design != "cold"
+
     class SickEngine(docker.APIClient):
         """Cold: an engine that creates 7 containers (the image probe and two games of three),
-        then fails. Warm: one that falls sick once a game has asked for its 4th process (the
-        second game's newcomer: 4 bots, tables of 3); from then every exec fails, the ones
-        that start a slot's next process ahead of need too, so the third game cannot start."""
+        then fails. Warm by docker exec: one that falls sick once a game has asked for its
+        4th process (the second game's newcomer: 4 bots, tables of 3); from then every exec
+        fails, the ones that start a slot's next process ahead of need too, so the third game
+        cannot start. Warm with the launcher, which asks the engine nothing once a slot's
+        container is made: one that creates the probe and the first game's three slots'
+        containers, then fails, so the second game (its newcomer's slot) cannot start."""
 
         creates = asked = 0
         sick = False
 
         def create_container(self, *args, **kwargs):
             SickEngine.creates += 1
-            if not warm_start and SickEngine.creates > 7:
+            if design in ("cold", "warm-launcher") and SickEngine.creates > (7 if design == "cold" else 4):
                 raise docker.errors.APIError("500 Server Error: the engine is sick")
             return super().create_container(*args, **kwargs)
 
         def exec_create(self, *args, **kwargs):
-            if warm_start and SickEngine.sick:
+            if design == "warm-exec" and SickEngine.sick:
                 raise docker.errors.APIError("500 Server Error: the engine is sick")
             made = super().exec_create(*args, **kwargs)
             if not threading.current_thread().name.startswith("arena-warm"):  # a game asked
@@ -907,26 +912,32 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
                 SickEngine.sick = SickEngine.asked >= 4
             return made
 
+    def sandbox(client=None) -> DockerSandbox:
+        made = DockerSandbox(client=client) if client else DockerSandbox()
+        made.warm_launcher = design != "warm-exec"
+        return made
+
     bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
     settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(
         update={"jobs": 1, "warm_start": warm_start}
     )
     with pytest.raises(SandboxError) as stopped:
-        run_tournament(settings, sandbox=DockerSandbox(client=engine_client(SickEngine)), report=False)
+        run_tournament(settings, sandbox=sandbox(engine_client(SickEngine)), report=False)
     assert "the engine is sick" in str(stopped.value)
     assert str(stopped.value).endswith(
         "; the game was not stored and no bot was charged; every finished game is stored: "
         "run the same command to resume"
     )
     first = stored_results(tmp_path / "out")
-    assert len(first) == 2 and [record["incidents"] for record in first.values()] == [[], []]
-    resumed = run_tournament(settings, sandbox=DockerSandbox(), report=False)
-    assert (resumed.resumed, resumed.played, resumed.done) == (2, 2, 4)
+    stored = 1 if design == "warm-launcher" else 2
+    assert len(first) == stored and [record["incidents"] for record in first.values()] == [[]] * stored
+    resumed = run_tournament(settings, sandbox=sandbox(), report=False)
+    assert (resumed.resumed, resumed.played, resumed.done) == (stored, 4 - stored, 4)
     run_tournament(
         tournament(tmp_path / "whole", bots, startup_s=20).model_copy(
             update={"jobs": 1, "warm_start": warm_start}
         ),
-        sandbox=DockerSandbox(), report=False,
+        sandbox=sandbox(), report=False,
     )
     assert stored_results(tmp_path / "out") == stored_results(tmp_path / "whole")
 
