@@ -327,6 +327,10 @@ def print_report(report: dict) -> None:
             f"true place in {coverage['value']:.0%} of the matchmaker's trials (target >= {COVERAGE_TARGET:.0%}: "
             f"{'met' if coverage['met'] else 'NOT met'})"
         )
+    graded = [f for f in report["fields"] if f["span"] == SPAN]
+    if graded:  # the field the targets were set on: as dense as bench/tournament.py's graded one
+        met = graded[0]["targets"]["ratio"]["met"] and graded[0]["targets"]["coverage"]["met"]
+        print(f"both targets in the graded field (span {SPAN:g}): {'met' if met else 'NOT met'}")
     print(f"both targets in every field: {'met' if report['met'] else 'NOT met'}")
 
 
@@ -342,7 +346,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a synthetic field's skill span, repeatable (default: 10, as dense as the real one, and 30)",
     )
     parser.add_argument("--real", action="store_true", help="play real 3UP 3DOWN games of graded players (slow)")
+    parser.add_argument(
+        "--check-every", type=int, default=2, metavar="N",
+        help="batches between settled checks (default 2; the league checks after every batch: 1)",
+    )
     args = parser.parse_args(argv)
+    if args.check_every < 1:
+        parser.error("--check-every must be at least 1")
+    global CHECK_EVERY
+    CHECK_EVERY = args.check_every  # the trials' processes are forked from here: they see it
     if args.quick:
         args.trials, args.warmups = 10, 2
     if args.trials < 1 or not 1 <= args.warmups <= args.trials:
