@@ -10,11 +10,10 @@ of another seat reaches a bot.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Any
-
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
 
 import engine.registry
 from engine.api import Action, Event, Game, Observation, OptionSpec, State

@@ -30,8 +30,8 @@ from arena.cluster import (
     task_key,
     unpack_bot,
 )
-from arena.sandbox.docker import engine_problem
 from arena.rating import stored_standings
+from arena.sandbox.docker import engine_problem
 from arena.store import Store, content_hash
 from arena.tournament import (
     TournamentError,

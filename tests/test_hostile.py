@@ -17,12 +17,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+from nimtest_game import nim_registered
 
 from arena.match import MatchResult, run_match
 from arena.referee import verify_replay
 from arena.sandbox import Limits, Reason, get_sandbox
 from arena.sandbox.docker import engine_problem
-from nimtest_game import nim_registered
 
 BOTS = Path(__file__).parent / "bots"
 # In every hostile bot's command line and its background child's: the copies say

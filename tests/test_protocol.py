@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from engine import get_game
-
 from arena import arena_bot
 from arena.botfolder import BotFolderError, load_bot
 from arena.protocol import (
@@ -23,6 +21,7 @@ from arena.protocol import (
     json_schema,
 )
 from arena.sandbox.base import BotFault, Reason
+from engine import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "protocol.md"

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from nimtest_game import NIM, nim_registered
 
 from arena.match import run_match, standings
 from arena.protocol import GameOver, Start
@@ -23,7 +24,6 @@ from arena.referee import (
 from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.base import BotFault, Reason
 from arena.seats import InProcessBot, Seat
-from nimtest_game import NIM, nim_registered
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from report_helpers import build_tournament
 
 from arena.referee import ReplayMismatch, verify_replay
 from arena.report import render_site
 from arena.report_replay import ReplayUnavailable, replay_frames
 from arena.store import Store
 from engine.registry import get_game
-from report_helpers import build_tournament
 
 
 @pytest.fixture()

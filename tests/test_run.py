@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.rating import stored_standings
 from arena.referee import verify_replay
 from arena.seats import InProcessBot
-from arena.rating import stored_standings
 from arena.store import Store
 from arena.tournament import (
     SettingsChanged,

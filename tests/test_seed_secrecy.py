@@ -17,8 +17,8 @@ import re
 import shutil
 import stat
 import subprocess
-import tempfile
 import sys
+import tempfile
 import threading
 from pathlib import Path
 

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
+from arena.rating import rate_results, rated_games, stored_history, stored_standings
 from arena.record import GameResult, Incident, Replay, ReplayAction
 from arena.schedule import ScheduledGame
-from arena.rating import rate_results, rated_games, stored_history, stored_standings
 from arena.store import BotRecord, DuplicateResult, Store, StoreError, content_hash
 
 

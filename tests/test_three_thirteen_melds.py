@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from three_thirteen_brute import brute_is_combination, brute_min_penalty
 
 from engine.three_thirteen.melds import (
     best_arrangement,
@@ -15,7 +16,6 @@ from engine.three_thirteen.melds import (
     min_penalty,
     parse_cards,
 )
-from three_thirteen_brute import brute_is_combination, brute_min_penalty
 
 # Wild rank 13 (Kings) unless a test says otherwise: most hands below hold no King.
 NO_WILDS_HERE = 13

@@ -15,10 +15,10 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from threeup_helpers import ids_in
 
 from engine.threeup import GAME
 from engine.threeup.state import OVER, SETUP
-from threeup_helpers import ids_in
 
 FLAGS = ("may_draw_instead", "ones_reverse", "points", "swap_stacks", "choose_for_others", "colour_run_swap", "clears_together", "clear_drops_pending", "secret_setup")
 

@@ -7,10 +7,10 @@ checks the exact outcome.
 from __future__ import annotations
 
 import pytest
+from threeup_helpers import Cards, ids_in, play, position
 
 from engine import BadOption, BadPlayerCount, GameError, IllegalAction, get_game
 from engine.threeup import GAME, build_deck
-from threeup_helpers import Cards, ids_in, play, position
 
 PICKUP = {"type": "pickup"}
 

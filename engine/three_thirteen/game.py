@@ -26,6 +26,7 @@ from engine.api import (
     State,
 )
 from engine.replay_tables import ReplayTables
+from engine.three_thirteen import shapes
 from engine.three_thirteen.melds import (
     SUITS,
     Arrangement,
@@ -33,7 +34,6 @@ from engine.three_thirteen.melds import (
     best_arrangement,
     going_out_discards,
 )
-from engine.three_thirteen import shapes
 from engine.three_thirteen.replay import TABLES
 
 ROUNDS = 11

@@ -4,7 +4,6 @@ Standard library only (the Docker base image has python3 and nothing else).
 """
 
 import json
-import os
 import sys
 import time
 

@@ -4,9 +4,7 @@ Standard library only (the Docker base image has python3 and nothing else).
 """
 
 import json
-import os
 import sys
-import time
 
 
 def send(message):
