@@ -149,7 +149,7 @@ def _prepare_ahead(spec: GameSpec, box: Sandbox, limits: Limits) -> None:
         return
     for ahead in spec.ahead:
         name = SLOTS.first_name(spec.run, ahead.bot, ahead.rotation, ahead.players)
-        if name is None or ahead.bot.kind != "folder":
+        if name is None:
             continue
         try:
             prepare(load_spec(ahead.bot), limits, slot=name)
@@ -311,7 +311,7 @@ def play_scheduled_game(
             seats.append(seat)
         try:
             seats = _start_together(seats)
-            if spec.ahead and box is not None and not per_slot and spec.warm_start:
+            if spec.ahead and box is not None:  # the pool asks only for warm per-game slots
                 _prepare_ahead(spec, box, limits)
             result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
         finally:

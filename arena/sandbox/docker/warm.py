@@ -4,11 +4,12 @@ bot process in it for every `start`, the container reset in between.
 How a process starts: through the container's own launcher (below), or by `docker exec`
 in an image without `setpriv` (util-linux) and in every image built from a bot's
 Dockerfile: the launcher runs the image's /bin/sh and setpriv as root, so the image must
-be one no bot made (the sandbox's base image, or the organiser's). Both give the bot's process what a cold
-container's bot has, read from inside by tests/test_sandbox_docker_warm.py for both: uid,
-gid and group nobody (65534), every capability set empty (the bounding set too),
-no-new-privileges, the engine's seccomp filter, the container's rlimits, cgroup (memory,
-CPU, pids), read-only root, no network, the same environment and working folder.
+be one no bot made (the sandbox's base image, or the organiser's). Both give the bot's
+process what a cold container's bot has, read from inside by
+tests/test_sandbox_docker_warm.py for both: uid, gid and group nobody (65534), every
+capability set empty (the bounding set too), no-new-privileges, the engine's seccomp
+filter, the container's rlimits, cgroup (memory, CPU, pids), read-only root, no network,
+the same environment and working folder.
 
 The launcher is the container's main process, a shell run as root (uid 0, no user
 namespace) with only the capabilities SETUID, SETGID and SETPCAP, under the container's
@@ -32,8 +33,9 @@ no-new-privileges, rlimits, cgroups and namespaces), with the user overridden to
 The container's own processes, its two keepers (its init, docker-init, and the launcher,
 or with docker exec a shell blocked forever opening a pipe), run as another uid (root with
 the launcher; else 65533, `KEEPER_USER`), which a bot of uid 65534 without capabilities
-can neither signal, nor ptrace, nor read; their oom_score_adj is -1000 where the host allows it, so
-an out-of-memory kill picks the bot. Nothing else of the container is long-lived.
+can neither signal, nor ptrace, nor read; their oom_score_adj is -1000 where the host
+allows it, so an out-of-memory kill picks the bot. Nothing else of the container is
+long-lived.
 
 Between two processes of a slot the host resets the container (`WarmContainer.reset`,
 on a worker thread, while other games play; `start` waits only if it is not done yet):
@@ -531,18 +533,16 @@ class WarmContainer:
         with self._status_lock:
             while not done():
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not poller.poll(_milliseconds(min(remaining, 0.05))):
-                    if remaining <= 0:
-                        return done()
+                if remaining <= 0:
+                    return False
+                if not poller.poll(_milliseconds(min(remaining, 0.05))):
                     continue
                 try:
                     chunk = os.read(self._status_fd, 4096)
                 except BlockingIOError:
                     continue
-                if not chunk:  # every writer gone: the launcher ended
+                if not chunk:  # no writer (the launcher ended, or has not opened it yet)
                     time.sleep(0.01)
-                    if time.monotonic() > deadline:
-                        return done()
                     continue
                 self._status_text += chunk.decode("ascii", "replace")
                 *lines, self._status_text = self._status_text.split("\n")
@@ -592,7 +592,7 @@ class WarmContainer:
     # -- a process ------------------------------------------------------------------------------
     def run(self) -> WarmBotProcess:
         """Start a fresh bot process in the container, as nobody (through the launcher, or
-        `docker exec` where the image has no setpriv)."""
+        by `docker exec`: see the module's docstring)."""
         self.serial += 1
         names = {part: f"{part}-{self.serial}" for part in ("in", "out", "err")}
         uid, gid = (int(part) for part in USER.split(":"))
@@ -643,14 +643,14 @@ class WarmContainer:
         serial = self.serial
         try:
             os.write(self._launch_fd, f"{serial}\n".encode())
+            started = self._status_until(lambda: serial in self._runs, START_WITHIN_S)
+            failure = None if started else "did not start it"
         except OSError as error:
+            failure = f"could not be told: {error}"
+        if failure is not None:
             for fd in fds.values():
                 os.close(fd)
-            raise _ExecFailed(f"the launcher of {self.name} could not be told: {error}", names) from None
-        if not self._status_until(lambda: serial in self._runs, START_WITHIN_S):
-            for fd in fds.values():
-                os.close(fd)
-            raise _ExecFailed(f"the launcher of {self.name} did not start {self.bot.name}", names)
+            raise _ExecFailed(f"the launcher of {self.name} {failure} ({self.bot.name})", names)
         pid = self._host_pid(self._runs.pop(serial))
         for older in [n for n in self._ends if n < serial]:  # the ends of processes arena killed
             del self._ends[older]
@@ -722,19 +722,21 @@ class WarmContainer:
     def _kill_init(self) -> None:
         """SIGKILL the container's init from here (it takes everything with it), so that the
         engine's removal finds a stopped container: quicker than its own kill."""
-        for pid in list(self.keepers)[:1]:
-            fd = _pidfd(pid, self.container.id) if _process_start_time(pid) == self.keepers[pid] else None
-            if fd is None:
-                continue
-            try:
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-                poller = select.poll()
-                poller.register(fd, select.POLLIN)
-                poller.poll(500)
-            except ProcessLookupError:
-                pass
-            finally:
-                os.close(fd)
+        if not self.keepers:
+            return
+        init_pid = next(iter(self.keepers))
+        fd = _pidfd(init_pid, self.container.id)
+        if fd is None:
+            return
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            poller.poll(500)  # ended: the engine only has to clean up
+        except ProcessLookupError:
+            pass
+        finally:
+            os.close(fd)
 
     def remove(self, quietly: bool = False) -> None:
         """Remove the container and its folder of pipes (idempotent)."""
@@ -806,6 +808,7 @@ class WarmBotProcess(BotProcess):
         self.container = home.container
         self.limits = home.limits
         self.exec_id, self.pid = exec_id, pid
+        self.serial = home.serial  # made right after run() numbered it
         self.io_dir = home.folder
         self._names = names
         self._pidfd = pidfd
@@ -942,7 +945,7 @@ class WarmBotProcess(BotProcess):
         """Its exit status as Popen.returncode, from the launcher or the engine (None if
         it does not tell)."""
         if self.home.launcher:
-            status = self.home.launched_status(int(self.exec_id.split("-")[1]), EXIT_WAIT_S)
+            status = self.home.launched_status(self.serial, EXIT_WAIT_S)
             return None if status is None else _as_returncode(status)
         api = self.home.sandbox.client.api
         deadline = time.monotonic() + EXIT_WAIT_S
@@ -1259,17 +1262,12 @@ class WarmSlots:
             except SandboxError as error:
                 failures.append(error)
 
-        left = list(homes)
-        if len(homes) > 1:
-            try:
-                with ThreadPoolExecutor(min(REMOVE_WORKERS, len(homes)), thread_name_prefix="arena-warm-rm") as removers:
-                    for home in homes:
-                        removers.submit(remove, home)
-                        left.remove(home)
-            except RuntimeError:
-                pass  # at interpreter exit no thread can be started: one after another
-        for home in left:
-            remove(home)
+        try:
+            with ThreadPoolExecutor(REMOVE_WORKERS, thread_name_prefix="arena-warm-rm") as removers:
+                list(removers.map(remove, homes))
+        except RuntimeError:  # at interpreter exit no thread can start: one after another
+            for home in homes:
+                remove(home)  # idempotent: what the removers did is not done again
         if failures:
             raise failures[0]
 
