@@ -1,7 +1,7 @@
 """Bot folders: a folder with a `bot.toml` manifest, checked with one message per mistake.
 
     name = "random"                      # letters, digits, '.', '_', '-'; at most 64
-    version = "1.0"
+    version = "1.0"                      # the same pattern (it names the registry's folder)
     command = ["python3", "bot.py"]      # run in the bot's folder (/bot in Docker)
     games = ["3up3down", "three-thirteen"]
     dockerfile = "Dockerfile"            # optional: build the bot's own image from it
@@ -19,7 +19,9 @@ from arena.sandbox.base import BotSpec
 
 MANIFEST = "bot.toml"
 KEYS = ("name", "version", "command", "games", "dockerfile")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# Names and versions name folders of a registry (NAME/VERSION): starting with a letter or
+# digit, so never "." or "..", and without "/".
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
 class BotFolderError(ValueError):
@@ -90,8 +92,11 @@ def check_manifest(folder: Path, data: dict) -> BotManifest:
     version = data.get("version")
     if version is None:
         mistakes.append("'version' is missing (e.g. version = \"1.0\")")
-    elif not isinstance(version, str) or not version or len(version) > 100:
-        mistakes.append(f"'version' is {version!r}; allowed: a non-empty string of at most 100 characters")
+    elif not isinstance(version, str) or not _NAME.match(version):
+        mistakes.append(
+            f"'version' is {version!r}; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or "
+            "digit (e.g. \"1.0\")"
+        )
 
     command: tuple[str, ...] = ()
     raw_command = data.get("command")

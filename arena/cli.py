@@ -940,12 +940,30 @@ def submit_command(
     wait_s: Annotated[
         float, typer.Option(help="With --league: seconds to wait for the bot's first games before saying where it stands.")
     ] = 30.0,
+    max_bot_mb: Annotated[
+        Optional[int], typer.Option(help="Most MB a bot folder may hold in all (default: $ARENA_BOT_MAX_MB, else 200).")
+    ] = None,
+    max_bot_files: Annotated[
+        Optional[int],
+        typer.Option(help="Most files and folders in a bot folder (default: $ARENA_BOT_MAX_FILES, else 10000)."),
+    ] = None,
+    max_file_mb: Annotated[
+        Optional[int], typer.Option(help="Most MB of one file of a bot (default: $ARENA_BOT_MAX_FILE_MB, else 50).")
+    ] = None,
 ) -> None:
-    """Check a bot (bot.toml, sandbox, a smoke match against random) and copy it into the registry."""
+    """Check a bot (its folder, bot.toml, sandbox, a smoke match against random) and copy it
+    into the registry. The folder may hold only files and folders (no link of any kind, no
+    device, fifo or socket), within the size limits; as root, it is read with its owner's
+    rights."""
+    from arena.botcopy import FolderLimits, FolderLimitsError
     from arena.submit import submit_bot
     from arena.tournament import load_tournament
     from arena.tournament_file import limits_from_flags
 
+    try:
+        folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
+    except FolderLimitsError as error:
+        raise UsageError(str(error)) from None
     limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
     if tournament is not None:
         config = load_tournament(tournament)
@@ -955,7 +973,7 @@ def submit_command(
 
         joined = load_league(league)
         limits, sandbox, registry = joined.limits.limits(), joined.sandbox, registry or joined.registry_dir()
-    done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits)
+    done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"
     console.print(

@@ -192,7 +192,9 @@ def content_hash(folder: str | Path) -> str:
             continue
         digest.update(str(relative).encode() + b"\0")
         digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
-        digest.update(path.read_bytes())
+        with path.open("rb") as content:  # in chunks: a big file is never held whole
+            while chunk := content.read(1 << 20):
+                digest.update(chunk)
         digest.update(b"\0")
     return digest.hexdigest()
 

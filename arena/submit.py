@@ -6,10 +6,16 @@ A registry is a folder of bot folders: `--registry DIR`, else $ARENA_REGISTRY, e
 content hash, date, the smoke games it played); the example bots shipped with arena sit
 directly in `REGISTRY/NAME/`. Both layouts are listed.
 
-Before copying, the bot must pass: its bot.toml is valid and names only known games; the
-sandbox is prepared (the Docker image is built when the bot has a Dockerfile and the
-sandbox is docker); and a smoke match against the example random bot under the given
-limits ends without a single incident of the submitted bot, in every game it declares.
+The folder is first copied into a staging folder inside the registry
+(`REGISTRY/.incoming-*`) by `arena.botcopy`: no link of any kind, no device, fifo or
+socket, nothing its owner cannot read (as root, the folder is read with its owner's
+rights), within the folder limits; every problem is one line naming its path. Everything
+after that uses only the copy: its bot.toml must be valid and name only known games; the
+sandbox is prepared from it (the Docker image is built from the copy when the bot has a
+Dockerfile and the sandbox is docker); and a smoke match of the copy against the example
+random bot under the given limits must end without a single incident of the submitted
+bot, in every game it declares. Then the copy is renamed to `REGISTRY/NAME/VERSION/`;
+whatever happens, the staging folder is removed (and a registry made for a refused bot).
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.botfolder import BotFolderError, load_bot
+from arena.botcopy import FolderLimits, copy_bot_folder
+from arena.botfolder import MANIFEST, BotFolderError, load_bot
 from arena.match import MatchError, run_match
 from arena.resources import bots_dir
 from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
@@ -84,8 +92,15 @@ def _inside_installation(registry: Path) -> bool:
     return registry.resolve().is_relative_to(_INSTALLATION)
 
 
-def _copy_ignore(folder: str, names: list[str]) -> list[str]:
-    return [name for name in names if name == "__pycache__" or name.endswith(".pyc") or name == RECORD]
+def _make_folder(path: Path) -> list[Path]:
+    """Make `path` and its missing parents; the ones made, deepest first."""
+    made = []
+    for folder in [path, *path.parents]:
+        if folder.exists():
+            break
+        made.append(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    return made
 
 
 def submit_bot(
@@ -95,8 +110,10 @@ def submit_bot(
     sandbox: str = "local",
     limits: Limits | None = None,
     opponent: str | Path | None = None,
+    folder_limits: FolderLimits | None = None,
 ) -> Submission:
-    """Check a bot and copy it into the registry; SubmitRefused lists every reason."""
+    """Check a bot and copy it into the registry; SubmitRefused lists every reason.
+    `folder_limits`: how much the folder may hold (default `FolderLimits.from_env()`)."""
     folder = Path(bot_dir).resolve()
     registry = Path(registry).resolve() if registry is not None else default_registry()
     if _inside_installation(registry):
@@ -105,11 +122,44 @@ def submit_bot(
             [f"the registry {registry} is inside arena's installation, which is never a registry: give "
              f"--registry DIR, set {REGISTRY_ENV}=DIR, or submit from a folder whose ./bots is to be the registry"],
         )
+    if not folder.is_dir():
+        raise SubmitRefused(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
     try:
-        manifest = load_bot(folder)
-    except BotFolderError as error:
-        raise SubmitRefused(folder, error.mistakes) from None
-    reasons: list[str] = []
+        made = _make_folder(registry)
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=registry))
+    except OSError as error:
+        raise SubmitRefused(
+            folder, [f"the registry {registry} is not writable ({error.strerror}); choose one with --registry DIR"]
+        ) from None
+    try:
+        os.chmod(staging, 0o755)  # the sandbox's user (nobody) runs the smoke match from it
+        return _submit_copy(
+            folder, staging / "bot", registry, sandbox=sandbox, limits=limits, opponent=opponent,
+            folder_limits=folder_limits if folder_limits is not None else FolderLimits.from_env(),
+        )
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        for path in made:  # a registry made for a bot that was refused
+            try:
+                path.rmdir()
+            except OSError:
+                break
+
+
+def _submit_copy(
+    folder: Path, copy: Path, registry: Path, *, sandbox: str, limits: Limits | None,
+    opponent: str | Path | None, folder_limits: FolderLimits,
+) -> Submission:
+    """The checks, the smoke match and the move into the registry, all on the copy."""
+    reasons = copy_bot_folder(folder, copy, folder_limits, keep_refused=True)
+    refused_names = {reason.split(":", 1)[0] for reason in reasons}
+    if (copy / MANIFEST).is_file() or MANIFEST not in refused_names:
+        try:
+            manifest = load_bot(copy)
+        except BotFolderError as error:
+            reasons += error.mistakes
+    if reasons:
+        raise SubmitRefused(folder, reasons)
     games = []
     for game in manifest.games:
         try:
@@ -123,7 +173,7 @@ def submit_bot(
     box.hide_paths([registry])  # the smoke match must not read the bots already accepted
     if sandbox == "docker" and manifest.dockerfile:
         try:
-            box.image_for(manifest.spec())  # builds the bot's image now, not in its first game
+            box.image_for(manifest.spec())  # built from the vetted copy, now, not in its first game
         except (SandboxError, BotFault) as error:
             said = error.detail if isinstance(error, BotFault) else str(error)
             raise SubmitRefused(folder, [f"building its Docker image failed: {said}"]) from None
@@ -133,7 +183,7 @@ def submit_bot(
         try:
             # Deals from a secret (no seed): a bot cannot recognise the smoke match by its cards.
             match = run_match(
-                game, [folder, random_bot], games=SMOKE_GAMES, sandbox=box, limits=limits or Limits()
+                game, [copy, random_bot], games=SMOKE_GAMES, sandbox=box, limits=limits or Limits()
             )
         except (MatchError, GameError) as error:
             reasons.append(f"smoke match of {game}: {error}")
@@ -155,8 +205,9 @@ def submit_bot(
     if reasons:
         raise SubmitRefused(folder, reasons)
 
-    digest = content_hash(folder)
-    if (registry / manifest.name / "bot.toml").is_file():
+    # The copy as it is now (Python may have written caches into it; they are not hashed).
+    digest = content_hash(copy)
+    if (registry / manifest.name / MANIFEST).is_file():
         # An example bot sits there as a plain folder; a version folder inside it would change it.
         raise SubmitRefused(
             folder,
@@ -175,12 +226,7 @@ def submit_bot(
                 "raise the version in bot.toml")
             ],
         )
-    if not os.access(registry if registry.exists() else registry.parent, os.W_OK):
-        raise SubmitRefused(folder, [f"the registry {registry} is not writable; choose one with --registry DIR"])
-    staging = target.with_name(f".{manifest.version}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(folder, staging, ignore=_copy_ignore, symlinks=False)
-    (staging / RECORD).write_text(
+    (copy / RECORD).write_text(
         json.dumps(
             {
                 "name": manifest.name,
@@ -195,7 +241,11 @@ def submit_bot(
         )
         + "\n"
     )
-    staging.rename(target)  # a half-copied bot is never seen under its real name
+    target.parent.mkdir(exist_ok=True)
+    try:
+        copy.rename(target)  # a half-copied bot is never seen under its real name
+    except OSError as error:
+        raise SubmitRefused(folder, [f"{target} cannot be written ({error.strerror})"]) from None
     return Submission(manifest.name, manifest.version, digest, target, smoke)
 
 

@@ -208,3 +208,125 @@ def test_bots_without_a_registry_says_how_one_is_made(tmp_path):
     run = arena_in(tmp_path, "bots")
     assert run.returncode == 2
     assert f"arena: error: registry {tmp_path / 'bots'} is not a folder (`arena submit BOT_DIR` makes it" in run.stderr
+
+
+# ------------------------------------------------- a hostile folder brings nothing in
+
+
+def test_a_folder_linking_to_the_hosts_files_is_refused_and_nothing_of_them_lands(tmp_path):
+    """Links to a league's store, to /etc/passwd and to a folder of another bot's private
+    file: each is refused by name, and the registry gets nothing (it is not even made)."""
+    league = tmp_path / "league"
+    league.mkdir()
+    (league / "arena.sqlite").write_text("deal secret 0123abcd")
+    other = tmp_path / "other-bot"
+    other.mkdir()
+    (other / "private.txt").write_text("their strategy")
+    (other / "private.txt").chmod(0o600)
+    bot = random_copy(tmp_path)
+    (bot / "arena.sqlite").symlink_to(league / "arena.sqlite")
+    (bot / "passwd").symlink_to("/etc/passwd")
+    (bot / "theirs").symlink_to(other)
+    registry = tmp_path / "registry"
+    with pytest.raises(SubmitRefused) as refused:
+        submit_bot(bot, registry, limits=QUICK)
+    link = "links are not accepted: put the file itself in the folder"
+    assert refused.value.reasons == [
+        f"arena.sqlite: is a symbolic link (to '{league / 'arena.sqlite'}'); {link}",
+        f"passwd: is a symbolic link (to '/etc/passwd'); {link}",
+        f"theirs: is a symbolic link (to '{other}'); {link}",
+    ]
+    assert not registry.exists()
+
+
+def test_names_and_versions_follow_one_pattern_checked_with_the_rest_of_bot_toml(tmp_path):
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    allowed = "allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    for version in ("../up", "a/b", ".", "..", "1.0\n", "-1", "x" * 65):
+        bot = random_copy(tmp_path / f"v{len(list(tmp_path.iterdir()))}", version="1")
+        (bot / "bot.toml").write_text(
+            f'name = "../evil"\nversion = {json.dumps(version)}\ncommand = ["python3", "bot.py"]\n'
+            'games = ["3up3down"]\ncolour = 1\n'
+        )
+        with pytest.raises(SubmitRefused) as refused:
+            submit_bot(bot, registry, limits=QUICK)
+        assert refused.value.reasons == [
+            "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile",
+            f"'name' is '../evil'; {allowed}",
+            f"'version' is {version!r}; {allowed} (e.g. \"1.0\")",
+        ]
+        assert list(registry.iterdir()) == [] and not (tmp_path / "evil").exists()
+
+
+def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
+    import arena.submit
+
+    bot = random_copy(tmp_path)
+    registry = tmp_path / "registry"
+    registry.mkdir()
+
+    def broken_match(*args, **kwargs):
+        raise RuntimeError("the machine broke mid-match")
+
+    monkeypatch.setattr(arena.submit, "run_match", broken_match)
+    with pytest.raises(RuntimeError, match="the machine broke mid-match"):
+        submit_bot(bot, registry, limits=QUICK)
+    assert list(registry.iterdir()) == []
+
+
+def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypatch):
+    """The Docker image is built from the copy in the registry's staging folder, never
+    from the submitter's folder (which may change after it was vetted)."""
+    import arena.submit
+    from arena.sandbox import BotFault, Reason
+
+    seen = []
+
+    class Recorder:
+        name = "docker"
+
+        def hide_paths(self, paths):
+            pass
+
+        def image_for(self, spec):
+            seen.append((spec.folder, sorted(p.name for p in spec.folder.iterdir())))
+            raise BotFault(Reason.CRASH, "stopped here by the test")
+
+    monkeypatch.setattr(arena.submit, "get_sandbox", lambda name: Recorder())
+    bot = random_copy(tmp_path)
+    (bot / "Dockerfile").write_text("FROM scratch\nCOPY . /bot\n")
+    (bot / "__pycache__").mkdir()
+    with (bot / "bot.toml").open("a") as toml:
+        toml.write('dockerfile = "Dockerfile"\n')
+    registry = tmp_path / "registry"
+    with pytest.raises(SubmitRefused, match="building its Docker image failed: stopped here by the test"):
+        submit_bot(bot, registry, sandbox="docker", limits=QUICK)
+    [(folder, names)] = seen
+    assert folder.parent.parent == registry and folder.parent.name.startswith(".incoming-")
+    assert names == ["Dockerfile", "arena_bot.py", "bot.py", "bot.toml"]
+    assert not registry.exists()
+
+
+def test_the_command_refuses_a_link_to_etc_shadow_and_a_big_file_in_one_line_each(tmp_path):
+    bot = random_copy(tmp_path)
+    (bot / "shadow").symlink_to("/etc/shadow")
+    (bot / "data.bin").write_bytes(b"x" * 1_500_000)
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "submit", str(bot), "--registry", str(tmp_path / "registry"),
+         "--max-file-mb", "1"],
+        check=False, capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 2 and "internal error" not in run.stderr and "Traceback" not in run.stderr
+    assert run.stderr == (
+        f"arena: error: refused {bot}: 2 reason(s):\n"
+        "  - data.bin: is 1.4 MB; a file may hold at most 1 MB (the limit)\n"
+        "  - shadow: is a symbolic link (to '/etc/shadow'); links are not accepted: put the file itself in the "
+        "folder\n"
+    )
+    bad = subprocess.run(
+        [sys.executable, "-m", "arena", "submit", str(bot), "--max-bot-files", "0"],
+        check=False, capture_output=True, text=True, timeout=120,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == "arena: error: the bot folder limit files is 0; it is a whole number of at least 1\n"
