@@ -336,16 +336,18 @@ class RemoteBot(Seat):
         allowance = self.bank.allowance()
         self._end_lines(process)  # the previous decision's lines end at this request
         mark = process.stderr_mark()
-        process.send_line(
-            self._with_events(
-                encode_request(
-                    self._request_id, observation, legal_actions, round(allowance, 3), round(self.bank.remaining_s, 3)
-                )
+        request = self._with_events(
+            encode_request(
+                self._request_id, observation, legal_actions, round(allowance, 3), round(self.bank.remaining_s, 3)
             )
         )
+        # The clock starts before the write: the bot may read the request, think and answer
+        # before `send_line` returns (this thread descheduled), and all of that is its time.
+        # So is a write that waits because the bot does not read its input.
         began = time.monotonic()
+        process.send_line(request)
         try:
-            line = process.receive_line(allowance)
+            line = process.receive_line(max(0.0, allowance - (time.monotonic() - began)))
         except BotFault as fault:
             if fault.reason is Reason.TIMEOUT:
                 raise BotFault(
