@@ -1044,24 +1044,39 @@ def report_command(
 
 @app.command("serve")
 def serve_command(
-    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder (its site/ is served).")],
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's or league's folder (its site/ is served).")],
     port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
-    host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on. 127.0.0.1 (the default): this machine only, e.g. behind a TLS reverse "
+            "proxy (docs/server.md); any other needs --certfile/--keyfile or --insecure-http."
+        ),
+    ] = "127.0.0.1",
+    certfile: Annotated[Optional[Path], typer.Option(help="TLS certificate (PEM): serve HTTPS itself.")] = None,
+    keyfile: Annotated[Optional[Path], typer.Option(help="TLS private key (PEM) of --certfile.")] = None,
+    insecure_http: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-http", help="Allow a public --host without TLS (tokens and uploads cross the network in clear)."
+        ),
+    ] = False,
 ) -> None:
-    """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops."""
-    from arena.report import SITE_DIR, make_server, render_site
+    """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops.
+
+    Pages showing standings reload themselves when a running league re-renders the site."""
+    from arena.report import SITE_DIR, render_site
+    from arena.web.app import serve_site
 
     site = out_dir / SITE_DIR
     if not (site / "index.html").is_file():
         render_site(out_dir)
-    server = make_server(site, port, host)
-    console.print(f"serving {site} at http://{host}:{server.server_address[1]}/ (Ctrl-C stops)", highlight=False, markup=False)
+    server = serve_site(site, port, host, certfile=certfile, keyfile=keyfile, insecure_http=insecure_http)
+    console.print(f"serving {site} at {server.url} (Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+        pass  # uvicorn stopped cleanly, then passed Ctrl-C on
 
 
 @app.command("league")
@@ -1211,12 +1226,13 @@ def main() -> None:
     from arena.store import StoreError
     from arena.submit import SubmitRefused
     from arena.tournament import TournamentError
+    from arena.web.errors import WebError
 
     try:
         app()
     except (
         GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused,
-        ReportError,
+        ReportError, WebError,
     ) as mistake:
         errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)

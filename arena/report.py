@@ -38,9 +38,8 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import jinja2
 
@@ -893,33 +892,3 @@ def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int |
     site = tournament_dir / SITE_DIR
     write_site(data, site, replays=replays, jobs=jobs)
     return site
-
-
-class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the site's files; logs one line per request to stderr only on errors."""
-
-    extensions_map: ClassVar[dict[str, str]] = {
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript; charset=utf-8",
-    }
-
-    def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        """Only failed requests are worth a line: a page view is not news."""
-        if str(getattr(code, "value", code)).startswith(("4", "5")):
-            super().log_request(code, size)
-
-
-def make_server(site: str | Path, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
-    """An HTTP server of the rendered site (call serve_forever()); port 0 picks a free port."""
-    site = Path(site)
-    if not (site / "index.html").is_file():
-        raise ReportError(f"no rendered site in {site} (run `arena report` on the tournament folder first)")
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise ReportError(f"port {port!r} is not allowed; use 1 to 65535, or 0 for any free port")
-    handler = functools.partial(_SiteHandler, directory=str(site))
-    try:
-        return ThreadingHTTPServer((host, port), handler)
-    except OSError as error:
-        raise ReportError(
-            f"cannot listen on {host}:{port} ({error.strerror or error}); choose another --port, or 0 for any free port"
-        ) from None

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 
 from arena.league import run_league
-from arena.report import make_server, slug
+from arena.report import slug
+from arena.web.app import serve_site
 from tests.test_league import NAMES, bot_folder, config, in_process, registry_of
 from tests.test_report_browser import ARGS, CHROMIUM, _need_browser
 
@@ -30,8 +30,7 @@ def test_served_standings_and_bot_pages_follow_the_league(tmp_path):
 
     others = in_process(NAMES[1:])
     run_league(config(out, registry, games=6), in_process=others, before_batch=new_version)
-    server = make_server(out / "site", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_site(out / "site", 0).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         with sync_playwright() as playwright:
@@ -81,4 +80,3 @@ def test_served_standings_and_bot_pages_follow_the_league(tmp_path):
             browser.close()
     finally:
         server.shutdown()
-        server.server_close()

@@ -25,7 +25,6 @@ from arena.record import GameResult, Replay, ReplayAction
 from arena.report import (
     ReportError,
     load_site_data,
-    make_server,
     page_links,
     rate,
     rating_chart,
@@ -47,6 +46,8 @@ from arena.report_replay import (
 )
 from arena.store import Store
 from arena.tournament import TournamentInterrupted
+from arena.web.app import serve_site
+from arena.web.errors import WebError
 from engine.players import play_random_game
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament
@@ -490,20 +491,21 @@ def test_report_and_serve_commands(site, tmp_path):
     assert "site written to" in done.output and "11 pages" in done.output
     missing = runner.invoke(app, ["report", str(tmp_path)])
     assert isinstance(missing.exception, ReportError) and "no tournament store" in str(missing.exception)
-    with pytest.raises(ReportError, match="port 70000 is not allowed"):
-        make_server(site / "site", 70000)
-    server = make_server(site / "site", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    with pytest.raises(WebError, match="port 70000 is not allowed"):
+        serve_site(site / "site", 70000)
+    server = serve_site(site / "site", 0).start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"
         index = urllib.request.urlopen(f"{base}/index.html", timeout=10).read().decode()
         assert "Standings" in index and "&lt;script&gt;alert(1)&lt;/script&gt;" in index
         script = urllib.request.urlopen(f"{base}/assets/replay.js", timeout=10)
         assert script.headers["Content-Type"].startswith("text/javascript")
+        assert script.headers["X-Content-Type-Options"] == "nosniff"
+        with pytest.raises(urllib.error.HTTPError) as outside:  # nothing outside the site's folder
+            urllib.request.urlopen(f"{base}/..%2farena.sqlite", timeout=10)
+        assert outside.value.code == 404
     finally:
         server.shutdown()
-        server.server_close()
 
 
 def test_arena_serve_serves_the_site_until_stopped(site):

@@ -10,15 +10,15 @@ Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
 
 from arena.rating import stored_standings
-from arena.report import make_server, slug
+from arena.report import slug
 from arena.report_replay import rebuild, replay_frames
 from arena.store import Store
+from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament
 
@@ -212,9 +212,7 @@ def test_the_site_reads_well_on_a_phone(browser, cup, tmp_path):
 
 
 def test_served_over_http(browser, cup, tmp_path):
-    server = make_server(cup / "site", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = serve_site(cup / "site", 0).start()
     watched = Watched(browser, DESKTOP)
     page = watched.page
     try:
@@ -229,7 +227,6 @@ def test_served_over_http(browser, cup, tmp_path):
         watched.check()
     finally:
         server.shutdown()
-        server.server_close()
 
 
 def test_three_thirteen_wilds_and_suits_at_a_glance(browser, tmp_path):

@@ -7,17 +7,16 @@ widths. Skipped without Chromium unless ARENA_REQUIRE_BROWSER=1.
 
 from __future__ import annotations
 
-import functools
 import os
-import threading
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from arena.rating import stored_history, stored_standings
-from arena.report import _SiteHandler, make_server, slug
+from arena.report import slug
 from arena.store import Store
+from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)
 
@@ -135,19 +134,26 @@ def test_the_ahead_count_is_green_only_when_the_bot_finished_ahead_more_often(br
 # --- nothing missing ---------------------------------------------------------------------
 
 
-class _Recording(_SiteHandler):
+class _Recording:
+    """Wraps the served app: every request's path and answer status, in order."""
+
     requests: list[tuple[str, int]] = []
 
-    def log_request(self, code="-", size="-") -> None:
-        self.requests.append((self.path, int(getattr(code, "value", code))))
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        async def noted(message):
+            if message["type"] == "http.response.start":
+                self.requests.append((scope["path"], message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, noted)
 
 
 def test_no_page_asks_for_a_file_the_site_does_not_have_favicon_included(browser, cup):  # noqa: F811
-    server = make_server(cup / "site", 0)
-    server.RequestHandlerClass = functools.partial(_Recording, directory=str(cup / "site"))
+    server = AppServer(_Recording(create_app(cup / "site")), "127.0.0.1", 0).start()
     _Recording.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}/"
         for path in ("index.html", "h2h.html", "games/page-1.html", page_types(cup)["bot"]):
@@ -167,7 +173,6 @@ def test_no_page_asks_for_a_file_the_site_does_not_have_favicon_included(browser
             watched.check()
     finally:
         server.shutdown()
-        server.server_close()
 
 
 # --- accessibility -----------------------------------------------------------------------

@@ -1,0 +1,240 @@
+"""The served arena's app and the server that runs it.
+
+`create_app(site_dir, routers=...)` is one FastAPI app: the routers given (the authors'
+API and pages, the human seat) first, then the static site of `site_dir` (standings, bot
+pages, replays; `live.json` makes its pages reload when a league re-renders it). The
+OpenAPI document is at `/api/openapi.json`, its browsable form at `/api/docs`.
+
+`AppServer(app, host, port)` binds its socket at once (so a taken port is a clear error
+and port 0 tells which port it got) and runs uvicorn on it, in the calling thread
+(`serve_forever`, Ctrl-C stops) or a background one (`start`, `shutdown`). It listens on
+127.0.0.1 unless told otherwise, and refuses any other address without TLS (its own
+certificate, or a TLS reverse proxy in front, docs/server.md) unless `insecure_http` says
+the organiser knows the traffic is plain HTTP.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import APIRouter, FastAPI
+from starlette.responses import PlainTextResponse
+from starlette.staticfiles import StaticFiles
+
+from arena.web.errors import WebError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+# Headers on every answer: no page of the site or the door runs in a frame elsewhere, and
+# a browser never guesses a type (an uploaded log shown as text stays text).
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+]
+
+
+def create_app(
+    site_dir: str | Path,
+    *,
+    routers: Sequence[APIRouter] = (),
+    title: str = "arena",
+    middleware: Sequence[Callable[[Any], Any]] = (),
+    state: dict[str, Any] | None = None,
+) -> FastAPI:
+    """The app: `routers` first, then the files of `site_dir` (which may appear later: a
+    league renders its site after its first batch). `middleware` wraps the app, innermost
+    first (each a class taking the app, as Starlette's); `state` goes to `app.state`."""
+    app = FastAPI(
+        title=title,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        swagger_ui_parameters={"defaultModelsExpandDepth": 0},
+    )
+    for name, value in (state or {}).items():
+        setattr(app.state, name, value)
+    for router in routers:
+        app.include_router(router)
+    app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False), name="site")
+    for wrap in middleware:
+        app.add_middleware(wrap)
+    app.add_middleware(_SecurityHeaders)
+    return app
+
+
+class _SiteFiles(StaticFiles):
+    """The site's files; `live.json` is never cached (pages poll it to reload)."""
+
+    def file_response(self, full_path, stat_result, scope, status_code=200):  # noqa: ANN001, ANN201
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        if str(full_path).endswith("live.json"):
+            response.headers["cache-control"] = "no-store"
+        return response
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if not Path(self.directory, "index.html").is_file():
+            answer = PlainTextResponse("the site is not rendered yet: it appears after the first batch of games\n", 503)
+            await answer(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+class _SecurityHeaders:
+    """Adds SECURITY_HEADERS to every HTTP answer."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message) -> None:  # noqa: ANN001
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address only this machine reaches (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def check_address(host: str, *, tls: bool, insecure_http: bool) -> None:
+    """Refuse a public address without TLS unless the organiser said --insecure-http."""
+    if is_loopback(host) or tls or insecure_http:
+        return
+    raise WebError(
+        f"--host {host} is reachable from other machines, and without TLS tokens and uploads would cross the "
+        f"network in clear: keep 127.0.0.1 behind a TLS reverse proxy (docs/server.md), give --certfile and "
+        f"--keyfile, or say --insecure-http if this network is trusted"
+    )
+
+
+class AppServer:
+    """uvicorn serving `app` on a socket bound now (port 0: any free port)."""
+
+    def __init__(
+        self,
+        app: Any,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        *,
+        certfile: str | Path | None = None,
+        keyfile: str | Path | None = None,
+        insecure_http: bool = False,
+        forwarded_allow_ips: str | None = None,
+    ):
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise WebError(f"port {port!r} is not allowed; use 1 to 65535, or 0 for any free port")
+        if (certfile is None) != (keyfile is None):
+            raise WebError("TLS needs both --certfile and --keyfile")
+        for path in (certfile, keyfile):
+            if path is not None and not Path(path).is_file():
+                raise WebError(f"no such file: {path}")
+        check_address(host, tls=certfile is not None, insecure_http=insecure_http)
+        self.scheme = "https" if certfile else "http"
+        self.socket = _bind(host, port)
+        self.host = host
+        self.server_address = self.socket.getsockname()[:2]
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            timeout_keep_alive=5,
+            ssl_certfile=str(certfile) if certfile else None,
+            ssl_keyfile=str(keyfile) if keyfile else None,
+            # Only a proxy on this machine may say who the client is (X-Forwarded-For).
+            forwarded_allow_ips=forwarded_allow_ips or "127.0.0.1,::1",
+            server_header=False,
+            # Reasonable defaults for a small machine: a flood from one address is refused by
+            # the app's own limits; this bounds what any number of addresses can hold open.
+            limit_concurrency=1000,
+            h11_max_incomplete_event_size=64 * 1024,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The base URL, with a trailing slash."""
+        host = self.host if ":" not in self.host else f"[{self.host}]"
+        return f"{self.scheme}://{host}:{self.port}/"
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until Ctrl-C (in the main thread) or `shutdown()`."""
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            self.socket.close()
+
+    def start(self) -> AppServer:
+        """Serve in a background thread; returns once it accepts connections."""
+        self._thread = threading.Thread(target=self.serve_forever, name="arena-web", daemon=True)
+        self._thread.start()
+        for _ in range(500):
+            if self._server.started or not self._thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+        if not self._server.started:
+            raise WebError(f"the server on {self.url} did not start")
+        return self
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop serving (from another thread) and wait for it."""
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def server_close(self) -> None:
+        """Close the socket (serve_forever does too)."""
+        self.socket.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or WebError saying what to change."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as error:
+        raise WebError(f"cannot listen on {host}: {error.strerror or error}; give an address such as 127.0.0.1") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        raise WebError(
+            f"cannot listen on {host}:{port} ({error.strerror or error}); choose another --port, or 0 for any free port"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_site(site: str | Path, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, **options: Any) -> AppServer:
+    """A server of a rendered site alone (call serve_forever() or start())."""
+    site = Path(site)
+    if not (site / "index.html").is_file():
+        raise WebError(f"no rendered site in {site} (run `arena report` on the tournament folder first)")
+    return AppServer(create_app(site), host, port, **options)
+
