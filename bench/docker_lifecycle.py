@@ -13,7 +13,7 @@ in the local sandbox for comparison.
 
 Games: N 4-seat games, one after another, in each design in turn (cold: a container per
 bot per game; warm: a slot per seat, a fresh process per game in the slot's container,
-started by the container's launcher; warm_exec: the same started by `docker exec`),
+started by arena's launcher in the container, in fresh network and IPC namespaces),
 after one game that is not counted (warm, it makes the four containers: its start is
 printed as first_game_start_ms).
 A game starts its four bots side by side, plays 232 one-line decisions in turn (a 3UP
@@ -341,17 +341,13 @@ def main() -> None:
             figures["docker_warm_rtt_median_us"] = round(statistics.median(warm_rtt) * 1e6, 1)
             figures["docker_warm_rtt_p99_us"] = round(percentile(warm_rtt, 0.99) * 1e6, 1)
         if args.games:
-            for design, warm in (("cold", False), ("warm", True), ("warm_exec", True)):
+            for design, warm in (("cold", False), ("warm", True)):
                 time.sleep(2)  # let the engine settle after the last removals
                 cgroup = args.engine_cgroup and EngineCgroupCpu.available()
                 sandbox = get_sandbox("docker")
-                sandbox.warm_launcher = design == "warm"  # warm_exec: docker exec per process
                 played = play_games(sandbox, bot, args.games, warm, cgroup)
                 figures.update({f"{design}_{name}": value for name, value in played.items()})
             figures["warm_over_cold_games_per_s"] = figures["warm_games_per_s"] / figures["cold_games_per_s"]
-            figures["warm_exec_over_cold_games_per_s"] = (
-                figures["warm_exec_games_per_s"] / figures["cold_games_per_s"]
-            )
     figures = {name: round(value, 3) for name, value in figures.items()}
     if args.json:
         print(json.dumps(figures))

@@ -877,7 +877,7 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
     assert results == stored_results(tmp_path / "calm")
 
 
-@pytest.mark.parametrize("design", ["cold", "warm-exec", "warm-launcher"])
+@pytest.mark.parametrize("design", ["cold", "warm-launcher"])
 def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, design):
     import docker
 
@@ -887,35 +887,20 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
 
     class SickEngine(docker.APIClient):
         """Cold: an engine that creates 7 containers (the image probe and two games of three),
-        then fails. Warm by docker exec: one that falls sick once a game has asked for its
-        4th process (the second game's newcomer: 4 bots, tables of 3); from then every exec
-        fails, the ones that start a slot's next process ahead of need too, so the third game
-        cannot start. Warm with the launcher, which asks the engine nothing once a slot's
-        container is made: one that creates the probe and the first game's three slots'
-        containers, then fails, so the second game (its newcomer's slot) cannot start."""
+        then fails. Warm (the launcher asks the engine nothing once a slot's container is
+        made): one that creates the probe and the first game's three slots' containers,
+        then fails, so the second game (its newcomer's slot) cannot start."""
 
-        creates = asked = 0
-        sick = False
+        creates = 0
 
         def create_container(self, *args, **kwargs):
             SickEngine.creates += 1
-            if design in ("cold", "warm-launcher") and SickEngine.creates > (7 if design == "cold" else 4):
+            if SickEngine.creates > (7 if design == "cold" else 4):
                 raise docker.errors.APIError("500 Server Error: the engine is sick")
             return super().create_container(*args, **kwargs)
 
-        def exec_create(self, *args, **kwargs):
-            if design == "warm-exec" and SickEngine.sick:
-                raise docker.errors.APIError("500 Server Error: the engine is sick")
-            made = super().exec_create(*args, **kwargs)
-            if not threading.current_thread().name.startswith("arena-warm"):  # a game asked
-                SickEngine.asked += 1
-                SickEngine.sick = SickEngine.asked >= 4
-            return made
-
     def sandbox(client=None) -> DockerSandbox:
-        made = DockerSandbox(client=client) if client else DockerSandbox()
-        made.warm_launcher = design != "warm-exec"
-        return made
+        return DockerSandbox(client=client) if client else DockerSandbox()
 
     bots = random_copies(tmp_path / "bots", ["ann", "bob", "cat", "dan"])
     settings = tournament(tmp_path / "out", bots, startup_s=20).model_copy(

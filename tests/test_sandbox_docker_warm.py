@@ -23,8 +23,8 @@ import pytest
 
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
 from arena.sandbox.docker import (
-    KEEPER_USER,
     LABEL,
+    LAUNCHER_CAPS,
     LAUNCHER_USER,
     OWNER_LABEL,
     SLOT_LABEL,
@@ -120,59 +120,50 @@ def test_a_slot_keeps_one_container_and_starts_a_fresh_process_in_it_each_time(e
     assert not exists(engine, seen[0][0]) and not exists(engine, other.id)
 
 
-@pytest.mark.parametrize("launcher", [True, False], ids=["launcher", "exec"])
-def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(
-    engine, sandbox, tmp_path, launcher
-):
-    sandbox.warm_launcher = launcher
+def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(engine, sandbox, tmp_path):
     bot = make_bot(tmp_path / "echo", ECHO, name="Echo Bot")
     warm = sandbox.start(bot, LIMITS, slot="s")
     cold = sandbox.start(bot, LIMITS)
     try:
         assert isinstance(cold, DockerBotProcess)
-        assert warm.home.launcher is launcher
         warm.container.reload()
         cold.container.reload()
         warm_host, cold_host = dict(warm.container.attrs["HostConfig"]), dict(cold.container.attrs["HostConfig"])
         assert warm_host.pop("Binds") == [f"{bot.folder.resolve()}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
         cold_host.pop("Binds")
-        assert warm_host.pop("Sysctls") == {"net.ipv4.tcp_max_tw_buckets": "0"}
-        assert cold_host.pop("Sysctls", None) is None
-        # The launcher may become nobody and empty its capability sets, nothing more; the
-        # bot's process has none of them (read from inside in the next test).
-        assert warm_host.pop("CapAdd") == (["SETUID", "SETGID", "SETPCAP"] if launcher else None)
+        # The launcher may become nobody, empty its capability sets and make a game's
+        # network and IPC namespaces, nothing more; the bot's process has none of them,
+        # nor the system calls CAP_SYS_ADMIN adds to the engine's filter (read from inside
+        # in the next test).
+        assert warm_host.pop("CapAdd") == LAUNCHER_CAPS == [
+            "SETUID", "SETGID", "SETPCAP", "SYS_ADMIN", "NET_ADMIN"]
         assert cold_host.pop("CapAdd") is None
         assert warm_host == cold_host  # every limit, the same
         config = warm.container.attrs["Config"]
-        keeper_user = LAUNCHER_USER if launcher else KEEPER_USER
-        assert config["User"] == keeper_user != cold.container.attrs["Config"]["User"]
-        if launcher:
-            assert config["Entrypoint"] == ["/bin/sh", "-c", warm_module.LAUNCHER, "arena-launcher"]
-            assert config["Cmd"] == ["python3", "bot.py"]
-        else:
-            assert config["Entrypoint"] == ["/bin/sh", "-c", "exec </arena-io/keep"]
+        assert config["User"] == LAUNCHER_USER != cold.container.attrs["Config"]["User"]
+        # arena's own static binary, from the slot's read-only folder: nothing of the image
+        assert config["Entrypoint"] == ["/arena-io/arena-launcher"]
+        assert config["Cmd"] == ["python3", "bot.py"]
         assert config["Labels"][SLOT_LABEL] == "s"
         assert config["Labels"][LABEL] == "docker"
         assert config["Labels"][OWNER_LABEL].split(":")[1] == str(os.getpid())
         assert warm.container.attrs["Name"].startswith("/arena-echo-bot-warm-")
-        # The bot's process runs as nobody, the container's own two as the keeper (and, with
-        # the launcher, the bot's monitor: the launcher's child, which waits for it).
+        # The bot's process runs as nobody, the container's own two as root (and the bot's
+        # monitor: the launcher's child, which waits for it).
         uids = {
             pid: int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
             for pid in warm.home.cgroup.pids()
         }
-        keeper = int(keeper_user.split(":")[0])
+        keeper = 0
         monitors = {pid: keeper for pid in uids if pid not in warm.home.keepers and pid != warm.pid}
-        assert len(monitors) == (1 if launcher else 0)
+        assert len(monitors) == 1
         assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: 65534}
     finally:
         warm.close()
         cold.close()
 
 
-@pytest.mark.parametrize("launcher", [True, False], ids=["launcher", "exec"])
-def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_path, launcher):
-    sandbox.warm_launcher = launcher
+def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_path):
     bot = residue_bot(tmp_path)
     warm = sandbox.start(bot, LIMITS, slot="residue")
     cold = sandbox.start(bot, LIMITS)
@@ -205,19 +196,20 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
     assert inside_warm["write /"] == inside_warm["write /bot"] == inside_warm["write /arena-io"] == "EROFS"
     assert inside_warm["connect off the machine"] == "ENETUNREACH"
     assert inside_warm["kernel keyring"] == "EPERM"  # the engine's seccomp profile
+    # What CAP_SYS_ADMIN in the container (the launcher's) adds to the engine's filter is
+    # taken away again by the launcher's own filter: as in a cold container.
+    assert inside_warm["new user namespace"] == inside_warm["mount"] == "EPERM"
+    assert inside_warm["clone3"] == "ENOSYS"
     assert (inside_warm["HOME"], inside_warm["cwd"]) == ("/tmp", "/bot")
     # The container's init is another uid: the bot can neither signal nor trace it (in a
     # cold container it may: its init is of its own uid, and ends with it anyway).
     assert inside_warm["signal process 1"] == inside_warm["ptrace process 1"] == "EPERM"
-    # Nothing of the launcher's is open in the bot, nor can it open its pipes or signal it
-    # (or the monitor that waits for the bot): all are root's.
+    # Nothing of the launcher's is open in the bot, nor can it open its pipes, nor even see
+    # it (or the monitor that waits for the bot) in /proc (hidepid=2): all are root's.
     assert inside_warm["open files"] == inside_cold["open files"] == [0, 1, 2, 3]  # 3: the listing
-    assert inside_warm["open the launcher's pipes"] == (
-        {"launch": "EACCES", "status": "EACCES"} if launcher else {"launch": "ENOENT", "status": "ENOENT"}
-    )
-    assert inside_warm["signal another uid's process"] == ["EPERM"]
-    for differs in ("signal process 1", "ptrace process 1", "signal another uid's process",
-                    "open the launcher's pipes"):
+    assert inside_warm["open the launcher's pipes"] == {"launch": "EACCES", "status": "EACCES"}
+    assert inside_warm["signal another uid's process"] == inside_cold["signal another uid's process"] == []
+    for differs in ("signal process 1", "ptrace process 1", "open the launcher's pipes"):
         inside_warm.pop(differs)
         inside_cold.pop(differs)
     assert inside_warm == inside_cold
@@ -231,13 +223,16 @@ EVERYTHING_PLANTED = {
         )
         for place in ("/tmp", "/dev/shm")
     }
-    | {"/dev/mqueue": ["residue-t1"]},
+    # The queue is in the process's own IPC namespace, not the container's (/dev/mqueue).
+    | {"/dev/mqueue": []},
+    "mqueue": "ok",
     "environment": "t1",
     "sockets": {"abstract": "ok", "tcp": "ok"},
 }
 NOTHING = {
     "files": {"/tmp": [], "/dev/shm": [], "/dev/mqueue": []},
     "sysv": {"shm": [], "sem": [], "msg": []},
+    "mqueue": "ENOENT",
     "processes": [],
     "environment": None,
     "sockets": {"abstract": "ECONNREFUSED", "tcp": "ECONNREFUSED"},
@@ -289,12 +284,14 @@ def test_the_residue_probe_finds_what_a_skipped_reset_leaves(sandbox, tmp_path, 
     assert found["pid"] > planted["pid"] + 30
     assert all(found["inodes"][place] > planted["inodes"][place] for place in fresh["inodes"])
     assert found["files"] == EVERYTHING_PLANTED["files"]
-    assert found["sysv"] == planted["sysv"]
     assert sorted(pid for pid, _, _ in found["processes"]) == sorted(
         pid for pid, _, _ in planted["processes"]
     )
-    assert found["sockets"] == {"abstract": "ok", "tcp": "ok"}
-    assert found["environment"] is None  # every exec starts from the container's environment
+    assert found["environment"] is None  # every process starts from the container's environment
+    # Even without the reset, what lives in a network or IPC namespace stays in the last
+    # game's: each process gets fresh ones from the launcher.
+    assert found["sysv"] == NOTHING["sysv"] and found["mqueue"] == "ENOENT"
+    assert found["sockets"] == NOTHING["sockets"] and found["tcp"] == []
 
 
 def test_the_reset_runs_after_close_and_start_waits_only_for_it(sandbox, tmp_path, monkeypatch):
@@ -487,40 +484,6 @@ def test_prepare_makes_a_slots_container_ahead_and_its_first_start_uses_it(engin
     assert sandbox._slots._slots["ahead"] is made
 
 
-def test_an_engine_failing_to_exec_is_a_sandbox_error_and_the_slot_goes_on(engine, sandbox, tmp_path):
-    import requests
-
-    sandbox.warm_launcher = False  # docker exec's design: images without setpriv
-    bot = make_bot(tmp_path / "echo", ECHO)
-    first = sandbox.start(bot, LIMITS, slot="s")
-    container = first.id
-    api = sandbox.client.api
-    real_exec_start = api.exec_start
-    calls = []
-
-    def failing_twice(*args, **kwargs):
-        calls.append(args)
-        if len(calls) <= 2:
-            raise requests.ConnectionError("connection reset by the engine")
-        return real_exec_start(*args, **kwargs)
-
-    api.exec_start = failing_twice
-    try:
-        # The slot's next process is exec'd ahead, after the reset: that exec fails first
-        # (nobody is told), then the start's own exec, which says so; the third goes through.
-        first.close()
-        with pytest.raises(SandboxError, match="could not start warm in .*connection reset"):
-            sandbox.start(bot, LIMITS, slot="s")
-        process = sandbox.start(bot, LIMITS, slot="s")
-    finally:
-        api.exec_start = real_exec_start
-    assert len(calls) == 3
-    assert process.id == container
-    process.send_line(b"again")
-    assert process.receive_line(LIMITS.startup_s).startswith(b"again ")
-    process.close()
-
-
 def test_the_stderr_a_warm_bot_wrote_before_each_answer_belongs_to_that_decision(sandbox, tmp_path):
     code = """
     import sys
@@ -567,41 +530,9 @@ def test_reading_stderr_before_the_bot_has_opened_it_keeps_arenas_end(tmp_path):
             os.close(process._err_fd)
 
 
-def test_a_slot_s_next_process_is_exec_d_ahead_and_the_start_waits_for_no_engine(engine, sandbox, tmp_path):
-    import threading
-
-    sandbox.warm_launcher = False  # docker exec's design: images without setpriv
-    bot = make_bot(tmp_path / "echo", ECHO)
-    first = sandbox.start(bot, LIMITS, slot="ahead")
-    api = sandbox.client.api
-    real_exec_create = api.exec_create
-    execs = []
-
-    def counted(*args, **kwargs):
-        execs.append(threading.current_thread().name)
-        return real_exec_create(*args, **kwargs)
-
-    api.exec_create = counted
-    try:
-        first.close()  # the reset, then the next process's exec, run on the slot's worker
-        second = sandbox.start(bot, LIMITS, slot="ahead")
-        second.send_line(b"first words")
-        # Fresh: its first line is the first it was sent, in the same container.
-        assert second.receive_line(LIMITS.startup_s).startswith(b"first words ")
-        assert second.id == first.id
-        second.close()
-        third = sandbox.start(bot, LIMITS, slot="ahead")
-    finally:
-        api.exec_create = real_exec_create
-    third.close()
-    # Each next process was exec'd by the worker after a close; the starts asked the engine nothing.
-    assert len(execs) == 2 and all(name.startswith("arena-warm") for name in execs), execs
-
-
 def test_with_the_launcher_no_start_but_a_slot_s_first_asks_the_engine_anything(engine, sandbox, tmp_path):
     bot = make_bot(tmp_path / "echo", ECHO)
     first = sandbox.start(bot, LIMITS, slot="s")
-    assert first.home.launcher
     api = sandbox.client.api
     asked = []
     real = {name: getattr(api, name) for name in ("_get", "_post", "_delete")}
@@ -636,36 +567,11 @@ def test_a_bot_ending_on_its_own_under_the_launcher_has_its_own_exit_code(sandbo
     bot = make_bot(tmp_path / "quits", "import sys\nsys.stdin.readline()\nsys.exit(7)\n")
     for _ in range(2):  # the second from the slot's launcher after a reset, as the first
         process = sandbox.start(bot, LIMITS, slot="quits")
-        assert process.home.launcher
         process.send_line(b"go")
         with pytest.raises(BotFault) as fault:
             process.receive_line(LIMITS.startup_s)
         assert fault.value.reason is Reason.CRASH and "7" in str(fault.value)
         process.close()
-
-
-def test_an_image_without_setpriv_starts_warm_processes_by_docker_exec(engine, sandbox, tmp_path, monkeypatch):
-    # The launcher's first line finds no setpriv, as in an image without util-linux.
-    monkeypatch.setattr(
-        warm_module, "LAUNCHER", warm_module.LAUNCHER.replace("command -v setpriv", "command -v no-such-setpriv")
-    )
-    bot = make_bot(tmp_path / "echo", ECHO)
-    process = sandbox.start(bot, LIMITS, slot="s")
-    try:
-        assert not process.home.launcher and len(process.exec_id) == 64  # the engine's exec id
-        assert process.home.container.attrs["Config"]["User"] == KEEPER_USER
-        process.send_line(b"hello")
-        assert process.receive_line(LIMITS.startup_s).startswith(b"hello ")
-    finally:
-        process.close()
-    assert sandbox._no_launcher == {process.home.image}
-    made = []
-    collection = type(sandbox.client.containers)
-    real_create = collection.create
-    monkeypatch.setattr(collection, "create", lambda self, **kw: made.append(kw) or real_create(self, **kw))
-    other = sandbox.start(bot, LIMITS, slot="t")  # the image is known: no launcher tried
-    other.close()
-    assert [kw["user"] for kw in made] == [KEEPER_USER]
 
 
 def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(engine, sandbox, tmp_path):
@@ -679,7 +585,7 @@ def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(en
     process.close()
     replacement = sandbox.start(bot, LIMITS, slot="s")
     try:
-        assert replacement.id != process.id and replacement.home.launcher
+        assert replacement.id != process.id
         replacement.send_line(b"fresh")
         assert replacement.receive_line(LIMITS.startup_s).startswith(b"fresh ")
     finally:
@@ -690,29 +596,3 @@ def test_a_launcher_killed_from_outside_is_not_the_bots_fault_and_is_replaced(en
     assert any(why in sandbox._slots.last_replacement for why in ("gone", "could not reset it"))
 
 
-def test_a_bot_built_from_its_own_dockerfile_never_gets_the_launcher(engine, sandbox, tmp_path):
-    """Its author made the image's /bin/sh and setpriv, which the launcher runs as root:
-    its warm processes come from docker exec, which trusts nothing in the image."""
-    import uuid
-
-    from arena.sandbox.docker import default_image
-
-    bot = make_bot(tmp_path / "built", ECHO, name="built")
-    (bot.folder / "Dockerfile").write_text(
-        f"FROM {default_image()}\nLABEL arena.test-run={uuid.uuid4().hex}\nCOPY bot.py /app/\nWORKDIR /app\n"
-    )
-    bot = BotSpec(name="built", folder=bot.folder, command=("python3", "bot.py"), dockerfile="Dockerfile")
-    tag = sandbox.image_for(bot)
-    try:
-        process = sandbox.start(bot, LIMITS, slot="built")
-        try:
-            assert not process.home.launcher
-            assert process.home.container.attrs["Config"]["User"] == KEEPER_USER
-            process.send_line(b"hello")
-            assert process.receive_line(LIMITS.startup_s).startswith(b"hello ")
-        finally:
-            process.close()
-        assert sandbox._no_launcher == set()  # not for want of setpriv
-    finally:
-        sandbox.close()
-        engine.images.remove(tag, force=True)

@@ -31,8 +31,9 @@ runs share the engine: their containers come and go at any moment, so the engine
 listed without inspecting each entry, and "no such container" means gone, never a failure.
 
 `start(..., slot=KEY)` names a warm slot: its container is made on the slot's first start
-with the same settings, and every start runs a fresh bot process in it (`docker exec` as
-nobody), the container reset in between; see `warm.py` for how, and why that is as
+with the same settings, and every start runs a fresh bot process in it (through arena's
+own launcher, as nobody, in fresh network and IPC namespaces), the container reset in
+between; see `warm.py` for how, and why that is as
 strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
 host cannot see start cold as above. `close()` removes the slots' containers.
 
@@ -93,7 +94,7 @@ from arena.sandbox.docker.transport import (  # noqa: F401
     make_fifos,
 )
 from arena.sandbox.docker.warm import (  # noqa: F401
-    KEEPER_USER,
+    LAUNCHER_CAPS,
     LAUNCHER_USER,
     SLOT_LABEL,
     WarmBotProcess,
@@ -133,8 +134,6 @@ class DockerSandbox(DockerImages, Sandbox):
         self._cleaned = False
         self._lock = threading.Lock()
         self.warm = warm
-        self.warm_launcher = True  # warm processes start through the launcher where the image allows
-        self._no_launcher: set[str] = set()  # images without setpriv: warm processes by docker exec
         self._slots: WarmSlots | None = None
 
     # -- engine ------------------------------------------------------------------------------

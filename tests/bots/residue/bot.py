@@ -6,8 +6,8 @@ It never ends on its own. Operations:
 - ["confinement"]: what it is and may do, read from inside: /proc/self/status (ids,
   capabilities, no-new-privileges, seccomp), its rlimits, its cgroup's limits, the mount
   of /tmp, the network interfaces, and the error names of writing /, /bot and /arena-io,
-  of a TCP connection off the machine, of signalling and ptracing process 1, and of the
-  kernel keyring; its open files, the error names of opening the warm launcher's pipes,
+  of a TCP connection off the machine, of signalling and ptracing process 1, of the
+  kernel keyring, of a new user namespace, a mount and clone3; its open files, the error names of opening the warm launcher's pipes,
   and of signalling every process of another uid.
 - ["plant", TOKEN]: leave state everywhere it can: files (a file, a nested folder, a link, a
   pipe) in /tmp and /dev/shm, a POSIX message queue and a POSIX semaphore, SysV shared
@@ -17,7 +17,8 @@ It never ends on its own. Operations:
   could read: 30 more processes (the pid counter), 30 more files (inode numbers), a
   closed TCP connection. Answers what it left (a look), each checked from here.
 - ["look", TOKEN]: everything of that kind it finds (any entry of /tmp, /dev/shm and
-  /dev/mqueue, every SysV object, every other process of its uid, the environment
+  /dev/mqueue, every SysV object, its message queue by name (mq_open: a game's own IPC
+  namespace has its own, not the one at /dev/mqueue), every other process of its uid, the environment
   variable, the two sockets), its own pid, the inode number a new file gets in /tmp and
   /dev/shm, and every TCP socket of its network namespace. A fresh process finds nothing,
   and the same pid and inode numbers as the first process of a fresh container.
@@ -99,6 +100,15 @@ def confinement():
     def ptrace_init():
         check(None if libc.ptrace(16, 1, None, None) != 0 else 0, "ptrace")  # PTRACE_ATTACH
 
+    def user_namespace():
+        check(libc.unshare(0x10000000), "unshare")  # CLONE_NEWUSER: capabilities of its own
+
+    def mount_tmp():
+        check(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None), "mount")
+
+    def clone3():
+        check(libc.syscall(435, None, 0), "clone3")  # x86_64's number
+
     def keyring():
         # add_key("user", "arena", "x", 1, KEY_SPEC_SESSION_KEYRING): syscall 248 on x86_64
         check(-1 if libc.syscall(248, b"user", b"arena", b"x", 1, -3) < 0 else 0, "add_key")
@@ -123,6 +133,9 @@ def confinement():
         "signal process 1": error_name(signal_init),
         "ptrace process 1": error_name(ptrace_init),
         "kernel keyring": error_name(keyring),
+        "new user namespace": error_name(user_namespace),
+        "mount": error_name(mount_tmp),
+        "clone3": error_name(clone3),
         "HOME": os.environ.get("HOME"),
         "cwd": os.getcwd(),
         "open files": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
@@ -212,6 +225,8 @@ def look(token):
         "files": {place: sorted(os.listdir(place)) if os.path.isdir(place) else None
                   for place in PLACES},
         "sysv": sysv_objects(),
+        "mqueue": error_name(lambda: os.close(check(
+            libc.mq_open(f"/residue-{token}".encode(), os.O_RDONLY), "mq_open"))),
         "processes": other_processes(),
         "environment": os.environ.get(VARIABLE),
         "sockets": socket_answers(token),

@@ -1,0 +1,614 @@
+"""A warm slot's container: made once with arena's launcher as its main process, a fresh
+bot process started in it for every game, and reset between two (see warm.py for the
+whole design, and launcher.c for what the launcher does in the container).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import secrets
+import select
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import docker.errors
+
+from arena.sandbox.base import BotSpec, Limits, SandboxError
+from arena.sandbox.cgroups import CGROUP_ROOT, BotCgroup
+from arena.sandbox.docker.engine import (
+    _ENGINE_ERRORS,
+    EXIT_WAIT_S,
+    IO_MOUNT,
+    IO_PREFIX,
+    USER,
+    _is_gone,
+    _process_start_time,
+    _remove_quietly,
+    _slug,
+)
+from arena.sandbox.docker.launcher import LauncherUnavailable, launcher_binary
+from arena.sandbox.docker.transport import _milliseconds, _remove_io_dir
+from arena.sandbox.docker.warm_process import WarmBotProcess
+
+if TYPE_CHECKING:
+    from arena.sandbox.docker import DockerSandbox
+
+LAUNCHER_USER = "0:0"  # the launcher's: it must become the bot's uid (with only the caps below)
+# To become nobody and empty the bounding set; to make each game's namespaces and bring up
+# their loopback. The bot's process has none of them (nor the filter's extra calls).
+LAUNCHER_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_ADMIN", "NET_ADMIN"]
+LAUNCHER_NAME = "arena-launcher"  # the binary's name in the slot's folder (/arena-io)
+SLOT_LABEL = "arena.slot"
+LAUNCH_PIPE = "launch"  # arena writes "SERIAL TOKEN" here: the launcher starts a process
+STATUS_PIPE = "status"  # the launcher says here what it started ("run N PID") and how it ended
+WIPED = ("tmp", "dev/shm", "dev/mqueue")  # the container's writable places
+KILL_WITHIN_S = 2.0  # a reset that cannot empty the container in this time replaces it
+START_WITHIN_S = 5.0  # from `start` of a container to its launcher's "ready"
+
+_CLONE_NEWIPC = 0x08000000
+_IPC_RMID = 0
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _Broken(Exception):
+    """The container cannot be reset: it is replaced (never the bot's fault)."""
+
+
+# -- the container's parts on this host -------------------------------------------------------
+def _container_cgroup(pid: int, container_id: str) -> tuple[BotCgroup, Path | None] | None:
+    """The container's cgroup directories (v1: pids and memory; else v2), from its init's
+    pid, and the v1 cpuacct directory (whose CPU count a reset zeroes) if there is one."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    v1: dict[str, Path] = {}
+    unified: Path | None = None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if container_id not in path:
+            continue
+        if not controllers:
+            unified = CGROUP_ROOT / path.lstrip("/")
+        for controller in controllers.split(","):
+            if controller in ("pids", "memory", "cpuacct"):
+                v1[controller] = CGROUP_ROOT / controller / path.lstrip("/")
+    v1 = {name: folder for name, folder in v1.items() if (folder / "cgroup.procs").exists()}
+    cpuacct = v1.pop("cpuacct", None)
+    if v1:
+        return BotCgroup(list(v1.values()), v1.get("memory"), v2=False), cpuacct
+    if unified is not None and (unified / "memory.events").exists():
+        return BotCgroup([unified], unified, v2=True), None
+    return None
+
+
+def _pidfd(pid: int, container_id: str) -> int | None:
+    """A pidfd of `pid` if it is (still) a process of the container, else None.
+
+    Opened first and checked after: a pid the container let go of and the host reused is
+    then never signalled or taken for the bot.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    try:
+        if container_id in Path(f"/proc/{pid}/cgroup").read_text():
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _empty_folder(path: str) -> None:
+    """Remove everything inside the folder `path` (not the folder), never following a link."""
+    try:
+        folder = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return  # the image has no such place
+    try:
+        for name in os.listdir(folder):
+            try:
+                os.unlink(name, dir_fd=folder)
+            except IsADirectoryError:
+                shutil.rmtree(name, dir_fd=folder)  # descriptor-based: links are removed, not followed
+        left = os.listdir(folder)
+        if left:
+            raise OSError(errno.ENOTEMPTY, f"{len(left)} entries left in {path}")
+    finally:
+        os.close(folder)
+
+
+_MOUNT_FLAGS = {"ro": 1, "nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1 << 10,
+                "nodiratime": 1 << 11, "relatime": 1 << 21, "strictatime": 1 << 24}
+_MNT_DETACH = 2
+_MS_REMOUNT = 32
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWPID = 0x20000000
+_CLONE_FS = 0x00000200
+LAST_PID = 100  # after a reset the container's next process gets pid 101 (or the next free)
+
+
+def _tmpfs_mounts(init_pid: int) -> list[tuple[bytes, int, bytes]]:
+    """(mount point, flags, options) of the container's /tmp and /dev/shm, from mountinfo,
+    and of its /proc, with `hidepid=2` (see _renew)."""
+    found = []
+    for line in Path(f"/proc/{init_pid}/mountinfo").read_text().splitlines():
+        mount, _, source = line.partition(" - ")
+        fields, (fstype, _, options) = mount.split(), source.split()[:3]
+        if fields[4] == "/proc" and fstype == "proc":
+            flags = sum(_MOUNT_FLAGS.get(option, 0) for option in fields[5].split(","))
+            found.append((b"/proc", flags | _MS_REMOUNT, b"hidepid=2"))
+        elif fields[4] in ("/tmp", "/dev/shm") and fstype == "tmpfs":
+            flags = sum(_MOUNT_FLAGS.get(option, 0) for option in fields[5].split(","))
+            data = ",".join(o for o in options.split(",") if o not in ("rw", "ro"))
+            found.append((fields[4].encode(), flags, data.encode()))
+    return found
+
+
+def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> int:
+    """Renew what the container's namespaces hold; how many SysV IPC objects were removed.
+
+    - IPC: every SysV shared memory segment, semaphore set and message queue is removed
+      (/proc/sysvipc lists those of the IPC namespace of whoever opens it);
+    - pid: the counter is set back to LAST_PID, so that the next process gets the same pid
+      as the first did (the kernel applies ns_last_pid to the writer's own namespace: the
+      writer is a host shell spawned into the container's pid namespace);
+    - mount: `mounts` (/tmp, /dev/shm) are replaced by fresh tmpfs mounts with the same
+      options: empty, and their inode numbers start again; /proc is remounted with
+      hidepid=2, so that a bot sees no process of another uid (the launcher's counts of
+      page faults, context switches and CPU grow with every game it starts).
+    What a process could count up (files made, processes started) tells its successor
+    nothing. Everything runs in a thread of its own that ends after: setns moves only the
+    calling thread, which for a mount namespace must first stop sharing its file-system
+    context with the other threads (unshare CLONE_FS). No program of the container's
+    image ever runs with arena's rights.
+    """
+    outcome: list[Any] = []
+
+    def enter(kind: str, flag: int) -> None:
+        fd = os.open(f"/proc/{init_pid}/ns/{kind}", os.O_RDONLY)
+        try:
+            if _libc.setns(fd, flag) != 0:
+                raise OSError(ctypes.get_errno(), f"entering the container's {kind} namespace")
+        finally:
+            os.close(fd)
+
+    def work() -> None:
+        try:
+            if _libc.unshare(_CLONE_FS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_FS)")
+            enter("ipc", _CLONE_NEWIPC)
+            removed = 0
+            for kind in ("shm", "sem", "msg"):
+                for row in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+                    ident = int(row.split()[1])
+                    if kind == "shm":
+                        result = _libc.shmctl(ident, _IPC_RMID, None)
+                    elif kind == "sem":
+                        result = _libc.semctl(ident, 0, _IPC_RMID)
+                    else:
+                        result = _libc.msgctl(ident, _IPC_RMID, None)
+                    if result != 0 and ctypes.get_errno() not in (errno.EINVAL, errno.EIDRM):
+                        raise OSError(ctypes.get_errno(), f"removing SysV {kind} {ident}")
+                    removed += 1
+            if os.path.exists("/proc/sys/kernel/ns_last_pid"):  # a kernel with checkpoint/restore
+                set_pid_counter()
+            enter("mnt", _CLONE_NEWNS)
+            for point, flags, options in mounts:
+                if flags & _MS_REMOUNT:  # /proc, in place
+                    if _libc.mount(b"proc", point, b"proc", flags, options) != 0:
+                        raise OSError(ctypes.get_errno(), f"remounting {point.decode()}")
+                    continue
+                if _libc.umount2(point, _MNT_DETACH) != 0:
+                    raise OSError(ctypes.get_errno(), f"unmounting {point.decode()}")
+                if _libc.mount(b"tmpfs", point, b"tmpfs", flags, options) != 0:
+                    raise OSError(ctypes.get_errno(), f"mounting a fresh {point.decode()}")
+            outcome.append(removed)
+        except Exception as error:  # noqa: BLE001 - handed to the caller
+            outcome.append(error)
+
+    def set_pid_counter() -> None:
+        enter("pid", _CLONE_NEWPID)  # for the children of this thread only
+        writer = os.posix_spawn(
+            "/bin/sh",
+            ["/bin/sh", "-c", f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"],
+            {},
+        )
+        if os.waitstatus_to_exitcode(os.waitpid(writer, 0)[1]) != 0:
+            raise OSError(errno.EIO, "setting the container's pid counter")
+
+    thread = threading.Thread(target=work, name="arena-warm-renew", daemon=True)
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _make_slot_folder() -> Path:
+    """The slot's folder of pipes (mounted read-only at /arena-io), with arena's launcher."""
+    folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
+    folder.chmod(0o711)  # the container's users reach their pipes; nobody may list the folder
+    try:
+        binary = launcher_binary()
+    except LauncherUnavailable as why:
+        _remove_io_dir(folder)
+        raise _Unsupported(str(why)) from None
+    try:
+        os.link(binary, folder / LAUNCHER_NAME)  # the same file system: no copy
+    except OSError:
+        shutil.copy2(binary, folder / LAUNCHER_NAME)
+    return folder
+
+
+class WarmContainer:
+    """One slot's container: made once, reset between the processes it runs."""
+
+    def __init__(
+        self,
+        sandbox: DockerSandbox,
+        bot: BotSpec,
+        limits: Limits,
+        image: str,
+        slot: str,
+        released: Callable[[WarmBotProcess], None] | None = None,
+    ):
+        self.sandbox, self.bot, self.limits, self.image, self.slot = sandbox, bot, limits, image, slot
+        self.released = released or (lambda process: None)  # called when a process closes
+        self.folder = _make_slot_folder()
+        self.container: Any = None
+        self.keepers: dict[int, str] = {}  # host pid -> start time: the init and the launcher
+        self.cgroup: BotCgroup | None = None
+        self.cpuacct: Path | None = None
+        self.mounts: list[tuple[bytes, int, bytes]] = []
+        self.serial = 0
+        self.removed = False
+        self._launch_fd: int | None = None
+        self._status_fd: int | None = None
+        self._status_lock = threading.Lock()
+        self._status_text = ""
+        self._ready = False
+        self._runs: dict[int, int] = {}  # serial -> pid in the container's namespace
+        self._ends: dict[int, int] = {}  # serial -> exit status
+        try:
+            self._create()
+        except BaseException:
+            self.remove(quietly=True)
+            raise
+
+    @property
+    def id(self) -> str:
+        """The container's id."""
+        return self.container.id
+
+    @property
+    def name(self) -> str:
+        """The container's name."""
+        return self.container.name
+
+    def _create(self) -> None:
+        """Make and start the container, its keepers running: the init (the engine's
+        docker-init, the host's static binary) and its child, arena's launcher."""
+        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder)
+        settings["name"] = f"arena-{_slug(self.bot.name)}-warm-{uuid.uuid4().hex[:12]}"
+        facts = self.sandbox._image_facts(self.image)
+        self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
+        settings["user"] = LAUNCHER_USER
+        settings["cap_add"] = list(LAUNCHER_CAPS)
+        # Nothing of the image runs but the bot's own command, as nobody: the launcher is
+        # arena's static binary, and its argument the bot's command (the image's entrypoint
+        # included), which it execs in each process.
+        settings["entrypoint"] = [f"{IO_MOUNT}/{LAUNCHER_NAME}"]
+        settings["command"] = self.bot_command
+        self._open_launcher_pipes()
+        settings["labels"][SLOT_LABEL] = self.slot
+        self.workdir = settings.get("working_dir")
+        try:
+            self.container = self.sandbox.client.containers.create(**settings)
+            self.container.start()
+            self.container.reload()
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(
+                f"the Docker engine could not start a warm container for {self.bot.name}: {error}"
+            ) from None
+        self._await_launcher()
+        init_pid = self.container.attrs["State"].get("Pid") or 0
+        found = _container_cgroup(init_pid, self.container.id) if init_pid else None
+        if found is None:
+            raise _Unsupported(
+                "the engine's containers are not visible in this host's /proc and cgroups"
+            )
+        self.cgroup, self.cpuacct = found
+        # The init (docker-init) started the launcher, which said it is ready.
+        deadline = time.monotonic() + START_WITHIN_S
+        while True:
+            children = _children(init_pid)
+            if children:
+                break
+            if time.monotonic() > deadline:
+                raise SandboxError(f"the warm container {self.name} did not come up")
+            time.sleep(0.002)
+        for pid in (init_pid, *children):
+            started = _process_start_time(pid)
+            if started is None:
+                raise SandboxError(f"the warm container {self.name} ended as it started")
+            self.keepers[pid] = started
+            # Under memory pressure the kernel should pick the bot, never the keepers. Lowering
+            # needs CAP_SYS_RESOURCE; without it they keep the bot's 1000, and the kernel still
+            # picks the largest process first: a keeper (a few hundred KiB) only once no
+            # process of the bot is left, and that kill is counted as the bot's anyway.
+            try:
+                Path(f"/proc/{pid}/oom_score_adj").write_text("-1000")
+            except PermissionError:
+                pass
+        self.mounts = _tmpfs_mounts(init_pid)
+        try:
+            _renew(init_pid, self.mounts)  # the first process starts as every later one will
+        except OSError as error:
+            raise _Unsupported(f"cannot renew the container's /tmp and pid counter: {error}") from None
+
+    # -- the launcher's pipes ---------------------------------------------------------------------
+    def _open_launcher_pipes(self) -> None:
+        """The launch and status pipes (root's, 0600: the bot can open neither), with arena's
+        ends open before the launcher starts, so that its opens never block."""
+        for name in (LAUNCH_PIPE, STATUS_PIPE):
+            os.mkfifo(self.folder / name, 0o600)
+        self._launch_fd = os.open(self.folder / LAUNCH_PIPE, os.O_RDWR | os.O_NONBLOCK)
+        self._status_fd = os.open(self.folder / STATUS_PIPE, os.O_RDONLY | os.O_NONBLOCK)
+
+    def _close_launcher_pipes(self) -> None:
+        for name in ("_launch_fd", "_status_fd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+        for name in (LAUNCH_PIPE, STATUS_PIPE):
+            try:
+                (self.folder / name).unlink()
+            except FileNotFoundError:
+                pass
+
+    def _await_launcher(self) -> None:
+        """Wait for the launcher's "ready"."""
+        if not self._status_until(lambda: self._ready, START_WITHIN_S):
+            raise SandboxError(f"the warm container {self.name} did not come up (its launcher)")
+
+    def _status_until(self, done: Callable[[], bool], wait_s: float) -> bool:
+        """Read the launcher's status lines until `done()` or `wait_s` passed; done()."""
+        deadline = time.monotonic() + wait_s
+        poller = select.poll()
+        poller.register(self._status_fd, select.POLLIN)
+        with self._status_lock:
+            while not done():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                if not poller.poll(_milliseconds(min(remaining, 0.05))):
+                    continue
+                try:
+                    chunk = os.read(self._status_fd, 4096)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # no writer (the launcher ended, or has not opened it yet)
+                    time.sleep(0.01)
+                    continue
+                self._status_text += chunk.decode("ascii", "replace")
+                *lines, self._status_text = self._status_text.split("\n")
+                for line in lines:
+                    match line.split():
+                        case ["ready"]:
+                            self._ready = True
+                        case ["run", serial, pid]:
+                            self._runs[int(serial)] = int(pid)
+                        case ["fail", serial, number]:  # the namespaces or the fork failed
+                            self._runs[int(serial)] = -max(1, int(number))
+                        case ["end", serial, status]:
+                            self._ends[int(serial)] = int(status)
+            return True
+
+    def launched_status(self, serial: int, wait_s: float) -> int | None:
+        """The exit status of the launcher's process `serial` (as the shell says it: 128+N
+        for signal N), waiting at most `wait_s`; None if not said by then."""
+        self._status_until(lambda: serial in self._ends, wait_s)
+        return self._ends.pop(serial, None)
+
+    def _host_pid(self, namespace_pid: int) -> int:
+        """The host pid of the container's process `namespace_pid` (0 if it is gone)."""
+        assert self.cgroup is not None
+        for pid in self.cgroup.pids():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("NSpid:"):
+                    if int(line.split()[-1]) == namespace_pid:
+                        return pid
+                    break
+        return 0
+
+    def healthy(self) -> bool:
+        """Its init and launcher still run (else it was killed from outside)."""
+        return bool(self.keepers) and all(
+            _process_start_time(pid) == started for pid, started in self.keepers.items()
+        )
+
+    def oom_kills(self) -> int:
+        """Out-of-memory kills in the container so far (the kernel's count)."""
+        return self.cgroup.oom_kills() if self.cgroup else 0
+
+    # -- a process ------------------------------------------------------------------------------
+    def run(self) -> WarmBotProcess:
+        """Start a fresh bot process in the container, as nobody, through the launcher
+        (see the module's docstring): no engine call at all."""
+        self.serial += 1
+        serial = self.serial
+        # Its pipes' names are random: a process learns nothing from them (how many came
+        # before it, say), and they are gone with it.
+        token = secrets.token_hex(8)
+        names = {part: f"{token}.{part}" for part in ("in", "out", "err")}
+        uid, gid = (int(part) for part in USER.split(":"))
+        for name in names.values():
+            os.mkfifo(self.folder / name, 0o600)
+            os.chown(self.folder / name, uid, gid)
+        # Opened before the bot runs, so that its own opens never block (see DockerBotProcess).
+        fds = {
+            "in": os.open(self.folder / names["in"], os.O_RDWR | os.O_NONBLOCK),
+            "out": os.open(self.folder / names["out"], os.O_RDONLY | os.O_NONBLOCK),
+            "err": os.open(self.folder / names["err"], os.O_RDONLY | os.O_NONBLOCK),
+        }
+        oom_before = self.oom_kills()
+        try:
+            os.write(self._launch_fd, f"{serial} {token}\n".encode())
+            started = self._status_until(lambda: serial in self._runs, START_WITHIN_S)
+            failure = None if started else "did not start it"
+        except OSError as error:
+            failure = f"could not be told: {error}"
+        if failure is None and self._runs[serial] < 0:
+            failure = f"failed: {os.strerror(-self._runs.pop(serial))}"
+        if failure is not None:
+            for fd in fds.values():
+                os.close(fd)
+            raise _ExecFailed(f"the launcher of {self.name} {failure} ({self.bot.name})", names)
+        pid = self._host_pid(self._runs.pop(serial))
+        for older in [n for n in self._ends if n < serial]:  # the ends of processes arena killed
+            del self._ends[older]
+        pidfd = _pidfd(pid, self.container.id) if pid else None
+        if pidfd is None and serial not in self._ends:
+            self._status_until(lambda: serial in self._ends, EXIT_WAIT_S)  # it ended at once
+        return WarmBotProcess(self, f"launch-{serial}", pid, pidfd, fds, oom_before, names)
+
+    # -- between processes ---------------------------------------------------------------------
+    def reset(self, names: dict[str, str] | None = None) -> None:
+        """Leave nothing of the last process behind (see the module's docstring); _Broken if
+        that cannot be done, and the container must go."""
+        if not self.healthy():
+            raise _Broken("its init or launcher is gone (killed from outside)")
+        init_pid = next(iter(self.keepers))
+        try:
+            self._kill_all_but_keepers()
+            _renew(init_pid, self.mounts)
+            for place in WIPED:  # empty already, unless a mount could not be renewed
+                _empty_folder(f"/proc/{init_pid}/root/{place}")
+        except (OSError, RecursionError) as error:
+            raise _Broken(f"could not reset it: {error}") from None
+        self._reset_counters()
+        if names:
+            for name in names.values():
+                try:
+                    (self.folder / name).unlink()
+                except FileNotFoundError:
+                    pass
+        if not self.healthy():
+            raise _Broken("its init or launcher ended during the reset")
+
+    def _kill_all_but_keepers(self) -> None:
+        assert self.cgroup is not None
+        deadline = time.monotonic() + KILL_WITHIN_S
+        while True:
+            alive = self.cgroup.pids() - set(self.keepers)
+            if not alive:
+                return
+            if time.monotonic() > deadline:
+                raise OSError(errno.EBUSY, f"{len(alive)} processes would not die")
+            for pid in alive:
+                fd = _pidfd(pid, self.container.id)
+                if fd is None:
+                    continue
+                try:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                finally:
+                    os.close(fd)
+            time.sleep(0.001)
+
+    def _reset_counters(self) -> None:
+        """Zero the cgroup's resettable counts (peak memory, limit hits, CPU used), which
+        the bot can read; OOM detection counts kills from each process's start anyway."""
+        files = []
+        if self.cgroup and self.cgroup.memory_dir and not self.cgroup.v2:
+            files += [self.cgroup.memory_dir / "memory.max_usage_in_bytes",
+                      self.cgroup.memory_dir / "memory.failcnt"]
+        if self.cpuacct is not None:
+            files.append(self.cpuacct / "cpuacct.usage")
+        for path in files:
+            try:
+                path.write_text("0")
+            except OSError:
+                pass
+
+    def _kill_init(self) -> None:
+        """SIGKILL the container's init from here (it takes everything with it), so that the
+        engine's removal finds a stopped container: quicker than its own kill."""
+        if not self.keepers:
+            return
+        init_pid = next(iter(self.keepers))
+        fd = _pidfd(init_pid, self.container.id)
+        if fd is None:
+            return
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            poller.poll(500)  # ended: the engine only has to clean up
+        except ProcessLookupError:
+            pass
+        finally:
+            os.close(fd)
+
+    def remove(self, quietly: bool = False) -> None:
+        """Remove the container and its folder of pipes (idempotent)."""
+        if self.removed:
+            return
+        self.removed = True
+        try:
+            if self.container is not None:
+                self._kill_init()
+                if quietly:
+                    _remove_quietly(self.container)
+                else:
+                    try:
+                        self.container.remove(force=True)
+                    except docker.errors.APIError as error:
+                        if not _is_gone(error):
+                            raise SandboxError(
+                                f"the Docker engine failed while removing {self.name}: {error}"
+                            ) from None
+                    except _ENGINE_ERRORS as error:
+                        raise SandboxError(
+                            f"the Docker engine failed while removing {self.name}: {error}"
+                        ) from None
+        finally:
+            self._close_launcher_pipes()
+            _remove_io_dir(self.folder)
+
+
+class _Unsupported(SandboxError):
+    """Warm slots cannot work with this engine: slots start cold."""
+
+
+class _ExecFailed(SandboxError):
+    """The engine failed to start a process in a warm container (maybe half way)."""
+
+    def __init__(self, message: str, names: dict[str, str]):
+        super().__init__(message)
+        self.names = names
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
