@@ -257,8 +257,8 @@ def list_registry(registry: str | Path | None = None) -> list[RegistryEntry]:
     entries = []
     for candidate in sorted(registry.glob("*/bot.toml")) + sorted(registry.glob("*/*/bot.toml")):
         folder = candidate.parent
-        if folder.name.startswith("."):
-            continue
+        if any(part.startswith(".") for part in folder.relative_to(registry).parts):
+            continue  # a submission being checked (.incoming-*/bot), or hidden
         try:
             manifest = load_bot(folder)
         except BotFolderError:

@@ -267,6 +267,9 @@ def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
     registry.mkdir()
 
     def broken_match(*args, **kwargs):
+        # While it is checked, the copy is in the registry but no reader lists it.
+        assert [path.name[:10] for path in registry.iterdir()] == [".incoming-"]
+        assert list_registry(registry) == []
         raise RuntimeError("the machine broke mid-match")
 
     monkeypatch.setattr(arena.submit, "run_match", broken_match)
