@@ -68,6 +68,11 @@ def _arena(
     """Run card-game bot tournaments: 3UP 3DOWN and Three Thirteen."""
 
 
+from arena.web.commands import authors_app  # noqa: E402  (light: Typer only)
+
+app.add_typer(authors_app, name="authors")
+
+
 @app.command("games")
 def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -950,11 +955,30 @@ def submit_command(
     max_file_mb: Annotated[
         Optional[int], typer.Option(help="Most MB of one file of a bot (default: $ARENA_BOT_MAX_FILE_MB, else 50).")
     ] = None,
+    to: Annotated[
+        Optional[str],
+        typer.Option(
+            help="A served arena's address (https://...): upload the bot there instead, follow its checks and "
+            "print each stage; exit 0 accepted, 1 refused, 2 usage or connection error. The token comes from "
+            "$ARENA_TOKEN or --token-file; with --to, --league (any value) says where it stands there."
+        ),
+    ] = None,
+    token_file: Annotated[Optional[Path], typer.Option(help="With --to: a file holding your token.")] = None,
 ) -> None:
     """Check a bot (its folder, bot.toml, sandbox, a smoke match against random) and copy it
     into the registry. The folder may hold only files and folders (no link of any kind, no
     device, fifo or socket), within the size limits; as root, it is read with its owner's
-    rights."""
+    rights.
+
+    With --to URL the same checks run on a served arena (`arena serve --submissions`):
+    ARENA_TOKEN=... arena submit my-bot --to https://arena.example.org"""
+    if to is not None:
+        from arena.web.client import read_token, submit_remote
+
+        say = lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+        raise typer.Exit(
+            submit_remote(bot_dir, to, read_token(token_file), say=say, league=league is not None, wait_s=wait_s)
+        )
     from arena.botcopy import FolderLimits, FolderLimitsError
     from arena.submit import submit_bot
     from arena.tournament import load_tournament
@@ -1061,22 +1085,78 @@ def serve_command(
             "--insecure-http", help="Allow a public --host without TLS (tokens and uploads cross the network in clear)."
         ),
     ] = False,
+    submissions: Annotated[
+        bool,
+        typer.Option(
+            "--submissions",
+            help="Also take bots over HTTP: the API (/api/docs) and the authors' page (/door/); accounts with "
+            "`arena authors add`.",
+        ),
+    ] = False,
+    registry: Annotated[
+        Optional[Path], typer.Option(help="With --submissions: where accepted bots land (default as `arena submit`).")
+    ] = None,
+    validate_jobs: Annotated[int, typer.Option(min=1, help="Submissions checked at once.")] = 1,
+    validate_sandbox: Annotated[
+        str,
+        typer.Option(
+            help="Where uploads' smoke matches run: docker (the default), or local, which runs the uploaded "
+            "code as you: only for authors you trust."
+        ),
+    ] = "docker",
+    max_upload_mb: Annotated[int, typer.Option(min=1, help="Packed upload limit, MB.")] = 50,
+    max_unpacked_mb: Annotated[int, typer.Option(min=1, help="Unpacked bot limit, MB.")] = 200,
+    max_files: Annotated[int, typer.Option(min=1, help="Files and folders a bot may hold.")] = 10_000,
+    uploads_per_hour: Annotated[int, typer.Option(min=1, help="Submissions per author per hour.")] = 10,
+    upload_s: Annotated[float, typer.Option(min=1, help="Seconds an upload may take to arrive.")] = 120.0,
+    requests_per_minute: Annotated[int, typer.Option(min=1, help="Requests per client address per minute.")] = 600,
+    show_stderr: Annotated[
+        bool, typer.Option("--show-stderr", help="Show bots' stderr lines in replays to everyone (default: hidden).")
+    ] = False,
 ) -> None:
     """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops.
 
-    Pages showing standings reload themselves when a running league re-renders the site."""
+    Pages showing standings reload themselves when a running league re-renders the site.
+    With --submissions it is also the authors' door: they upload bots (`arena submit
+    BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
+    image build, a smoke match, in Docker) and lands in the registry, where a running
+    `arena league` picks it up. docs/server.md: running a competition from one machine."""
     from arena.report import SITE_DIR, render_site
-    from arena.web.app import serve_site
 
     site = out_dir / SITE_DIR
-    if not (site / "index.html").is_file():
+    if not (site / "index.html").is_file() and (out_dir / "arena.sqlite").is_file():
         render_site(out_dir)
-    server = serve_site(site, port, host, certfile=certfile, keyfile=keyfile, insecure_http=insecure_http)
+    tls = {"certfile": certfile, "keyfile": keyfile, "insecure_http": insecure_http}
+    if not submissions:
+        from arena.web.app import serve_site
+
+        server, door = serve_site(site, port, host, **tls), None
+    else:
+        from arena.web.commands import serve_door
+
+        server, door = serve_door(
+            site, registry=registry, host=host, port=port, league_dir=out_dir, validate_jobs=validate_jobs,
+            validate_sandbox=validate_sandbox, show_stderr=show_stderr, tls=tls,
+            upload_limits={
+                "packed_mb": max_upload_mb, "unpacked_mb": max_unpacked_mb, "files": max_files,
+                "per_hour": uploads_per_hour, "upload_s": upload_s, "per_address": requests_per_minute,
+            },
+        )
     console.print(f"serving {site} at {server.url} (Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
+    if door is not None:
+        console.print(
+            f"taking submissions into {door.registry} (checked {validate_jobs} at a time in the "
+            f"{validate_sandbox} sandbox); authors' page: {server.url}door/",
+            highlight=False, markup=False, soft_wrap=True,
+        )
+        door.start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass  # uvicorn stopped cleanly, then passed Ctrl-C on
+    finally:
+        if door is not None:
+            door.stop()
 
 
 @app.command("league")

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,9 +112,11 @@ def submit_bot(
     limits: Limits | None = None,
     opponent: str | Path | None = None,
     folder_limits: FolderLimits | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Submission:
     """Check a bot and copy it into the registry; SubmitRefused lists every reason.
-    `folder_limits`: how much the folder may hold (default `FolderLimits.from_env()`)."""
+    `folder_limits`: how much the folder may hold (default `FolderLimits.from_env()`);
+    `stage` is told each step as it starts ("checking", "building", "smoke match")."""
     folder = Path(bot_dir).resolve()
     registry = Path(registry).resolve() if registry is not None else default_registry()
     if _inside_installation(registry):
@@ -136,6 +139,7 @@ def submit_bot(
         return _submit_copy(
             folder, staging / "bot", registry, sandbox=sandbox, limits=limits, opponent=opponent,
             folder_limits=folder_limits if folder_limits is not None else FolderLimits.from_env(),
+            stage=stage or (lambda step: None),
         )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -148,9 +152,10 @@ def submit_bot(
 
 def _submit_copy(
     folder: Path, copy: Path, registry: Path, *, sandbox: str, limits: Limits | None,
-    opponent: str | Path | None, folder_limits: FolderLimits,
+    opponent: str | Path | None, folder_limits: FolderLimits, stage: Callable[[str], None],
 ) -> Submission:
     """The checks, the smoke match and the move into the registry, all on the copy."""
+    stage("checking")
     reasons = copy_bot_folder(folder, copy, folder_limits, keep_refused=True)
     refused_names = {reason.split(":", 1)[0] for reason in reasons}
     if (copy / MANIFEST).is_file() or MANIFEST not in refused_names:
@@ -172,6 +177,7 @@ def _submit_copy(
     box = get_sandbox(sandbox)
     box.hide_paths([registry])  # the smoke match must not read the bots already accepted
     if sandbox == "docker" and manifest.dockerfile:
+        stage("building")
         try:
             box.image_for(manifest.spec())  # built from the vetted copy, now, not in its first game
         except (SandboxError, BotFault) as error:
@@ -179,6 +185,7 @@ def _submit_copy(
             raise SubmitRefused(folder, [f"building its Docker image failed: {said}"]) from None
     random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
     smoke: dict[str, int] = {}
+    stage("smoke match")
     for game in games:
         try:
             # Deals from a secret (no seed): a bot cannot recognise the smoke match by its cards.

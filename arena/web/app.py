@@ -46,12 +46,13 @@ def create_app(
     *,
     routers: Sequence[APIRouter] = (),
     title: str = "arena",
-    middleware: Sequence[Callable[[Any], Any]] = (),
+    middleware: Sequence[tuple[Callable[..., Any], dict[str, Any]]] = (),
     state: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The app: `routers` first, then the files of `site_dir` (which may appear later: a
     league renders its site after its first batch). `middleware` wraps the app, innermost
-    first (each a class taking the app, as Starlette's); `state` goes to `app.state`."""
+    first (each a (class, options) pair, as Starlette's add_middleware takes); `state` goes
+    to `app.state`."""
     app = FastAPI(
         title=title,
         docs_url="/api/docs",
@@ -64,8 +65,8 @@ def create_app(
     for router in routers:
         app.include_router(router)
     app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False), name="site")
-    for wrap in middleware:
-        app.add_middleware(wrap)
+    for wrap, options in middleware:
+        app.add_middleware(wrap, **options)
     app.add_middleware(_SecurityHeaders)
     return app
 

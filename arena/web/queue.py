@@ -1,0 +1,211 @@
+"""The validation queue: submissions checked N at a time, in the order they came.
+
+A submission is a row of the door's book (`arena.web.authors`) and a quarantine folder,
+`REGISTRY/.door/quarantine/<id>/` (the packed upload and its unpacked folder). Workers
+take the oldest queued submission whose bot name no other worker holds (so two uploads of
+one name are checked one after the other: two versions, or the second refused because
+its version is there with other content; never a mix), and run `arena.web.validate` in a
+child process. The registry gets the bot by one rename (done by `arena.submit`); then the
+quarantine folder goes.
+
+Nothing lost: a restart (after kill -9, say) finds the submissions it was checking
+(state checking, building or smoke match) and checks them again from the start; an
+accepted bot already in the registry with the same content is recognised, not doubled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.botcopy import FolderLimits
+from arena.sandbox import Limits
+from arena.web.authors import DOOR, RUNNING, Book
+from arena.web.validate import MARK
+
+QUARANTINE = "quarantine"
+UNPACKED = "unpacked"
+VALIDATION_S = 900.0  # a validation that takes longer is stopped and refused
+
+
+@dataclass
+class QueueSettings:
+    """How submissions are checked: workers, sandbox, the smoke match's limits."""
+
+    jobs: int = 1
+    sandbox: str = "docker"
+    limits: Limits = field(default_factory=Limits)
+    folder_limits: FolderLimits = field(default_factory=FolderLimits)
+    timeout_s: float = VALIDATION_S
+
+
+def quarantine_dir(registry: Path) -> Path:
+    return Path(registry) / DOOR / QUARANTINE
+
+
+class ValidationQueue:
+    """Worker threads that check queued submissions; `wake()` after adding one."""
+
+    def __init__(self, book: Book, settings: QueueSettings, on_accepted: Callable[[str], None] | None = None):
+        self.book = book
+        self.registry = book.registry
+        self.settings = settings
+        self.on_accepted = on_accepted
+        self._cond = threading.Condition()
+        self._holding: set[str] = set()  # bot names being checked
+        self._threads: list[threading.Thread] = []
+        self._stop = False
+        self._children: set[subprocess.Popen] = set()
+
+    def start(self) -> ValidationQueue:
+        """Put back what a stopped server was checking, clear leftovers, start the workers."""
+        waiting = self.book.waiting()
+        for row in waiting:
+            if row.state in RUNNING:
+                self.book.set_state(row.id, "queued")
+        root = quarantine_dir(self.registry)
+        root.mkdir(parents=True, exist_ok=True)
+        keep = {row.id for row in waiting}
+        for leftover in root.iterdir():
+            if leftover.name not in keep:  # an upload that never became a submission, or one finished
+                shutil.rmtree(leftover, ignore_errors=True)
+        for number in range(self.settings.jobs):
+            thread = threading.Thread(target=self._work, name=f"arena-validate-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+            for child in list(self._children):
+                child.kill()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _next(self):  # noqa: ANN202
+        """The oldest queued submission of a name nobody holds (holding it), or None."""
+        for row in self.book.waiting():
+            if row.state == "queued" and row.name not in self._holding:
+                self._holding.add(row.name)
+                return row
+        return None
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                row = None
+                while not self._stop and (row := self._next()) is None:
+                    self._cond.wait(1.0)
+                if self._stop:
+                    if row is not None:
+                        self._holding.discard(row.name)
+                    return
+            try:
+                self._check(row)
+            finally:
+                with self._cond:
+                    self._holding.discard(row.name)
+                    self._cond.notify_all()
+
+    def _check(self, row) -> None:  # noqa: ANN001
+        folder = quarantine_dir(self.registry) / row.id
+        bot = _bot_folder(folder / UNPACKED)
+        if bot is None:
+            self.book.set_state(row.id, "refused", reasons=["the upload was lost before it was checked; submit again"])
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        self.book.set_state(row.id, "checking")
+        refusal = self.book.may_use(row.author, False, row.name) if not self._is_organiser(row.author) else None
+        if refusal:
+            self._refuse(row.id, folder, [refusal])
+            return
+        outcome = self._run_child(row.id, bot)
+        if outcome is None:
+            return  # the server stops: the submission is checked again when it starts
+        if "accepted" in outcome:
+            accepted = outcome["accepted"]
+            if not self._is_organiser(row.author):
+                self.book.claim(row.author, row.name)
+            self.book.set_state(row.id, "accepted", content_hash=accepted["content_hash"])
+            shutil.rmtree(folder, ignore_errors=True)
+            if self.on_accepted:
+                self.on_accepted(f"{row.name}@{row.version}")
+            return
+        reasons = outcome.get("refused") or [f"arena could not check it: {outcome.get('failed', 'no answer')}"]
+        self._refuse(row.id, folder, reasons)
+
+    def _refuse(self, sub_id: str, folder: Path, reasons: list[str]) -> None:
+        self.book.set_state(sub_id, "refused", reasons=reasons, stderr=_stderr_of(reasons))
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def _is_organiser(self, author: str) -> bool:
+        return any(a.name == author and a.organiser for a in self.book.authors())
+
+    def _run_child(self, sub_id: str, bot: Path) -> dict | None:
+        spec = {
+            "parent": os.getpid(), "folder": str(bot), "registry": str(self.registry), "sandbox": self.settings.sandbox,
+            "limits": dataclasses.asdict(self.settings.limits),
+            "folder_limits": dataclasses.asdict(self.settings.folder_limits),
+        }
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        child = subprocess.Popen(
+            [sys.executable, "-m", "arena.web.validate", json.dumps(spec)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True, env=env,
+        )
+        with self._cond:
+            self._children.add(child)
+        timer = threading.Timer(self.settings.timeout_s, child.kill)
+        timer.start()
+        outcome: dict = {}
+        try:
+            for line in child.stdout:
+                if not line.startswith(MARK):
+                    continue
+                message = json.loads(line[len(MARK):])
+                if "stage" in message:
+                    self.book.set_state(sub_id, message["stage"])
+                else:
+                    outcome = message
+            child.wait()
+        finally:
+            timer.cancel()
+            with self._cond:
+                self._children.discard(child)
+        if not outcome and self._stop:
+            return None
+        if not outcome and child.returncode and child.returncode < 0:
+            return {"refused": [f"checking it took longer than {self.settings.timeout_s:.0f} s (the limit)"]}
+        return outcome
+
+
+def _bot_folder(unpacked: Path) -> Path | None:
+    """The bot in an unpacked upload (the folder, or its one top folder)."""
+    if not unpacked.is_dir():
+        return None
+    entries = list(unpacked.iterdir())
+    if len(entries) == 1 and entries[0].is_dir() and not (unpacked / "bot.toml").exists():
+        return entries[0]
+    return unpacked
+
+
+def _stderr_of(reasons: list[str]) -> str:
+    """The end of the bot's stderr, as the refusal's reasons quote it ('| line')."""
+    return "\n".join(re.sub(r"^\s*\| ?", "", line) for reason in reasons for line in reason.splitlines()
+                     if line.lstrip().startswith("|"))

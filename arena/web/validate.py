@@ -1,0 +1,66 @@
+"""One validation, in a process of its own: `python -m arena.web.validate SPEC_JSON`.
+
+The queue (`arena.web.queue`) starts it for each submission, so a smoke match's CPU never
+holds the server's threads and a validation dies with the queue's worker (the kernel
+kills it when its parent thread goes: PR_SET_PDEATHSIG; a server killed with -9 leaves
+no validation running to race the one its restart begins). It runs `arena.submit`'s own
+checks (`submit_bot`: the folder vetted and copied by `arena.botcopy`, bot.toml, the
+image build, the smoke match in every declared game; an accepted bot lands in the
+registry by one rename) and writes one line per step to stdout, each starting with
+MARK and holding a JSON object: {"stage": ...}, then {"accepted": {...}} or
+{"refused": [reasons]}.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+MARK = "@arena-validate "
+
+
+def _die_with_parent(parent: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent went before the line above
+        os._exit(1)
+
+
+def _say(message: dict) -> None:
+    sys.stdout.write(MARK + json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(argv[0])
+    _die_with_parent(spec["parent"])
+    from arena.botcopy import FolderLimits
+    from arena.sandbox import Limits
+    from arena.submit import SubmitRefused, submit_bot
+
+    try:
+        done = submit_bot(
+            Path(spec["folder"]), Path(spec["registry"]), sandbox=spec["sandbox"], limits=Limits(**spec["limits"]),
+            folder_limits=FolderLimits(**spec["folder_limits"]), stage=lambda step: _say({"stage": step}),
+        )
+    except SubmitRefused as refused:
+        _say({"refused": refused.reasons})
+        return 0
+    except Exception as error:  # noqa: BLE001 - arena's own failure: the submission is refused, the author told
+        _say({"failed": f"{type(error).__name__}: {error}"})
+        return 0
+    _say({"accepted": {
+        "name": done.name, "version": done.version, "content_hash": done.content_hash,
+        "already_there": done.already_there, "smoke_games": done.smoke_games,
+    }})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,81 @@
+"""Helpers of the served arena's tests: a server with the authors' door on a loopback port
+(uvicorn in a thread, port 0), bot folders, archives."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import tarfile
+from pathlib import Path
+
+from arena.web.authors import Book
+from arena.web.commands import serve_door
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = ROOT / "bots" / "random"
+
+
+def bot_folder(where: Path, name: str, version: str = "1.0", *, games=("3up3down",), extra: str = "") -> Path:
+    """A copy of bots/random named `name` (plays `games`); `extra` is added to bot.py's start."""
+    folder = where / f"{name}-{version}"
+    shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    listed = ", ".join(f'"{game}"' for game in games)
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = [{listed}]\n'
+    )
+    if extra:
+        source = (folder / "bot.py").read_text()
+        (folder / "bot.py").write_text(extra + "\n" + source)
+    return folder
+
+
+def tar_of(entries) -> bytes:  # noqa: ANN001
+    """A .tar.gz of (TarInfo, bytes or None) pairs, written as given (hostile ones too)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for info, data in entries:
+            if data is not None:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            else:
+                tar.addfile(info)
+    return buffer.getvalue()
+
+
+def tar_file(name: str, data: bytes, **fields) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.mode = 0o644
+    for key, value in fields.items():
+        setattr(info, key, value)
+    return info, data
+
+
+@contextlib.contextmanager
+def door_server(tmp_path: Path, **upload_limits):
+    """(server, door, registry) with the door on 127.0.0.1:<free port>, validating in the
+    local sandbox (said explicitly, as the organiser must)."""
+    registry = tmp_path / "registry"
+    registry.mkdir(exist_ok=True)
+    server, door = serve_door(
+        tmp_path / "league" / "site", registry=registry, host="127.0.0.1", port=0, league_dir=tmp_path / "league",
+        validate_sandbox="local", upload_limits=upload_limits,
+    )
+    door.start()
+    server.start()
+    try:
+        yield server, door, registry
+    finally:
+        server.shutdown()
+        door.stop()
+
+
+def token_for(registry: Path, name: str, organiser: bool = False) -> str:
+    return Book(registry).add(name, organiser)
+
+
+def leftovers(registry: Path) -> list[str]:
+    """What a refused upload might have left: anything in quarantine, any staging folder."""
+    found = [str(p.relative_to(registry)) for p in (registry / ".door" / "quarantine").glob("*")]
+    found += [str(p.relative_to(registry)) for p in registry.glob(".incoming-*")]
+    return found
