@@ -845,6 +845,8 @@ def secret_command(
 
     Every deal seed is HMAC-SHA256(secret, "deal/" + deal key) (arena/seeds.py). Publish
     the secret only once the tournament is over: with it, anyone can compute every deal.
+    The secret is kept in DIR/secret.key (mode 0600), or in $ARENA_SECRET_DIR when the
+    tournament ran with it set; never in DIR/arena.sqlite.
     """
     from arena.seeds import RunKey, SeedError
     from arena.store import Store

@@ -1,8 +1,8 @@
 """Where every seed of a run comes from: one key per run, and what is derived from it.
 
 A run (a tournament or a match) has one `RunKey`. By default it is a secret of 256 bits
-drawn from the operating system (`RunKey.generate()`), stored with the results (the
-tournament store, or the match result) so that resume, the cluster and re-simulation
+drawn from the operating system (`RunKey.generate()`), kept with the results (a file
+beside the tournament store, below; or the match result) so that resume, the cluster and re-simulation
 reproduce every game exactly, and never sent to a bot. A seed given by the user
 (`--seed 1`, `seed = 1`) becomes a *public* key (`RunKey.from_seed(1)`): the run is
 reproducible from the seed alone, and so are its deals, by anyone (a bot included) who
@@ -20,6 +20,11 @@ from another without the key:
 After a tournament the organiser may publish the secret (`arena secret DIR`): anyone
 can then recompute every deal seed with `deal_seed` and check the stored games.
 
+Where a secret is kept: a file of its own, mode 0600, never inside the results' database
+(`arena.store.Store.secret_path`: `DIR/secret.key` beside `arena.sqlite`, or a folder
+of the organiser's kept apart, $ARENA_SECRET_DIR), so that a copy of the store carries no
+secret. `write_secret_file` and `read_secret_file` do the file's part.
+
 Only the standard library is imported here, so a tool (or a test's "seer" bot trying to
 break it) can use this module without arena's other dependencies.
 """
@@ -27,8 +32,10 @@ break it) can use this module without arena's other dependencies.
 from __future__ import annotations
 
 import hmac
+import os
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 SECRET_BYTES = 32  # 256 bits (at least 128 are needed to be beyond guessing)
@@ -123,3 +130,37 @@ class RunKey:
     def __repr__(self) -> str:
         # Never print the secret by accident (logs, tracebacks, pydantic errors).
         return f"RunKey(public_seed={self.public_seed})" if self.is_public else "RunKey(<secret>)"
+
+
+def write_secret_file(path: Path, secret: str) -> str:
+    """Keep `secret` in `path` (mode 0600, written whole before it gets its name) unless
+    the file exists; returns the secret the file holds (the first one written wins)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, (secret + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(partial, path)  # atomic: fails if another run kept its secret first
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(partial)
+    kept = read_secret_file(path)
+    if kept is None:
+        raise SeedError(f"the secret file {path} vanished as it was written")
+    return kept
+
+
+def read_secret_file(path: Path) -> str | None:
+    """The secret kept in `path` (hex), or None when there is no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, encoding="ascii", errors="replace") as file:
+        return file.read(4096).strip()

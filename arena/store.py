@@ -9,9 +9,17 @@ Tables (every JSON column is UTF-8 JSON text):
 
     meta       key TEXT PK, value TEXT           schema_version, settings (JSON of the
                                                  resolved tournament settings), fingerprint,
-                                                 created (ISO time, UTC), deal_secret (hex: the
-                                                 run's secret key, `arena.seeds`; absent when
-                                                 the seed is public). The file is mode 0600.
+                                                 created (ISO time, UTC), secret_id (names the
+                                                 secret's file in $ARENA_SECRET_DIR),
+                                                 secret_kept ('1' once a secret is kept). The
+                                                 file is mode 0600.
+
+The run's secret key (`arena.seeds`) is never in the database: it is a file of its own,
+mode 0600 (`Store.secret_path`): `DIR/secret.key`, or `$ARENA_SECRET_DIR/SECRET_ID.key`
+when the organiser keeps secrets apart. A store from before (its secret in meta as
+`deal_secret`) is moved on open: the file is written, the row deleted with secure_delete,
+the database vacuumed and its write-ahead log checkpointed and truncated, so that neither
+`arena.sqlite` nor `arena.sqlite-wal` holds the secret any more.
     bots       bot TEXT PK                       the bot's id in this tournament (its name,
                                                  or name#2 when two folders share a name)
                name, version, content_hash       from bot.toml; sha256 of the folder's files
@@ -67,8 +75,11 @@ from typing import Any, Self
 
 from arena.record import GameResult, Incident, Replay
 from arena.schedule import ScheduledGame, key_order
+from arena.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
+SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
+SECRET_DIR_ENV = "ARENA_SECRET_DIR"
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -200,9 +211,10 @@ def content_hash(folder: str | Path) -> str:
 
 
 def _create_private(path: Path) -> None:
-    """Create the store file readable by its owner only: it holds the deal secret. SQLite
-    gives its -wal and -shm files the same mode. (A bot run as another user, as the local
-    sandbox does under root and Docker always does, cannot read it.)"""
+    """Create the store file readable by its owner only (it holds the bots' logs; it held
+    the deal secret before that moved to a file of its own). SQLite gives its -wal and
+    -shm files the same mode. (A bot run as another user, as the local sandbox does under
+    root and Docker always does, cannot read it.)"""
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
@@ -248,6 +260,8 @@ class Store:
             self._db.execute("ALTER TABLE incidents ADD COLUMN request INTEGER")
         if "seq" not in columns:
             self._db.execute("ALTER TABLE games ADD COLUMN seq INTEGER")
+        if self._meta("deal_secret") is not None:
+            self._move_secret_out()
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
@@ -306,19 +320,77 @@ class Store:
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", fingerprint)
 
+    def secret_path(self) -> Path:
+        """Where the run's secret is kept: `$ARENA_SECRET_DIR/SECRET_ID.key` when that is set,
+        else `secret.key` beside the store."""
+        chosen = os.environ.get(SECRET_DIR_ENV, "").strip()
+        if not chosen:
+            return self.path.parent / SECRET_FILE
+        secret_id = self._meta("secret_id")
+        if secret_id is None:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('secret_id', ?)", (os.urandom(12).hex(),)
+                )
+            secret_id = self._meta("secret_id")
+        return Path(chosen).expanduser().resolve() / f"{secret_id}.key"
+
     def secret(self) -> str | None:
         """The run's secret key (hex), from which every deal and bot seed is derived; None
-        when the tournament uses a public seed or has not started."""
-        return self._meta("deal_secret")
+        when the tournament uses a public seed or has not started. StoreError when a secret
+        was kept and its file is not where it was put."""
+        places = [self.path.parent / SECRET_FILE]
+        if os.environ.get(SECRET_DIR_ENV, "").strip():
+            places.insert(0, self.secret_path())
+        for place in places:
+            secret = read_secret_file(place)
+            if secret is not None:
+                return secret
+        if self._meta("secret_kept") is not None:
+            secret_id = self._meta("secret_id")
+            elsewhere = f", or set {SECRET_DIR_ENV} to the folder that holds {secret_id}.key" if secret_id else ""
+            raise StoreError(
+                f"the deal secret of {self.path} is missing: put its file back as {places[-1]}{elsewhere} "
+                "(a new secret would deal other cards than the games stored)"
+            )
+        return None
 
     def save_secret(self, secret: str) -> str:
-        """Store the run's secret unless one is stored already; returns the stored one."""
+        """Keep the run's secret (in its own file, `secret_path`) unless one is kept already;
+        returns the kept one."""
+        kept = self.secret()
+        if kept is not None:
+            return kept
+        kept = write_secret_file(self.secret_path(), secret)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('deal_secret', ?)", (secret,))
-        stored = self.secret()
-        assert stored is not None
-        return stored
+            self._set_meta("secret_kept", "1")
+        return kept
+
+    def _move_secret_out(self) -> None:
+        """A store from before secrets had their own file: write the file, then wipe the
+        secret from the database and its log (see the module docstring)."""
+        old = self._meta("deal_secret")
+        assert old is not None
+        path = self.secret_path()
+        kept = write_secret_file(path, old)
+        if kept != old:
+            raise StoreError(
+                f"{self.path} holds a deal secret and {path} another one; keep the right one in {path} and "
+                "delete the other file's copy"
+            )
+        self._db.execute("PRAGMA secure_delete=ON")  # deleted rows are overwritten with zeros
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM meta WHERE key = 'deal_secret'")
+            self._set_meta("secret_kept", "1")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try:
+            self._db.execute("VACUUM")  # old copies of the row in freed pages go too
+        except sqlite3.OperationalError:
+            pass  # another connection is busy: secure_delete has already zeroed the row
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- bots -----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from arena.match import match_deal, run_match
 from arena.sandbox.base import Limits
 from arena.seats import InProcessBot
 from arena.seeds import RunKey, SeedError
-from arena.store import Store
+from arena.store import Store, StoreError
 from arena.tournament import TournamentInterrupted, run_tournament, validate_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,6 +239,74 @@ def test_a_resumed_default_tournament_keeps_its_secret_and_its_deals(tmp_path):
         games = store.games()
     assert [(g.key, g.seed) for g in games][:1] == first
     assert [g.seed for g in games] == [RunKey.from_secret(secret).deal_seed(g.deal) for g in games]
+
+
+def _bytes_of_store(out: Path) -> bytes:
+    return b"".join(path.read_bytes() for path in sorted(out.glob("arena.sqlite*")))
+
+
+def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
+    """A copy of arena.sqlite (and its -wal) carries no secret: it is DIR/secret.key, 0600."""
+    out = tmp_path / "out"
+    stop = threading.Event()
+    with pytest.raises(TournamentInterrupted):
+        _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
+    secret = (out / "secret.key").read_text().strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", secret)
+    assert stat.S_IMODE((out / "secret.key").stat().st_mode) == 0o600
+    assert secret.encode() not in _bytes_of_store(out) and bytes.fromhex(secret) not in _bytes_of_store(out)
+    assert _in_process_tournament(out, format="swiss", rounds=3).resumed == 1
+    with Store.open(out) as store:
+        assert store.secret() == secret
+        assert [g.seed for g in store.games()] == [RunKey.from_secret(secret).deal_seed(g.deal) for g in store.games()]
+    assert secret.encode() not in _bytes_of_store(out)
+    (out / "secret.key").unlink()  # lost: a resume must not deal other cards from a new secret
+    with Store.open(out) as store, pytest.raises(StoreError, match="the deal secret of .* is missing: put its file back"):
+        store.secret()
+
+
+def test_a_store_that_kept_its_secret_inside_moves_it_out_on_open(tmp_path):
+    out = tmp_path / "out"
+    stop = threading.Event()
+    with pytest.raises(TournamentInterrupted):
+        _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
+    secret = (out / "secret.key").read_text().strip()
+    # As arena kept it before: a meta row (written while the store is in WAL mode, with
+    # more writes after it), and no file.
+    (out / "secret.key").unlink()
+    db = sqlite3.connect(out / "arena.sqlite", isolation_level=None)
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("DELETE FROM meta WHERE key = 'secret_kept'")
+    db.execute("INSERT INTO meta (key, value) VALUES ('deal_secret', ?)", (secret,))
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('created', 'then')")
+    assert secret.encode() in _bytes_of_store(out)
+    with Store.open(out) as store:
+        assert store.secret() == secret
+        assert store.secret_path() == out / "secret.key"
+    db.close()
+    assert stat.S_IMODE((out / "secret.key").stat().st_mode) == 0o600
+    assert secret.encode() not in _bytes_of_store(out)
+    outcome = _in_process_tournament(out, format="swiss", rounds=3)  # the resume deals from the same secret
+    assert outcome.done == 3 and outcome.resumed == 1
+    with Store.open(out) as store:
+        assert [g.seed for g in store.games()] == [RunKey.from_secret(secret).deal_seed(g.deal) for g in store.games()]
+    shown = arena("secret", str(out))
+    assert shown.returncode == 0 and shown.stdout.strip() == secret
+
+
+def test_secrets_can_be_kept_apart_from_the_output_folder(tmp_path, monkeypatch):
+    apart = tmp_path / "secrets"
+    monkeypatch.setenv("ARENA_SECRET_DIR", str(apart))
+    _in_process_tournament(tmp_path / "out", rounds=1)
+    assert not (tmp_path / "out" / "secret.key").exists()
+    [kept] = apart.iterdir()
+    secret = kept.read_text().strip()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and secret.encode() not in _bytes_of_store(tmp_path / "out")
+    with Store.open(tmp_path / "out") as store:
+        assert store.secret() == secret and store.secret_path() == kept
+    monkeypatch.delenv("ARENA_SECRET_DIR")
+    with Store.open(tmp_path / "out") as store, pytest.raises(StoreError, match=f"set ARENA_SECRET_DIR to the folder that holds {kept.name}"):
+        store.secret()
 
 
 def test_a_public_seed_tournament_stores_no_secret(tmp_path):
