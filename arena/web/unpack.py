@@ -158,7 +158,7 @@ def _unzip(archive: Path, dest: Path, limits: UploadLimits) -> None:
                 raise UploadRefused(400, f"{name}: is encrypted; pack the bot without a password")
             if stat.S_ISLNK(mode):
                 raise UploadRefused(400, f"{name}: is a symbolic link; links are not accepted: put the file itself in")
-            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # no type bits: a plain file
                 raise UploadRefused(400, f"{name}: is a device, fifo or other special file; only files and folders")
             path = counter.entry(name)
             target = dest / path

@@ -1,0 +1,196 @@
+"""Hostile uploads and requests against the real server on a loopback port: each gets a
+clear refusal (an HTTP status and one line) and leaves nothing behind (nothing in
+quarantine, nothing in the registry, nothing written outside it). Limits are set small
+here (1 MB packed, 2 MB unpacked, 1 MB a file, 50 files, 2 s an upload) so every test is quick."""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import stat
+import tarfile
+import time
+import zipfile
+
+import httpx
+import pytest
+
+from arena.web.authors import Book
+from tests.web_helpers import door_server, leftovers, tar_file, tar_of, token_for
+
+LIMITS = {"packed_mb": 1, "unpacked_mb": 2, "files": 50, "file_mb": 1, "upload_s": 2.0, "per_hour": 3}
+TOML = b'name = "evil"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\ngames = ["3up3down"]\n'
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    with door_server(tmp, **LIMITS) as (server, door, registry):
+        yield server, registry, token_for(registry, "mallory"), tmp
+
+
+def upload(served, body: bytes, token: str | None = "mine", **headers) -> httpx.Response:
+    server, registry, mine, _ = served
+    token = mine if token == "mine" else token
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.post(server.url + "api/submissions", content=body, headers=headers, timeout=30)
+
+
+def refused(answer: httpx.Response, status: int, words: str, served) -> None:
+    assert answer.status_code == status, answer.text
+    line = answer.json()["error"]
+    assert words in line and "\n" not in line, line
+    assert leftovers(served[1]) == []
+    assert [p.name for p in served[1].iterdir()] == [".door"]  # nothing reached the registry
+
+
+def zip_of(entries) -> bytes:  # noqa: ANN001
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as packed:
+        for info, data in entries:
+            packed.writestr(info, data)
+    return buffer.getvalue()
+
+
+def test_over_the_packed_size_limit(served):
+    noise = os.urandom(1_200_000)  # incompressible: over 1 MB packed
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), tar_file("noise", noise)])), 413,
+            "larger than 1 MB packed (the limit)", served)
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(served):
+    server = served[0]
+    with socket.create_connection((server.host, server.port), timeout=10) as raw:
+        raw.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 900000000\r\n"
+                    b"Authorization: Bearer " + served[2].encode() + b"\r\n\r\n")
+        assert raw.recv(4096).startswith(b"HTTP/1.1 413 ")
+    assert leftovers(served[1]) == []
+
+
+def test_a_tar_bomb_stops_at_the_unpacked_limit(served):
+    bomb = tar_of([tar_file("bot.toml", TOML), tar_file("a", b"\0" * (1 << 20)), tar_file("b", b"\0" * (1 << 20)),
+                   tar_file("c", b"\0" * (1 << 20))])
+    assert len(bomb) < 20_000
+    refused(upload(served, bomb), 413, "unpacks to more than 2 MB (the limit)", served)
+
+
+def test_a_zip_bomb_stops_at_the_file_limit(served):
+    bomb = zip_of([("bot.toml", TOML), ("zeros", b"\0" * (3 << 20))])
+    assert len(bomb) < 20_000
+    refused(upload(served, bomb), 413, "zeros: unpacks to more than 1 MB (the limit a file)", served)
+
+
+def test_too_many_files(served):
+    many = tar_of([tar_file("bot.toml", TOML)] + [tar_file(f"f{n}.py", b"") for n in range(60)])
+    refused(upload(served, many), 413, "more than 50 files and folders (the limit)", served)
+    refused(upload(served, zip_of([(f"f{n}", b"") for n in range(60)])), 413, "more than 50 files", served)
+
+
+@pytest.mark.parametrize("name", ["../escaped.py", "sub/../../escaped.py", "./../escaped.py"])
+def test_path_traversal(served, name):
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), tar_file(name, b"owned")])), 400,
+            "a name with '..' would reach outside the bot folder", served)
+    refused(upload(served, zip_of([("bot.toml", TOML), (name, b"owned")])), 400, "'..'", served)
+    assert not list(served[3].rglob("escaped.py"))
+
+
+def test_absolute_names(served):
+    target = served[3] / "absolute-escape.py"
+    refused(upload(served, tar_of([tar_file(str(target), b"owned")])), 400, "an absolute name is not accepted", served)
+    refused(upload(served, zip_of([(str(target), b"owned")])), 400, "an absolute name", served)
+    assert not target.exists()
+
+
+def test_links_of_both_kinds(served):
+    link = tar_file("bot.py", None, type=tarfile.SYMTYPE, linkname="/etc/shadow")
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), link])), 400,
+            "bot.py: is a symbolic link (to '/etc/shadow'); links are not accepted", served)
+    hard = tar_file("store", None, type=tarfile.LNKTYPE, linkname="bot.toml")
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), hard])), 400, "store: is a hard link", served)
+    info = zipfile.ZipInfo("bot.py")
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    refused(upload(served, zip_of([("bot.toml", TOML), (info, "/etc/shadow")])), 400, "bot.py: is a symbolic link",
+            served)
+
+
+@pytest.mark.parametrize("kind", [tarfile.CHRTYPE, tarfile.BLKTYPE, tarfile.FIFOTYPE])
+def test_devices_and_fifos(served, kind):
+    special = tar_file("dev", None, type=kind, devmajor=1, devminor=3)
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), special])), 400,
+            "dev: is a device, fifo or other special file; only files and folders", served)
+
+
+def test_corrupt_and_foreign_archives(served):
+    whole = tar_of([tar_file("bot.toml", TOML), tar_file("bot.py", os.urandom(50_000))])
+    refused(upload(served, whole[: len(whole) // 2]), 400, "the archive is corrupt or unreadable", served)
+    refused(upload(served, b"PK\x03\x04" + os.urandom(300)), 400, "the archive is corrupt", served)
+    refused(upload(served, b"#!/bin/sh\nrm -rf /\n"), 415, "not a .tar.gz, .tar or .zip archive", served)
+
+
+def test_missing_wrong_and_revoked_tokens(served):
+    body = tar_of([tar_file("bot.toml", TOML)])
+    refused(upload(served, body, token=None), 401, "no token: send 'Authorization: Bearer TOKEN'", served)
+    refused(upload(served, body, token="arena_0123456789_" + "A" * 43), 401, "the token is wrong or revoked", served)
+    real = served[2]
+    forged = real[:-4] + ("AAAA" if not real.endswith("AAAA") else "BBBB")
+    refused(upload(served, body, token=forged), 401, "wrong or revoked", served)
+    book = Book(served[1])
+    gone = book.add("gone")
+    book.revoke("gone")
+    refused(upload(served, body, token=gone), 401, "wrong or revoked", served)
+
+
+def test_another_authors_bot_name(served):
+    Book(served[1]).claim("alice", "evil")
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), tar_file("bot.py", b"")])), 403,
+            "the bot name evil belongs to another author", served)
+
+
+def test_too_many_submissions_an_hour(served):
+    book = Book(served[1])
+    token = book.add("eager")
+    for n in range(3):  # three submissions in the last hour, as the queue books them
+        book.set_state(book.new_submission("eager", "eagerbot", f"{n}.0", "127.0.0.1", 10), "refused", reasons=["x"])
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML)]), token=token), 429,
+            "more than 3 submissions in an hour (the limit)", served)
+
+
+def test_an_upload_that_trickles_is_cut_at_the_time_limit(served):
+    server = served[0]
+    started = time.monotonic()
+    with socket.create_connection((server.host, server.port), timeout=15) as raw:
+        raw.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
+                    b"Content-Length: 100000\r\nAuthorization: Bearer " + served[2].encode() + b"\r\n\r\n")
+        answer = b""
+        for _ in range(40):  # 10 bytes every 0.2 s: 8 s if it were let through
+            try:
+                raw.sendall(b"\x1f\x8b" + b"\0" * 8)
+            except OSError:
+                break
+            raw.settimeout(0.2)
+            try:
+                answer += raw.recv(4096)
+            except TimeoutError:
+                continue
+            if answer:
+                break
+        raw.settimeout(5)
+        while b"(the limit)" not in answer and (more := raw.recv(4096)):  # the body may come apart
+            answer += more
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert b"the upload took longer than 2 s (the limit)" in answer
+    assert time.monotonic() - started < 6
+    assert leftovers(served[1]) == []
+
+
+def test_a_request_flood_from_one_address(tmp_path):
+    with door_server(tmp_path, per_address=20) as (server, door, registry):
+        flooder = httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address="127.0.0.1"))
+        codes = [flooder.get("/api/bots/nobody").status_code for _ in range(30)]
+        assert codes[:20] == [404] * 20 and codes[20:] == [429] * 10
+        last = flooder.get("/api/bots/nobody")
+        assert last.json() == {"error": "more than 20 requests a minute from 127.0.0.1 (the limit); slow down"}
+        other = httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        assert other.get("/api/bots/nobody").status_code == 404  # another address is served
