@@ -1161,6 +1161,55 @@ def serve_command(
             door.stop()
 
 
+@app.command("play")
+def play_command(
+    game: Annotated[str, typer.Argument(help="Game name (see `arena games`).")],
+    bot_dirs: Annotated[
+        Optional[list[Path]], typer.Argument(help="Bot folders for the other seats, in seat order (default bots/random).")
+    ] = None,
+    seats: Annotated[int, typer.Option(help="Seats at the table, people and bots (2-6).")] = 2,
+    seat: Annotated[int, typer.Option(help="Your seat, 0-based (a second person takes the next one).")] = 0,
+    humans: Annotated[int, typer.Option(help="People at the table, each in a browser tab of their own.")] = 1,
+    rule: Annotated[Optional[list[str]], typer.Option(help="Rule option as key=value; repeatable.")] = None,
+    sandbox: Annotated[str, typer.Option(help="Where bots run: local (trusted code only) or docker.")] = "local",
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1; 0 picks a free one.")] = 0,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Print the links; do not open a browser.")] = False,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where every game is stored (a store the site shows).")] = Path(
+        "arena-play"
+    ),
+    human_time_s: Annotated[
+        Optional[float], typer.Option(help="Seconds a person has per move (default: no limit); over it, a forfeit.")
+    ] = None,
+    decision_s: DecisionFlag = None,
+    time_bank_s: TimeBankFlag = None,
+    startup_s: StartupFlag = None,
+    memory_mb: MemoryFlag = None,
+) -> None:
+    """Play GAME against bots in your browser: a page on 127.0.0.1 (opened for you) shows
+    exactly what your seat may see and offers your legal moves; each finished game is stored
+    in --out (`arena report OUT` draws its replays); Ctrl-C stops.
+    """
+    from arena.human.serve import run_play
+    from arena.human.table import PlayError, TableConfig
+    from arena.tournament_file import limits_from_flags
+
+    try:
+        rules = get_game(game).parse_options(rule or [])
+        config = TableConfig(
+            game=game, bots=list(bot_dirs or []), seats=seats, first_seat=seat, humans=humans, rules=rules,
+            sandbox=sandbox, out=out, human_time_s=human_time_s,
+            limits=limits_from_flags(
+                decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb
+            ),
+        )
+        run_play(config, port=port, open_browser=not no_open, say=lambda line: console.print(
+            line, highlight=False, markup=False, soft_wrap=True))
+    except PlayError as mistake:
+        raise UsageError(str(mistake)) from None
+    except KeyboardInterrupt:
+        console.print("stopped; every finished game is stored", highlight=False)
+
+
 @app.command("league")
 def league_command(
     target: Annotated[

@@ -1,0 +1,16 @@
+"""Play against the bots in the browser: the human seat (`arena play`, docs/play.md).
+
+- `seat.py`: `HumanSeat`, a `Seat` whose decisions come from a page through a `Channel`;
+  what the page gets is the seat's observation, legal actions and events, nothing more.
+- `table.py`: `PlayTable` (people and bots at one table, games in a thread, each stored
+  with the people marked `kind = 'human'`), `PlayHost` (a server's tables, by token).
+- `games.py`: what a game adds to a turn (Three Thirteen's combinations when going out).
+- `router.py`: `play_router`, the FastAPI router (page, assets, WebSocket; with `auth`,
+  tables opened by signed-in users on the submission server).
+- `serve.py`: `run_play`, what `arena play` runs; `page/`: the page's HTML, JS and CSS.
+"""
+
+from arena.human.seat import Channel, GameStopped, HumanSeat
+from arena.human.table import HUMAN_KIND, PlayError, PlayHost, PlayTable, TableConfig
+
+__all__ = ["HUMAN_KIND", "Channel", "GameStopped", "HumanSeat", "PlayError", "PlayHost", "PlayTable", "TableConfig"]
