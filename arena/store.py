@@ -24,7 +24,8 @@ the database vacuumed and its write-ahead log checkpointed and truncated, so tha
                                                  or name#2 when two folders share a name)
                name, version, content_hash       from bot.toml; sha256 of the folder's files
                folder TEXT                       absolute folder ('' for an in-process bot)
-               kind TEXT                         'folder' or 'in-process'
+               kind TEXT                         'folder', 'in-process', or 'human' (a person
+                                                 at `arena play`: marks a human game)
     games      key TEXT PK                       'ROUND-TABLE-ROTATION' (schedule.ScheduledGame.key)
                round, table_no, rotation INT     position in the schedule
                deal TEXT, seed INT               deal key (shared by duplicate rotations), deal seed

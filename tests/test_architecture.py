@@ -101,6 +101,9 @@ def test_layers_that_must_not_know_each_other():
         "arena.cluster": ("arena.tournament",),
         "arena.workers": ("arena.tournament", "arena.cluster"),
         "arena.play": ("arena.tournament", "arena.match", "arena.cluster", "arena.workers"),  # below all four
+        "arena.referee": ("arena.human",),  # the human seat is a seat like any other: the referee knows none
+        "arena.seats": ("arena.human",),
+        "arena.human.seat": ("arena.human.router", "arena.human.table", "fastapi"),  # the seat knows no web
     }
     broken = {
         (name, imported)

@@ -224,6 +224,9 @@ async def _serve_seat(websocket: WebSocket, table: PlayTable, seat: int) -> None
                 continue
             table.last_seen = now
             if message["type"] == "act":
+                if (channel.state or {}).get("type") != "turn":
+                    send({"type": "error", "message": "it is not your move now"})
+                    continue
                 channel.answer({"request": message.get("request"), "action": message.get("action")}, reply=send)
             elif message["type"] == "again":
                 if channel.over is None:

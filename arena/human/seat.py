@@ -249,6 +249,7 @@ class HumanSeat(Seat):
         hints = self.hint(observation, legal_actions) if self.hint is not None else None
         began = time.monotonic()
         deadline = None if self.time_s is None else began + self.time_s
+        self.channel.drop_answers()  # anything sent before this turn was shown is not an answer to it
         self.channel.publish(
             self._view(
                 "turn", observation, request=request, legal=legal_actions, hints=hints,
