@@ -3,13 +3,12 @@ what a seat may know at each step of a stored game (to compare what a page recei
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from arena.human.serve import play_app
 from arena.human.table import PlayHost, PlayTable, TableConfig
+from arena.web.app import AppServer
 from engine.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,28 +19,17 @@ class Served:
     """One table behind a real uvicorn server in a thread (stopped by `close`)."""
 
     def __init__(self, config: TableConfig):
-        import uvicorn
-
         self.host = PlayHost()
         self.table: PlayTable = self.host.open(config)
-        self.server = uvicorn.Server(
-            uvicorn.Config(play_app(self.host), host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-        )
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.02)
-        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.server = AppServer(play_app(self.host, Path(config.out) / "site"), "127.0.0.1", 0).start()
+        self.port = self.server.port
 
     def link(self, seat: int) -> str:
         return f"http://127.0.0.1:{self.port}/play/#t={self.table.tokens[seat]}"
 
     def close(self) -> None:
         self.host.close()
-        self.server.should_exit = True
-        self.thread.join(10)
+        self.server.shutdown()
 
 
 def card_ids(value: Any, game: str) -> set[int]:

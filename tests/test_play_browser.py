@@ -109,7 +109,9 @@ def choose(rng: random.Random, legal: list[dict]) -> dict:
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browser, game, tmp_path):  # noqa: F811
     rules, seed = GAMES[game]
-    served = Served(TableConfig(game=game, bots=[RANDOM], rules=rules, out=tmp_path / "play", seed=seed))
+    served = Served(
+        TableConfig(game=game, bots=[RANDOM], rules=rules, out=tmp_path / "play", seed=seed, render_site=True)
+    )
     try:
         player = Player(browser, DESKTOP, served.link(0))
         rng = random.Random(f"{game}-person")
@@ -131,8 +133,13 @@ def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browse
             click_action(player.page, game, action)
         assert player.page.locator("#result-table tbody tr").count() == 2
         player.page.screenshot(path=str(tmp_path / f"{game}-over.png"), full_page=True)
-        stored = served.table.games_stored
         frames = list(player.frames)
+        # The stored game, in the site's replay viewer: one click from the result.
+        player.page.click("#replay-link", timeout=60_000)
+        player.page.wait_for_selector("#replay-table")
+        stored = served.table.games_stored
+        assert player.page.locator("#replay-steps li").count() == len(
+            Store.open(tmp_path / "play").game_result(stored[0]).replay.actions) + 1
         player.watched.check()
     finally:
         served.close()

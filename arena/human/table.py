@@ -60,6 +60,7 @@ class TableConfig:
     limits: Limits = field(default_factory=Limits)
     human_name: str = "human"
     seed: int | None = None  # a public seed (tests): the deals are predictable by anyone
+    render_site: bool = False  # render the store's site after each game (`arena play` serves it at /)
 
 
 def _human_names(count: int, base: str, taken: set[str]) -> list[str]:
@@ -305,14 +306,28 @@ class PlayTable:
         logs = [seat.game_log() if isinstance(seat, RemoteBot) else "" for seat in seats]
         self.store.record(scheduled.key, result, duration_s=time.monotonic() - began, logs=logs)
         self.games_stored.append(scheduled.key)
+        replay = self._render(scheduled.key)
+        where = "" if replay else f" (`arena report {self.config.out}` draws its replay)"
         for channel in self.channels.values():
             channel.publish(
-                {"type": "notice", "stored": scheduled.key,
-                 "text": f"Game {scheduled.key} is stored in {self.config.out}: its replay is on the site "
-                         f"(arena report {self.config.out}). Play again for a new deal.",
+                {"type": "notice", "stored": scheduled.key, "replay": replay,
+                 "text": f"Game {scheduled.key} is stored in {self.config.out}{where}. Play again for a new deal.",
                  "asked": []}
             )
         return True
+
+    def _render(self, key: str) -> str | None:
+        """The site's page of game `key` (a path from the site's root), once rendered; None
+        when the table does not render its site or rendering failed (the game is stored)."""
+        if not self.config.render_site:
+            return None
+        from arena.report import render_site
+
+        try:
+            render_site(self.config.out, jobs=1)
+        except Exception:  # noqa: BLE001 - the game is stored; `arena report` can draw it later
+            return None
+        return f"games/{key}.html"
 
 
 class _Dealt:

@@ -134,6 +134,7 @@
     switch (message.type) {
       case "new_game":
         logList.textContent = ""; rounds.length = 0; over = null; pendingTurn = null; asked = false; noticeText = "";
+        lastReplay = null;
         resultBox.hidden = true; say("");
         note("A new deal: game " + message.game_number + ".");
         break;
@@ -160,6 +161,7 @@
         break;
       case "notice":
         if (message.stored) lastStored = message.stored;
+        if (message.stored) lastReplay = message.replay || null;
         if (message.asked) asked = message.asked.indexOf(intro.seat) >= 0;
         noticeText = message.text || "";
         if (message.closed) { closed = true; statusLine.textContent = message.text; }
@@ -172,7 +174,7 @@
         break;
     }
   }
-  var lastStored = null, noticeText = "", asked = false;
+  var lastStored = null, lastReplay = null, noticeText = "", asked = false;
   function merge(more) { for (var id in more || {}) cards[id] = more[id]; }
   function note(text) { logList.appendChild(el("li", "muted", text)); }
   function logEvent(raw) {
@@ -233,6 +235,12 @@
       var told = el("p", "muted", noticeText);
       told.id = "notice";
       resultBody.appendChild(told);
+    }
+    if (lastReplay && /^games\/[0-9-]+\.html$/.test(lastReplay)) {
+      var link = el("a", null, "Watch this game's replay (every seat's cards, step by step)");
+      link.href = "../" + lastReplay;
+      link.id = "replay-link";
+      resultBody.appendChild(el("p")).appendChild(link);
     }
     if (!closed) {
       var again = el("button", "primary", asked ? "Asked for a new deal" : "Play again (a new deal)");
