@@ -94,7 +94,11 @@ def test_an_image_whose_sh_and_setpriv_record_learns_nothing_of_earlier_games(
 
     def reset_then_list(self, names=None):
         real_reset(self, names)
-        after_resets.append(programs(self))  # before the slot's next process starts
+        # Before the slot's next process starts: every process of the container's cgroup,
+        # and every pid of its pid namespace, as its own /proc lists them.
+        init = next(iter(self.keepers))
+        inside = sorted(int(name) for name in os.listdir(f"/proc/{init}/root/proc") if name.isdigit())
+        after_resets.append([*programs(self), len(inside)])
 
     monkeypatch.setattr(warm_module.WarmContainer, "reset", reset_then_list)
     secrets = [f"seed-{game}-{uuid.uuid4().hex[:8]}" for game in range(1, GAMES + 1)]
@@ -123,8 +127,8 @@ def test_an_image_whose_sh_and_setpriv_record_learns_nothing_of_earlier_games(
     # monitor (the launcher's fork), and the bot; nothing else, nothing of the image's own.
     keepers = ["/arena-io/arena-launcher", "docker-init"]
     assert during == [sorted([*keepers, "/arena-io/arena-launcher", bot_program])] * GAMES
-    # After each reset, only arena's two keepers.
-    assert after_resets == [keepers] * GAMES
+    # After each reset, only arena's two keepers, in the cgroup and in the pid namespace.
+    assert after_resets == [[*keepers, 2]] * GAMES
 
 
 def test_no_counter_carries_a_value_from_one_game_to_the_next(sandbox, tmp_path):

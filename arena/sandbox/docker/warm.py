@@ -82,11 +82,20 @@ counts from when the game asks for it, as for any start. If that start fails, no
 said then: the next start tries again in the foreground and meets the failure there. A
 slot's last spare is killed by `close()`.
 
+Why no pid or mount namespace per game: a fresh pid namespace needs a /proc of its own,
+and a fresh proc mount would lose the engine's masks over /proc (kcore, keys,
+timer_list, sched_debug, ...); the pid counter is set back instead (above), and hidepid
+hides the rest. The host name (the container's id) is the container's for every game,
+and no bot may change it.
+
 What a successor can still read: the cgroup's cumulative statistics that cannot be reset
 (memory.stat's event counts, cpu.stat's throttling counts, pids.events and the oom_kill
-count). A bot that means to could signal a number to its next process through them (say,
-by how many page faults it causes): no state is left, but these counts are; only a fresh
-container (the cold design, `warm=False`) has none. What every process on the host shares
+count), and the page cache charged to it (memory.stat's cache: which files of the image
+or folder earlier games read). A bot that means to could signal a number to its next
+process through them (say, by how many page faults it causes): no state is left, but
+these counts are; only a fresh container (the cold design, `warm=False`) has none. A
+per-game child cgroup would not hide them: the container's cgroup folder, with its
+totals, is what the container mounts at /sys/fs/cgroup. What every process on the host shares
 (the clock, load, free memory, the kernel's counter of pipe and socket inode numbers,
 boot_id) is readable in both designs; it carries no state, and a count pushed through it
 arrives mixed with everything else the host does.
