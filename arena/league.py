@@ -17,7 +17,10 @@ How it stays a pure function of what is stored:
 - Who plays is recorded with the batch it changes from (`members`): a bot joins from the
   next batch to be scheduled, a new version retires the old from that batch, a bot gone
   from the registry is removed from it, a bot with `suspend_after` forfeits in a row
-  (in batches 1 .. b-2) is suspended from batch b. A league fed the same submissions at
+  (in batches 1 .. b-2) is suspended from batch b. A bot whose folder cannot be played
+  from (`_League._unpreparable`: gone, refused by `arena.botcopy`, closed to nobody, or
+  its image does not build) is suspended from the next batch to be scheduled when it
+  joins, when a run starts, or when a game of it fails with arena's error. A league fed the same submissions at
   the same batches schedules the same games.
 - Deal seeds and bots' hello seeds come from the league's run key (`arena.seeds`): a
   stored secret unless a public seed is given; the matchmaker's random draws too.
@@ -32,7 +35,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import random
+import stat
 import threading
 import time
 import tomllib
@@ -45,6 +50,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
 from arena.botfolder import BotFolderError, load_bot
 from arena.confidence import LEVEL, SETTLE_LEVEL, SETTLED_SPAN, Confidence, settled_span
 from arena.field import BotRef, SeatFactory
@@ -61,6 +67,7 @@ from arena.rating import (
 )
 from arena.rating import settings_of as rating_settings
 from arena.sandbox import BotFault, Sandbox
+from arena.sandbox.access import NOBODY, nobody_may
 from arena.schedule import ScheduledGame, key_order, rotate
 from arena.seeds import RunKey
 from arena.store import DuplicateResult, MemberRow, Store
@@ -369,6 +376,11 @@ class _League:
             self.full_results[batch] = list(results)
         self.stable = False
         self._advance_full()
+        self.unprepared: set[str] = set()  # suspended because no game could start them
+        try:
+            self.folder_limits = FolderLimits.from_env()
+        except FolderLimitsError as error:
+            raise TournamentError([str(error)]) from None
 
     # -- bookkeeping ----------------------------------------------------------------------
 
@@ -440,8 +452,8 @@ class _League:
         self.members[ref.id] = MemberRow(ref.id, lineage, at, None, "active")
         if self.config.inherit_rating:  # its first game starts from its predecessor's mu
             self.lag.ratings.inherit[ref.id] = self.full.ratings.inherit[ref.id] = lineage
-        self._prepare(ref)
         self._say(f"{ref.id} joins" + (" again" if again else ""))
+        self._prepare(ref)
 
     def _leave(self, bot: str, status: str, at: int, reason: str) -> None:
         old = self.members[bot]
@@ -458,16 +470,71 @@ class _League:
                 self._join(ref, name, self.next_batch)
 
     def _prepare(self, ref: BotRef) -> None:
-        """Build a Docker bot's image once, before its first game; ship it to the cluster."""
+        """Check that the bot's folder can be played from, build a Docker bot's image once,
+        before its first game, and ship it to the cluster; a bot that cannot be prepared is
+        suspended with the reason, and the league goes on without it."""
         if ref.kind != "folder":
             return
-        if self.cluster is not None:
+        problem = self._unpreparable(ref)
+        if problem is None and self.cluster is not None:
             self.cluster.ship([ref])
-        elif self.config.sandbox == "docker" and ref.dockerfile and self.box is not None:
+        elif problem is None and self.config.sandbox == "docker" and ref.dockerfile and self.box is not None:
             try:
                 self.box.image_for(load_spec(ref))
-            except BotFault:
-                pass  # remembered by the sandbox: the bot forfeits its games
+            except BotFault as fault:
+                problem = f"its Docker image cannot be built: {fault.detail}"
+        if problem is not None:
+            self._suspend_unprepared(ref.id, problem)
+
+    def _unpreparable(self, ref: BotRef) -> str | None:
+        """Why no game can start the bot from its folder (None: nothing is wrong with it):
+        gone, holding what no bot folder may hold (`arena.botcopy`: links, devices, files
+        its owner cannot read, over the size limits), or closed to the user the bots run as."""
+        folder = Path(ref.folder)
+        if not folder.is_dir():
+            return f"its folder {folder} is gone"
+        problems = vet_bot_folder(folder, self.folder_limits)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return f"its folder cannot be played from: {problems[0]}{more}"
+        docker = self.config.sandbox == "docker"
+        if docker or os.geteuid() == 0:  # the bots run as nobody (uid 65534)
+            for path in sorted([folder, *folder.rglob("*")]):
+                info = path.lstat()
+                want = 5 if stat.S_ISDIR(info.st_mode) else 4
+                readable = info.st_mode & want == want if docker else nobody_may(info.st_mode, info.st_uid, info.st_gid, want)
+                if not readable:
+                    shown = path.relative_to(folder).as_posix() if path != folder else "."
+                    return (
+                        f"its folder cannot be played from: {shown} is not readable by user nobody (uid {NOBODY}), "
+                        "who runs the bots; submit it again (arena submit copies it readable)"
+                    )
+        return None
+
+    def _suspend_unprepared(self, bot: str, reason: str) -> None:
+        """Suspend a bot that cannot be prepared (from the next batch) and drop its games
+        not yet started."""
+        self.unprepared.add(bot)
+        if self.members[bot].status == "active":
+            self._leave(bot, "suspended", self.next_batch, reason)
+        self.drop([game for game in self.pending if bot in game.table])
+
+    def _failed_for_a_bot(self, game: ScheduledGame) -> bool:
+        """A game that failed with arena's error: True (and its bots that cannot be prepared
+        suspended) when the failure was a bot folder's, not arena's own."""
+        bad = False
+        for bot in game.table:
+            ref = self.refs.get(bot)
+            if ref is None or ref.kind != "folder":
+                continue
+            if bot in self.unprepared:
+                bad = True
+                continue
+            problem = self._unpreparable(ref)
+            if problem is not None:
+                self._suspend_unprepared(bot, problem)
+                bad = True
+        return bad
 
     # -- ratings as of batch b-2 ---------------------------------------------------------------
 
@@ -598,6 +665,11 @@ class _League:
             self.box.cleanup_leftovers()
         pool = self._pool()
         self.join_in_process()
+        for bot in self.active():  # a resume: a folder may have changed since the last run
+            ref = self.refs[bot]
+            problem = self._unpreparable(ref) if ref.kind == "folder" else None
+            if problem is not None:
+                self._suspend_unprepared(bot, problem)
         running: dict[Future, ScheduledGame] = {}
         failure: BaseException | None = None
         next_look = 0.0
@@ -634,6 +706,8 @@ class _League:
                             self.look()  # a bot left the registry as its game started
                         if any(self.members[bot].status == "removed" for bot in game.table):
                             self.drop([game])
+                        elif self._failed_for_a_bot(game):
+                            self.drop([game])  # its unpreparable bot is suspended; the league goes on
                         else:
                             failure = failure or error
                         continue
