@@ -1259,6 +1259,20 @@ def league_command(
     startup_s: Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help="Memory per bot, MB.")] = None,
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
+    serve: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Also serve the site and the authors' door on this port (0: any) while the league runs, as "
+            "`arena serve --submissions` does (a [server] table in the league file sets it too; docs/server.md).",
+        ),
+    ] = None,
+    host: Annotated[str, typer.Option(help="With --serve: the address (127.0.0.1 unless TLS is in front).")] = "",
+    validate_sandbox: Annotated[
+        str, typer.Option(help="With --serve: where uploads are checked: docker, or local (trusted authors only).")
+    ] = "",
+    insecure_http: Annotated[
+        bool, typer.Option("--insecure-http", help="With --serve: allow a public --host without TLS.")
+    ] = False,
 ) -> None:
     """Run a league (a ladder) in TARGET: it watches the registry, so a bot submitted with
     `arena submit` (or a new version of one) joins within seconds, without a restart; the
@@ -1290,6 +1304,7 @@ def league_command(
     if config.seed is not None and not public_seed_ok:
         _warn_public_seed(config.seed)
     say = lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+    served = _league_server(target, config, serve, host, validate_sandbox, insecure_http, say)
     say(
         f"league {config.output_dir()}: {config.game}, {config.seats} seats; watching {config.registry_dir()} "
         "(it plays once enough bots are there); Ctrl-C stops, the same command resumes"
@@ -1312,10 +1327,41 @@ def league_command(
             highlight=False, markup=False, soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    finally:
+        if served is not None:
+            served[0].shutdown()
+            served[1].stop()
     _print_league(outcome.output)
     say(f"{outcome.played} games played now; {outcome.done} in the league" + ("; every bot settled" if outcome.stable else ""))
     for note in outcome.notes:
         say(note)
+
+
+def _league_server(target: Path, config, port, host: str, validate_sandbox: str, insecure_http: bool, say):  # noqa: ANN001, ANN202
+    """The site and the authors' door of a league (--serve or its file's [server] table),
+    started in the background; None when neither asks for it."""
+    from arena.web.settings import server_config, server_table
+
+    table = server_table(target)
+    if port is None and table is None:
+        return None
+    overrides = {"port": port, "host": host or None, "validate_sandbox": validate_sandbox or None,
+                 "insecure_http": insecure_http or None}
+    settings = server_config(table, {key: value for key, value in overrides.items() if value is not None})
+    from arena.web.commands import serve_door
+
+    server, door = serve_door(
+        config.output_dir() / "site", registry=config.registry_dir(), host=settings.host, port=settings.port,
+        league_dir=config.output_dir(), validate_jobs=settings.validate_jobs,
+        validate_sandbox=settings.validate_sandbox, limits=config.limits.limits(),
+        upload_limits=settings.upload_limits(), show_stderr=settings.show_stderr,
+        tls={"certfile": settings.certfile, "keyfile": settings.keyfile, "insecure_http": settings.insecure_http},
+        submissions=settings.submissions,
+    )
+    door.start()
+    server.start()
+    say(f"serving the league at {server.url}" + (f" (authors: {server.url}door/)" if settings.submissions else ""))
+    return server, door
 
 
 def _league_states(out_dir: Path, table, confidence) -> dict:

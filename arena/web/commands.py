@@ -11,6 +11,8 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
+from arena.web.errors import WebError
+
 console = Console(highlight=False, soft_wrap=True)
 
 authors_app = typer.Typer(
@@ -92,17 +94,23 @@ def serve_door(
     upload_limits: dict[str, Any] | None = None,
     show_stderr: bool = False,
     tls: dict[str, Any] | None = None,
+    submissions: bool = True,
 ):  # noqa: ANN201
-    """An AppServer of the site with the authors' door, and the door (start and stop it)."""
+    """An AppServer of the site with the authors' door, and the door (start and stop it);
+    with `submissions` False, the site alone (and a door that does nothing)."""
     from arena.botcopy import FolderLimits
     from arena.sandbox import Limits
     from arena.submit import default_registry
-    from arena.web.app import AppServer
+    from arena.web.app import AppServer, create_app
     from arena.web.pages import door_app
     from arena.web.queue import QueueSettings
     from arena.web.submissions import Door
     from arena.web.unpack import UploadLimits
 
+    if not submissions:
+        return AppServer(create_app(site), host, port, **(tls or {})), _NoDoor()
+    if validate_sandbox not in ("docker", "local"):
+        raise WebError(f"--validate-sandbox {validate_sandbox!r}: use docker, or local for authors you trust")
     uploads = UploadLimits(**(upload_limits or {}))
     door = Door(
         registry=registry.expanduser().resolve() if registry else default_registry(),
@@ -116,3 +124,13 @@ def serve_door(
     )
     server = AppServer(door_app(site, door), host, port, **(tls or {}))
     return server, door
+
+
+class _NoDoor:
+    """A served league without submissions: nothing to start or stop."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass

@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse
 
 from arena.resources import templates_dir
 from arena.web.app import create_app
+from arena.web.stderr import HideStderr, stderr_router
 from arena.web.submissions import AddressLimit, Door, door_router
 
 PAGE_HEADERS = {
@@ -49,9 +50,10 @@ def pages_router() -> APIRouter:
 def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN001
     """The served arena with the authors' door: the API, the pages, the site, and the
     per-address request limit on all of it."""
+    middleware = [(HideStderr, {"site": Path(site)})] if door.hide_stderr else []
     return create_app(
         site,
-        routers=[door_router(door), pages_router(), *routers],
-        middleware=[(AddressLimit, {"per_minute": door.limits.per_address})],
+        routers=[door_router(door), stderr_router(door), pages_router(), *routers],
+        middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address})],
         state={"door": door},
     )

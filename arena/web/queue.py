@@ -78,6 +78,11 @@ class ValidationQueue:
         for leftover in root.iterdir():
             if leftover.name not in keep:  # an upload that never became a submission, or one finished
                 shutil.rmtree(leftover, ignore_errors=True)
+        # A validation killed with the server (-9) leaves arena.submit's staging copy: never
+        # seen as a bot (a dot name), removed here. (A shell `arena submit` into this registry
+        # at this very moment would lose its copy and say so: run it again.)
+        for staging in self.registry.glob(".incoming-*"):
+            shutil.rmtree(staging, ignore_errors=True)
         for number in range(self.settings.jobs):
             thread = threading.Thread(target=self._work, name=f"arena-validate-{number}", daemon=True)
             thread.start()

@@ -1,0 +1,109 @@
+"""A bot's stderr on a served league is its author's (`Door.hide_stderr`, the default;
+`--show-stderr` turns it off). The static site keeps every line (a tournament's site is
+published as it is); the served one answers without them:
+
+- a game's replay script (`replays/<key>.r<N>.js`): each decision's stderr lines become
+  null (the viewer then says nothing was shown), think time and choices stay;
+- a bot's page (`bots/<slug>.html`): its log excerpts are replaced by a note.
+
+The author (or the organiser) reads them with their token: `GET /api/games/{key}/stderr`
+gives, for each seat of theirs, its lines per decision and the end of its log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.responses import Response
+
+REPLAY = re.compile(r"^/replays/[A-Za-z0-9_.-]+\.r\d+\.js$")
+BOT_PAGE = re.compile(r"^/bots/[A-Za-z0-9_.%@-]+\.html$")
+SCRIPT = re.compile(r"^(.*?\]=)(\{.*\})(;?\s*)$", re.DOTALL)
+LOG = re.compile(r'<pre class="log">.*?</pre>', re.DOTALL)
+HIDDEN_NOTE = ('<pre class="log">(hidden: a bot\'s stderr is its author\'s; they read it at /door/ '
+               'with their token)</pre>')
+KEY = re.compile(r"^[0-9]+(-[0-9]+)*$")
+
+
+def strip_replay(text: str) -> str:
+    """A replay script without the bots' stderr lines."""
+    found = SCRIPT.match(text)
+    if not found:
+        return "/* this replay is not shown while stderr is hidden */\n"
+    data = json.loads(found.group(2))
+    for decision in data.get("decisions") or []:
+        if isinstance(decision, list) and len(decision) > 2:
+            decision[2] = None
+    # As the site writes them: no '<' in a script's strings (nothing can close a tag).
+    return found.group(1) + json.dumps(data, separators=(",", ":")).replace("<", "\\u003c") + found.group(3)
+
+
+class HideStderr:
+    """ASGI middleware over the site's files: replays and bot pages without stderr."""
+
+    def __init__(self, app, site: Path):  # noqa: ANN001
+        self.app = app
+        self.site = Path(site).resolve()
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        kind = "replay" if REPLAY.match(path) else "bot" if BOT_PAGE.match(path) else None
+        if kind is None or scope.get("method") not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        file = (self.site / path.lstrip("/")).resolve()
+        if not file.is_relative_to(self.site) or not file.is_file():
+            await self.app(scope, receive, send)
+            return
+        text = file.read_text(encoding="utf-8")
+        if kind == "replay":
+            body, media = strip_replay(text), "text/javascript; charset=utf-8"
+        else:
+            body, media = LOG.sub(HIDDEN_NOTE, text), "text/html; charset=utf-8"
+        await Response(body, media_type=media, headers={"cache-control": "no-cache"})(scope, receive, send)
+
+
+def stderr_router(door) -> APIRouter:  # noqa: ANN001
+    """GET /api/games/{key}/stderr: the caller's bots' stderr in one game of the league."""
+    from arena.web.submissions import _who
+
+    router = APIRouter(prefix="/api", tags=["authors"])
+
+    @router.get("/games/{key}/stderr", summary="Your bots' stderr lines in one game of the league")
+    def game_stderr(key: str, request: Request) -> JSONResponse:
+        who = _who(door, request)
+        if isinstance(who, JSONResponse):
+            return who
+        if door.league_dir is None or not KEY.match(key):
+            return JSONResponse({"error": f"no game {key}"}, status_code=404)
+        from arena.store import Store, StoreError
+
+        try:
+            with Store.open(door.league_dir) as store:
+                seats = [seat for seat in store.seats(key)]
+                replay = store.replay(key)
+                logs = store.logs(key)
+        except StoreError:
+            return JSONResponse({"error": f"no game {key}"}, status_code=404)
+        author, organiser = who
+        mine = {}
+        for seat in seats:
+            name = seat.bot.split("@")[0]
+            if organiser or door.book.owner_of(name) == author:
+                mine[seat.seat] = {
+                    "bot": seat.bot,
+                    "decisions": [
+                        {"step": step, "stderr": action.stderr}
+                        for step, action in enumerate(replay.actions) if action.seat == seat.seat and action.stderr
+                    ],
+                    "log_end": logs.get(seat.seat, ""),
+                }
+        if not mine:
+            return JSONResponse({"error": f"no bot of yours played game {key}"}, status_code=404)
+        return JSONResponse({"game": key, "seats": mine})
+
+    return router

@@ -1,0 +1,57 @@
+"""`arena league ... --serve PORT`: one command runs the ladder and serves its site and the
+authors' door; a bot submitted over HTTP with `arena submit --to URL --league` is checked,
+lands in the registry, joins the running league and is told where it stands."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+import httpx
+
+from tests.web_helpers import ROOT, bot_folder, token_for
+
+
+def test_league_serve_takes_a_bot_over_http_into_the_running_league(tmp_path):
+    registry = tmp_path / "registry"
+    for name in ("alpha", "beta"):
+        (registry / name).mkdir(parents=True)
+        shutil.move(bot_folder(tmp_path, name), registry / name / "1.0")
+    token = token_for(registry, "ann")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="300")
+    league = subprocess.Popen(
+        [sys.executable, "-m", "arena", "league", str(tmp_path / "ladder"), "--game", "3up3down", "--seats", "2",
+         "--registry", str(registry), "--sandbox", "local", "--games", "100000", "--seed", "7", "--public-seed-ok",
+         "--serve", "0", "--validate-sandbox", "local"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    try:
+        url = None
+        for line in league.stdout:
+            found = re.search(r"serving the league at (http://127\.0\.0\.1:\d+/) \(authors: \S+door/\)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url, "no serving line"
+        mine = bot_folder(tmp_path, "annbot")
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "submit", str(mine), "--to", url, "--league", "x", "--wait-s", "60"],
+            capture_output=True, text=True, env=dict(env, ARENA_TOKEN=token), timeout=600,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        said = done.stdout.splitlines()
+        assert said[-2].startswith("accepted: annbot@1.0 (sha256 ")
+        assert re.fullmatch(r"annbot@1\.0: \d+ games so far, rank [123] of 3(, 90% interval \d-\d)?; provisional",
+                            said[-1]), said[-1]
+        standing = httpx.get(url + "api/bots/annbot", timeout=10).json()["standing"]
+        assert standing["joined"] and standing["bot"] == "annbot@1.0" and standing["of"] == 3
+        page = httpx.get(url + "door/", timeout=10)
+        assert page.status_code == 200 and "Submit a bot" in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+    finally:
+        league.send_signal(signal.SIGINT)
+        league.wait(60)
