@@ -8,11 +8,11 @@ import httpx
 import pytest
 
 from arena.report import slug
+from arena.tournament import run_tournament, validate_config
 from arena.web.app import AppServer
 from arena.web.pages import door_app
 from arena.web.queue import QueueSettings
 from arena.web.submissions import Door
-from arena.tournament import run_tournament, validate_config
 from tests.report_helpers import HOSTILE_LOG, _random_seat, chatty_bot
 
 
