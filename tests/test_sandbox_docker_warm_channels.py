@@ -204,3 +204,27 @@ def test_the_launcher_is_kept_only_in_a_folder_nobody_else_may_write(engine, tmp
     built.chmod(0o777)  # someone else could have replaced it: refused, never run
     with pytest.raises(launcher_module.LauncherUnavailable, match="is not root's alone"):
         launcher_module.launcher_binary()
+
+
+def test_where_a_games_namespaces_cannot_be_made_slots_start_cold_and_say_why(engine, tmp_path, monkeypatch):
+    """An engine that forbids them (here: the container lacks CAP_SYS_ADMIN) is found when
+    the slot's container starts, by the launcher's trial; no game is charged, none fails."""
+    from arena.sandbox.docker import DockerBotProcess, warm_container
+
+    monkeypatch.setattr(warm_container, "LAUNCHER_CAPS", ["SETUID", "SETGID", "SETPCAP", "NET_ADMIN"])
+    bot = BotSpec(name="counters", folder=copy_bot("warm-counters", tmp_path), command=("python3", "bot.py"))
+    sandbox = DockerSandbox()
+    try:
+        process = sandbox.start(bot, LIMITS, slot="s")
+        try:
+            assert isinstance(process, DockerBotProcess)
+            process.send_line(b"0")
+            assert json.loads(process.receive_line(LIMITS.startup_s))["pid"] > 0
+        finally:
+            process.close()
+        assert sandbox.warm_reason() == (
+            "arena's launcher cannot make a game's network and IPC namespaces in this "
+            "engine's containers (Operation not permitted)"
+        )
+    finally:
+        sandbox.close()

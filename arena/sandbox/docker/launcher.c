@@ -232,6 +232,19 @@ int main(int argc, char **argv) {
     }
     int launch_fd = open_own_pipe(IO "launch", O_RDWR);
     status_fd = open_own_pipe(IO "status", O_WRONLY);
+    /* Can a game's namespaces be made here (an engine's filter or a security module may
+     * forbid it)? Tried once in a child; if not, arena starts this slot's processes cold. */
+    pid_t trial = fork();
+    if (trial == 0) {
+        int failed = unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0 ? errno : loopback_up();
+        _exit(failed > 0 && failed < 256 ? failed : (failed ? 255 : 0));
+    }
+    int trial_status;
+    if (trial < 0 || waitpid(trial, &trial_status, 0) != trial || !WIFEXITED(trial_status) ||
+        WEXITSTATUS(trial_status) != 0) {
+        say("unsupported %ld %ld\n", trial > 0 && WIFEXITED(trial_status) ? WEXITSTATUS(trial_status) : 0, 0);
+        return NO_LAUNCH;
+    }
     signal(SIGCHLD, SIG_IGN); /* monitors are reaped by the kernel, counted nowhere */
     say("ready\n", 0, 0);
     char buffer[256];

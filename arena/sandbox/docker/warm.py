@@ -109,9 +109,11 @@ only when the kernel's OOM count says so; any other breakage of the container, a
 engine failure, is a SandboxError.
 
 Warm slots need what the pipes need (arena as root with an engine that does not remap
-users), the engine on this host, whose container processes arena can see in /proc, and a
-C compiler with a static libc to build the launcher once (launcher.py). Where that is not
-so, a slot starts cold, as `slot=None` does.
+users), the engine on this host, whose container processes arena can see in /proc, a C
+compiler with a static libc to build the launcher once (launcher.py), and an engine that
+lets the launcher make namespaces (it tries once when the container starts, and says
+"unsupported" if it cannot). Where that is not so, a slot starts cold, as `slot=None`
+does, and `DockerSandbox.warm_reason()` says why.
 """
 
 from __future__ import annotations

@@ -409,6 +409,12 @@ class WarmContainer:
                     match line.split():
                         case ["ready"]:
                             self._ready = True
+                        case ["unsupported", number, _]:
+                            why = os.strerror(int(number)) if int(number) else "it failed"
+                            raise _Unsupported(
+                                "arena's launcher cannot make a game's network and IPC "
+                                f"namespaces in this engine's containers ({why})"
+                            )
                         case ["run", serial, pid]:
                             self._runs[int(serial)] = int(pid)
                         case ["fail", serial, number]:  # the namespaces or the fork failed
