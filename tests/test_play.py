@@ -313,3 +313,49 @@ def test_a_flood_of_messages_closes_the_connection(two_people):
             while True:
                 socket.receive_text()
         assert closed.value.code == 1008
+
+
+# --- on the submission server -------------------------------------------------------------
+
+
+def test_a_signed_in_author_plays_a_ladder_bot_stored_apart_from_the_league(tmp_path):
+    import shutil
+
+    from arena.human.door import door_play_router
+    from arena.web.pages import door_app
+    from arena.web.submissions import Door
+
+    registry = tmp_path / "registry"
+    shutil.copytree(RANDOM, registry / "random" / "1.0")
+    door = Door(registry=registry)
+    token = door.book.add("alice")
+    host = PlayHost()
+    router = door_play_router(door, sandbox="local", host=host, out=tmp_path / "human-games")
+    client = TestClient(door_app(tmp_path / "site", door, routers=[router]))
+    try:
+        signed = {"Authorization": f"Bearer {token}"}
+        assert client.get("/play/bots").status_code == 401
+        assert client.post("/play/tables", json={"bot": "random"}).status_code == 401
+        assert client.get("/play/bots", headers={"Authorization": "Bearer " + "x" * 40}).status_code == 401
+        bots = client.get("/play/bots", headers=signed).json()["bots"]
+        assert {(b["bot"], b["version"], b["game"]) for b in bots} == {
+            ("random", "1.0", "3up3down"), ("random", "1.0", "three-thirteen")
+        }
+        refused = client.post("/play/tables", json={"bot": "../random"}, headers=signed)
+        assert refused.status_code == 400 and "no ladder bot '../random'" in refused.json()["detail"]
+        assert client.post("/play/tables", content=b"[1", headers=signed).status_code == 400
+        opened = client.post("/play/tables", json={"bot": "random", "game": "three-thirteen"}, headers=signed).json()
+        assert opened["seats"] == ["human:alice", "random"] and opened["url"].startswith("/play/#t=")
+        with client.websocket_connect("/play/ws") as socket:
+            join(socket, opened["url"].split("#t=")[1])
+            first = json.loads(socket.receive_text())
+            assert first["observation"]["seat"] == 0 and first["observation"]["game"] == "three-thirteen"
+        (table,) = host.tables()
+        assert table.config.human_time_s == 300 and table.config.sandbox == "local"
+        # A second table of the same author replaces the first (one at a time).
+        client.post("/play/tables", json={"bot": "random", "game": "3up3down"}, headers=signed)
+        assert [t.game.name for t in host.tables()] == ["3up3down"]
+    finally:
+        host.close()
+        door.stop()
+    assert (tmp_path / "human-games" / "arena.sqlite").is_file()  # its own store, not a league's

@@ -12,6 +12,7 @@ that lets signed-in authors play: `auth=` and `open_table=`, see `docs/play.md`)
                                 {"type": "again"}
     POST /play/tables           (with `auth`) a new table against a bot: {"bot": NAME}
                                 -> {"url": "/play/#t=TOKEN"}
+    GET  /play/bots             (with `auth`) the bots one may play
 
 Every request is hostile: a WebSocket from another origin is refused, a token is looked
 up by its hash, a message over `MAX_MESSAGE` bytes or more than `MAX_RATE` a second
@@ -88,10 +89,12 @@ def play_router(
     prefix: str = "/play",
     auth: Callable[..., Any] | None = None,
     open_table: Callable[[Any, dict[str, Any]], TableConfig] | None = None,
+    bots: Callable[[], list[dict[str, Any]]] | None = None,
 ) -> APIRouter:
     """The router of the human seat (see the module docstring). With `auth` (a FastAPI
     dependency returning the signed-in user, raising 401 otherwise) and `open_table(user,
-    body) -> TableConfig`, POST {prefix}/tables opens a table for that user."""
+    body) -> TableConfig`, POST {prefix}/tables opens a table for that user, and GET
+    {prefix}/bots lists what `bots()` offers."""
     router = APIRouter(prefix=prefix)
     assets = _assets()
 
@@ -132,6 +135,11 @@ def play_router(
                 raise HTTPException(400, str(error)) from None
             token = next(iter(table.tokens.values()))
             return {"url": f"{prefix}/#t={token}", "seats": table.names}
+
+        @router.get("/bots")
+        def ladder(user: Any = Depends(auth)) -> dict[str, Any]:
+            """The bots a signed-in user may play (each name's current version)."""
+            return {"bots": bots() if bots is not None else []}
 
     @router.websocket("/ws")
     async def seat_socket(websocket: WebSocket) -> None:

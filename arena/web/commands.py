@@ -122,7 +122,10 @@ def serve_door(
         league_dir=league_dir,
         hide_stderr=not show_stderr,
     )
-    server = AppServer(door_app(site, door), host, port, **(tls or {}))
+    from arena.human.door import door_play_router
+
+    # A signed-in author may play any ladder bot at /play/ (games stored apart, never rated).
+    server = AppServer(door_app(site, door, routers=[door_play_router(door)]), host, port, **(tls or {}))
     return server, door
 
 

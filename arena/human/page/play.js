@@ -270,8 +270,54 @@
     if (!pendingTurn) { say("It is not your move."); return; }
     send({ type: "act", request: pendingTurn.request, action: action });
   }
+  /* --- on the submission server: a signed-in author (its token in this tab's
+     sessionStorage, from the authors' page /door/) opens a table against a ladder bot. */
+  function chooser() {
+    var signedIn = sessionStorage.getItem("arena-token");
+    if (!signedIn) {
+      statusLine.textContent = "This page needs its seat link (the one arena play printed). On a submission " +
+        "server, sign in on the authors' page (/door/) first, then come back here to play a ladder bot.";
+      return;
+    }
+    var auth = { Authorization: "Bearer " + signedIn };
+    statusLine.textContent = "Choose a ladder bot to play.";
+    fetch("bots", { headers: auth }).then(function (answer) { return answer.json(); }).then(function (body) {
+      actionsBox.textContent = "";
+      var label = el("label", null, "Bot ");
+      var pick = el("select");
+      pick.id = "ladder-bot";
+      (body.bots || []).forEach(function (bot, n) {
+        pick.appendChild(new Option(bot.bot + " " + bot.version + " · " + bot.game, String(n)));
+      });
+      label.appendChild(pick);
+      var row = el("div", "actions-row");
+      row.appendChild(label);
+      var go = el("button", "primary", "Play it");
+      go.type = "button";
+      go.id = "open-table";
+      go.addEventListener("click", function () {
+        var bot = body.bots[Number(pick.value)];
+        if (!bot) return;
+        go.disabled = true;
+        fetch("tables", {
+          method: "POST", headers: Object.assign({ "Content-Type": "application/json" }, auth),
+          body: JSON.stringify({ bot: bot.bot, game: bot.game })
+        }).then(function (answer) { return answer.json(); }).then(function (made) {
+          var found = /#t=([A-Za-z0-9_-]+)$/.exec(made.url || "");
+          if (!found) { say(made.detail || "The table could not be opened."); go.disabled = false; return; }
+          token = found[1];
+          location.hash = "t=" + token;
+          actionsBox.textContent = "";
+          connect();
+        });
+      });
+      row.appendChild(go);
+      actionsBox.appendChild(row);
+      if (!(body.bots || []).length) say(body.detail || "No ladder bot to play yet.");
+    });
+  }
   function connect() {
-    if (!token) { statusLine.textContent = "This page needs its seat link (the one arena play printed)."; return; }
+    if (!token) { chooser(); return; }
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     var path = location.pathname.replace(/\/[^/]*$/, "/") + "ws";
     socket = new WebSocket(scheme + location.host + path);
