@@ -246,3 +246,52 @@ def test_as_root_a_users_link_to_a_root_only_file_is_refused(tmp_path):
         "key2: is a hard link (one file with 2 names); links are not accepted: put a copy of the file in the folder",
     ]
     assert not (tmp_path / "copy").exists()
+
+
+# ------------------------------------------------------------ a Docker image's context
+
+
+def test_an_image_is_never_built_from_a_folder_with_a_link_and_hashing_one_follows_none(tmp_path):
+    """The Docker sandbox builds a bot's image from its folder as it is: a folder that
+    arena submit would refuse is never sent as a build context. Its hash reads no link's
+    target (a link to a fifo would stall it)."""
+    import docker.errors
+
+    from arena.sandbox import BotFault, BotSpec
+    from arena.sandbox.docker.images import DockerImages, folder_digest
+
+    built = []
+
+    class Images:
+        def get(self, tag):
+            raise docker.errors.ImageNotFound(f"no {tag}")
+
+        def build(self, **settings):
+            built.append(settings["path"])
+
+    class Box(DockerImages):
+        def __init__(self):
+            self.client = type("Client", (), {"images": Images()})()
+            self.image = "base"
+            self._init_images()
+
+    src = bot(tmp_path)
+    (src / "Dockerfile").write_text("FROM base\nCOPY . /bot\n")
+    (tmp_path / "target").write_text("one")
+    (src / "stall").symlink_to(tmp_path / "target")
+    (src / "passwd").symlink_to("/etc/passwd")
+    digest = folder_digest(src)
+    (tmp_path / "target").write_text("other")
+    assert folder_digest(src) == digest  # the links' texts count, never their targets
+    spec = BotSpec(name="b", folder=src, command=("python3", "bot.py"), dockerfile="Dockerfile")
+    with pytest.raises(BotFault) as fault:
+        Box().image_for(spec)
+    assert fault.value.detail == (
+        "its folder cannot be built from: passwd: is a symbolic link (to '/etc/passwd'); links are not accepted: "
+        "put the file itself in the folder (and 1 more)"
+    )
+    assert built == []
+    for link in ("stall", "passwd"):
+        (src / link).unlink()
+    Box().image_for(spec)
+    assert built == [str(src)]

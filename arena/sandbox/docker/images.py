@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import docker
 import docker.errors
 
+from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
@@ -42,12 +44,22 @@ def build_network() -> str:
 
 
 def folder_digest(folder: Path) -> str:
-    """A hash of every file's relative path, executable bit and content under `folder`."""
+    """A hash of every file's relative path, executable bit and content under `folder`
+    (read in chunks), and of each link's own text: no link is followed, so a link to a
+    fifo or a device cannot stall it."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0l" + os.readlink(path).encode() + b"\0")
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
-        digest.update(path.read_bytes())
+        digest.update(b"x" if info.st_mode & 0o111 else b"-")
+        with path.open("rb") as content:
+            while chunk := content.read(1 << 20):
+                digest.update(chunk)
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -127,6 +139,17 @@ class DockerImages:
             raise SandboxError(
                 f"the Docker engine failed while looking up {tag}: {error}"
             ) from None
+        # The build context is the folder as it is: only a folder that `arena submit` would
+        # take in (no link, device, fifo or socket, readable by its owner, within the limits)
+        # is built, so no image ever holds anything from outside it.
+        try:
+            problems = vet_bot_folder(folder, FolderLimits.from_env())
+        except FolderLimitsError as error:
+            raise SandboxError(str(error)) from None
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            self._failed_builds[tag] = BotFault(Reason.CRASH, f"its folder cannot be built from: {problems[0]}{more}")
+            raise self._failed_builds[tag]
         network = build_network()
         try:
             # Build steps are the bot author's code too: no network (unless the organiser
