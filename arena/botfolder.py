@@ -65,6 +65,8 @@ def load_bot(folder: str | Path) -> BotManifest:
     if not folder.is_dir():
         raise BotFolderError(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
     path = folder / MANIFEST
+    if path.is_symlink():  # read it, and a link to /etc/shadow would be "not valid TOML" and more
+        raise BotFolderError(folder, [f"{MANIFEST} is a symbolic link; put the file itself in the folder"])
     if not path.is_file():
         raise BotFolderError(folder, [f"has no {MANIFEST} (needs: name, version, command, games)"])
     try:

@@ -333,3 +333,18 @@ def test_the_command_refuses_a_link_to_etc_shadow_and_a_big_file_in_one_line_eac
     )
     assert bad.returncode == 2
     assert bad.stderr == "arena: error: the bot folder limit files is 0; it is a whole number of at least 1\n"
+
+
+def test_a_bot_toml_that_is_a_link_is_never_read_nor_listed(tmp_path):
+    from arena.botfolder import BotFolderError, load_bot
+
+    elsewhere = random_copy(tmp_path, name="real")
+    registry = tmp_path / "registry"
+    linked = registry / "linked" / "1.0"
+    shutil.copytree(elsewhere, linked)
+    (linked / "bot.toml").unlink()
+    (linked / "bot.toml").symlink_to(elsewhere / "bot.toml")
+    with pytest.raises(BotFolderError) as refused:
+        load_bot(linked)
+    assert refused.value.mistakes == ["bot.toml is a symbolic link; put the file itself in the folder"]
+    assert list_registry(registry) == []
