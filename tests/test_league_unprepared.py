@@ -117,3 +117,23 @@ def test_a_folder_that_becomes_unreadable_while_the_league_runs_suspends_its_bot
     assert all(game.status == "done" for game in games)
     assert len([game for game in games if "bob@1.0" in game.bots]) == 2  # the two it played
     assert any(game.round >= bob.left_at for game in games)  # ann and cat played on
+
+
+def test_a_bot_whose_image_does_not_build_is_suspended_with_the_builds_reason(tmp_path):
+    from arena.sandbox.docker import default_image, engine_problem
+
+    problem = engine_problem()
+    if problem:
+        pytest.skip(problem)
+    registry = registry_with(tmp_path, ("ann", "bob", "cat"))
+    cat = registry / "cat" / "1.0"
+    (cat / "Dockerfile").write_text(f"FROM {default_image()}\nRUN exit 3\n")
+    with (cat / "bot.toml").open("a") as toml:
+        toml.write('dockerfile = "Dockerfile"\n')
+    out = tmp_path / "league"
+    outcome = run_league(config(out, registry, seats=2, games=2, jobs=1, sandbox="docker"), report=False)
+    assert outcome.done == 2 and players(out) == {"ann@1.0", "bob@1.0"}
+    member = members_of(out)["cat@1.0"]
+    assert member.status == "suspended"
+    assert member.reason.startswith("its Docker image cannot be built: its Dockerfile did not build:")
+    assert "returned a non-zero code: 3" in member.reason
