@@ -23,7 +23,7 @@ from arena.referee import play_game, verify_replay
 from arena.sandbox.base import Reason
 from arena.seats import InProcessBot
 from arena.store import Store
-from tests.play_helpers import RANDOM
+from tests.play_helpers import RANDOM, card_ids
 
 SHORT = {"max_turns_per_round": 2}
 
@@ -250,6 +250,8 @@ def test_a_token_opens_its_own_seat_only_and_a_reload_catches_up(two_people):
         again = json.loads(socket.receive_text())
         assert again["type"] == "turn" and again["replace"] is True and again["step"] == 1
         assert [event["type"] for event in again["events"]] == ["round_start", "draw"]
+        # The faces of every card the log names come with it (the page has none yet).
+        assert card_ids(again["events"], "three-thirteen") <= {int(card) for card in again["cards"]}
 
 
 def test_hostile_requests_are_refused(two_people):

@@ -111,8 +111,10 @@ class Channel:
     def _catch_up(self) -> list[dict[str, Any]]:
         out = [{"type": "hello", **self.intro}]
         if self.state is not None:
-            # The whole log of the game so far: the page starts its list of moves afresh.
-            out.append({**self.state, "events": list(self.log), "replace": True})
+            # The whole log of the game so far: the page starts its list of moves afresh
+            # (with the faces of the cards the log names: the page has none of them yet).
+            cards = {**card_faces(self.intro["game"], self.log), **self.state.get("cards", {})}
+            out.append({**self.state, "events": list(self.log), "cards": cards, "replace": True})
         if self.over is not None:
             out.append(self.over)
         if self.notice is not None:

@@ -253,6 +253,8 @@ class PlayTable:
 
     def _run(self) -> None:
         try:
+            if self.store.games():
+                self._render(None)  # the games of earlier tables, on the site at once
             while not self._stop.is_set():
                 if not self._play_one():
                     return
@@ -316,7 +318,7 @@ class PlayTable:
             )
         return True
 
-    def _render(self, key: str) -> str | None:
+    def _render(self, key: str | None) -> str | None:
         """The site's page of game `key` (a path from the site's root), once rendered; None
         when the table does not render its site or rendering failed (the game is stored)."""
         if not self.config.render_site:
