@@ -113,3 +113,17 @@ def test_layers_that_must_not_know_each_other():
         and not (name == "arena.faults" and imported == "arena.faults")
     }
     assert broken == set()
+
+
+def test_the_served_arena_sits_on_top():
+    """arena/web/ calls submit, league, store and the report's output; none of them calls it."""
+    below = ("arena.submit", "arena.league", "arena.store", "arena.report", "arena.botcopy", "arena.tournament",
+             "arena.match", "arena.referee", "arena.seats", "arena.sandbox")
+    reaching_up = {
+        (name, imported)
+        for name in MODULES
+        if any(name == low or name.startswith(low + ".") for low in below)
+        for imported in imports_of(name)
+        if imported == "arena.web" or imported.startswith("arena.web.")
+    }
+    assert reaching_up == set()

@@ -122,7 +122,7 @@ class Book:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: a killed process loses nothing committed
         self._db.executescript(_SCHEMA)
         self._verified: dict[bytes, tuple[str, float]] = {}  # keyed digest of a token -> (token id, when)
         self._cache_key = secrets.token_bytes(32)

@@ -165,8 +165,9 @@ async def _receive_upload(request: Request, target: Path, limits: UploadLimits) 
         raise UploadRefused(400, "the upload is empty; send the packed bot folder (.tar.gz or .zip)")
 
 
-def _take_in(door: Door, packed: Path, work: Path, author: str, organiser: bool) -> tuple[str, str]:
-    """Unpack and read bot.toml; the bot's (name, version), or UploadRefused."""
+def _take_in(door: Door, packed: Path, work: Path, author: str, organiser: bool, address: str) -> tuple[str, str, str]:
+    """Unpack, read bot.toml, book the submission and move its folder to its id: (name,
+    version, id), or UploadRefused."""
     bot = unpack(packed, work / UNPACKED, door.limits)
     try:
         manifest = load_bot(bot)
@@ -180,7 +181,10 @@ def _take_in(door: Door, packed: Path, work: Path, author: str, organiser: bool)
         refusal = door.book.may_use(author, organiser, manifest.name)
         if refusal:
             raise UploadRefused(403, refusal)
-    return manifest.name, manifest.version
+    sub_id = door.book.new_submission(author, manifest.name, manifest.version, address, packed.stat().st_size)
+    packed.unlink()
+    os.rename(work, quarantine_dir(door.registry) / sub_id)
+    return manifest.name, manifest.version, sub_id
 
 
 def door_router(door: Door) -> APIRouter:
@@ -191,13 +195,15 @@ def door_router(door: Door) -> APIRouter:
     async def submit(request: Request) -> JSONResponse:
         """The body is the packed bot folder (or a form with the file as 'bot'); answers 202
         with the submission's id: follow it at /api/submissions/{id}."""
-        who = _who(door, request)
+        # The book (SQLite) and scrypt are called in worker threads: the event loop keeps
+        # serving pages meanwhile.
+        who = await run_in_threadpool(_who, door, request)
         if isinstance(who, JSONResponse):
             return who
         author, organiser = who
         if not organiser:
             hour_ago = time.time() - 3600
-            if door.book.recent_uploads(author, hour_ago) >= door.limits.per_hour:
+            if await run_in_threadpool(door.book.recent_uploads, author, hour_ago) >= door.limits.per_hour:
                 return _error(429, f"more than {door.limits.per_hour} submissions in an hour (the limit); try later",
                               {"Retry-After": "600"})
         root = quarantine_dir(door.registry)
@@ -206,10 +212,9 @@ def door_router(door: Door) -> APIRouter:
         try:
             packed = work / "packed"
             await _receive_upload(request, packed, door.limits)
-            name, version = await run_in_threadpool(_take_in, door, packed, work, author, organiser)
-            sub_id = door.book.new_submission(author, name, version, _client(request), packed.stat().st_size)
-            packed.unlink()
-            os.rename(work, root / sub_id)
+            name, version, sub_id = await run_in_threadpool(
+                _take_in, door, packed, work, author, organiser, _client(request)
+            )
         except UploadRefused as refused:
             shutil.rmtree(work, ignore_errors=True)
             return _error(refused.status, refused.line)

@@ -40,6 +40,7 @@ def _say(message: dict) -> None:
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     _die_with_parent(spec["parent"])
+    os.nice(10)  # checking is background work: the server's answers come first
     from arena.botcopy import FolderLimits
     from arena.sandbox import Limits
     from arena.submit import SubmitRefused, submit_bot

@@ -39,7 +39,8 @@
           var p = document.createElement("p");
           var versions = bot.versions.map(function (v) { return v.version; }).join(", ");
           var s = bot.standing, where = "";
-          if (s && s.joined) where = "; " + s.bot + ": rank " + s.rank + " of " + s.of + ", " + s.games +
+          if (s && s.joined) where = "; " + s.bot + ": rank " + s.rank + " of " + s.of +
+            (s.band ? " (90% band " + s.band[0] + "-" + s.band[1] + ")" : "") + ", " + s.games +
             " games, " + (s.status !== "active" ? s.status : (s.settled ? "settled" : "provisional"));
           p.textContent = name + ": versions " + versions + where;
           bots.appendChild(p);
