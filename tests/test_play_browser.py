@@ -25,12 +25,14 @@ from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401 - the fixture
 from tests.test_report_pages_browser import _axe, violations
 
-# Short games keep the suite's wall time down: 3UP 3DOWN capped at 40 turns, Three
-# Thirteen's eleven rounds at 4 turns each. Public seeds make the games (and the
-# person's seeded clicks) the same on every run; seed 2 gives a Three Thirteen game
-# where the person can go out.
+# Short games keep the suite's wall time down: 3UP 3DOWN with the one-colour classic
+# deck (24 cards: the 3UP and 3DOWN are reached soon), Three Thirteen's eleven rounds at
+# 4 turns each. Public seeds make the games (and the person's seeded clicks) the same on
+# every run: seed 2 gives a 3UP 3DOWN game where the person chooses the 3UP, plays one
+# card and several, a Clear, from the 3UP, picks up and turns a 3DOWN card over, and a
+# Three Thirteen game where the person goes out.
 GAMES = {
-    "3up3down": ({"max_turns": 40}, 11),
+    "3up3down": ({"deck": "classic", "colours": 1, "max_turns": 60}, 2),
     "three-thirteen": ({"max_turns_per_round": 4}, 2),
 }
 
@@ -95,6 +97,19 @@ def click_action(page, game: str, action: dict) -> None:
         page.click("#discard")
 
 
+def kind_of(action: dict, turn: dict) -> str:
+    """What sort of move it is, in the words the tests ask for."""
+    if action["type"] == "draw" and "source" in action:
+        return f"draw {action['source']}"
+    if action["type"] != "play":
+        return action["type"]
+    if turn["observation"].get("source") == "up":
+        return "play from 3UP"
+    if turn["cards"][str(action["cards"][0])][0] != "number":
+        return "play a Clear"
+    return "play several" if len(action["cards"]) > 1 else "play one"
+
+
 def choose(rng: random.Random, legal: list[dict]) -> dict:
     """The person's move: going out whenever it can, a multiple now and then, else any."""
     for action in legal:
@@ -115,7 +130,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browse
     try:
         player = Player(browser, DESKTOP, served.link(0))
         rng = random.Random(f"{game}-person")
-        chosen, shown, answered, went_out = [], [], 0, []
+        chosen, shown, answered, went_out, kinds = [], [], 0, [], set()
         while True:
             turn = player.wait_turn_or_over(answered)
             if turn is None:
@@ -124,6 +139,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browse
             shown.append((turn["step"], player.dom_cards(), player.own_hand(0)))
             action = choose(rng, turn["legal"])
             chosen.append(action)
+            kinds.add(kind_of(action, turn))
             if action["type"] == "go_out":
                 # The page shows the combinations going out lays down, before the click.
                 melds = player.page.locator(f'#actions button[data-go-out="{action["card"]}"] ~ span .meld')
@@ -154,6 +170,11 @@ def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browse
     assert mine == chosen  # every click made the very move meant
     assert all(step.by == "bot" for step in result.replay.actions)  # no forfeit, no fallback
     knowledge = seat_knowledge(result, 0)
+    wanted = {
+        "3up3down": {"choose_up", "play one", "play several", "play a Clear", "play from 3UP", "pickup", "play_down"},
+        "three-thirteen": {"draw stock", "draw discard", "discard", "go_out"},
+    }[game]
+    assert wanted <= kinds, f"the game no longer makes the person {wanted - kinds}"
     if game == "three-thirteen":
         assert went_out, "the person never went out: the game no longer tests going out"
         for step, hinted, laid in went_out:
@@ -281,3 +302,42 @@ def test_axe_finds_no_violation_on_the_play_page(browser, game, viewport, tmp_pa
         player.watched.check()
     finally:
         served.close()
+
+
+def test_a_signed_in_author_picks_a_ladder_bot_on_the_page_and_plays_it(browser, tmp_path):  # noqa: F811
+    import shutil
+
+    from arena.human.door import door_play_router
+    from arena.human.table import PlayHost
+    from arena.web.app import AppServer
+    from arena.web.pages import door_app
+    from arena.web.submissions import Door
+
+    registry = tmp_path / "registry"
+    shutil.copytree(RANDOM, registry / "random" / "1.0")
+    door = Door(registry=registry)
+    token = door.book.add("alice")
+    host = PlayHost()
+    router = door_play_router(door, sandbox="local", host=host, out=tmp_path / "human-games")
+    server = AppServer(door_app(tmp_path / "site", door, routers=[router]), "127.0.0.1", 0).start()
+    try:
+        stranger = Watched(browser, PHONE)
+        stranger.page.goto(f"{server.url}play/")
+        assert "sign in on the authors' page (/door/)" in stranger.page.locator("#status").inner_text()
+        stranger.check()
+        author = Watched(browser, DESKTOP)
+        # Signed in on /door/: the token is in the tab's sessionStorage (the door's page puts it there).
+        author.page.add_init_script(f"sessionStorage.setItem('arena-token', {json.dumps(token)})")
+        author.page.goto(f"{server.url}play/")
+        option = author.page.locator("#ladder-bot option", has_text="three-thirteen")
+        author.page.select_option("#ladder-bot", option.get_attribute("value"))
+        author.page.click("#open-table")
+        author.page.wait_for_function("() => document.title.startsWith('Three Thirteen')")
+        assert author.page.evaluate("() => location.hash").startswith("#t=")
+        author.page.wait_for_selector("#table .seatbox")
+        assert author.page.locator("#table [data-seat='0'] .who").inner_text().startswith("seat 0 · human:alice")
+        author.check()
+    finally:
+        server.shutdown()
+        host.close()
+        door.stop()
