@@ -27,6 +27,7 @@ What is refused:
 - more than the limits: `FolderLimits` (defaults 200 MB in all, 10,000 files and
   folders, 50 MB per file), set by the organiser with $ARENA_BOT_MAX_MB,
   $ARENA_BOT_MAX_FILES and $ARENA_BOT_MAX_FILE_MB, or `arena submit --max-bot-mb ...`;
+  and folders nested more than 32 deep;
 - names that are not UTF-8.
 
 How: the tree is walked with `os.scandir` on folder descriptors, never following a
@@ -57,6 +58,7 @@ from pathlib import Path
 CHUNK = 1 << 20
 MB = 1 << 20
 MAX_PROBLEMS = 20  # lines told; the rest are counted
+MAX_DEPTH = 32  # folders inside folders (one descriptor open per level while walking)
 IGNORED_TOP = ("submission.json",)  # the registry's record, written by arena itself
 
 MAX_MB_ENV = "ARENA_BOT_MAX_MB"
@@ -231,77 +233,87 @@ _KINDS = {
 }
 
 
+def _listing(dirfd: int, rel: str, send: Callable[[bytes, bytes], None]) -> list[str]:
+    """The names in the folder open at `dirfd`, sorted ([] and a problem when unlistable)."""
+    try:
+        with os.scandir(dirfd) as listing:
+            return sorted(entry.name for entry in listing)
+    except OSError as error:
+        send(_PROBLEM, f"{rel or '.'}/: cannot be listed by the folder's owner ({error.strerror})".encode())
+        return []
+
+
 def _walk(topfd: int, limits: FolderLimits, read: bool, send: Callable[[bytes, bytes], None]) -> None:
-    """Walk the folder open at `topfd` and send what it holds (see the module docstring).
+    """Walk the folder open at `topfd` and send what it holds (see the module docstring),
+    depth first in name order, with one descriptor open per level (at most MAX_DEPTH).
     Runs as the folder's owner (a child process) or as arena; closes `topfd`."""
     entries = 0
     total = 0
-    stack = [(topfd, "")]
-    while stack:
-        dirfd, rel = stack.pop()
-        try:
-            try:
-                with os.scandir(dirfd) as listing:
-                    names = sorted(entry.name for entry in listing)
-            except OSError as error:
-                send(_PROBLEM, f"{rel or '.'}/: cannot be listed by the folder's owner ({error.strerror})".encode())
+    stack = [(topfd, "", iter(_listing(topfd, "", send)))]
+    try:
+        while stack:
+            dirfd, rel, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(dirfd)
+                stack.pop()
                 continue
-            for name in names:
-                path = f"{rel}/{name}" if rel else name
+            path = f"{rel}/{name}" if rel else name
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = path.encode("utf-8", "backslashreplace").decode()
+                send(_PROBLEM, f"{shown}: its name is not UTF-8; rename it".encode())
+                continue
+            if name == "__pycache__" or name.endswith(".pyc") or (not rel and name in IGNORED_TOP):
+                continue
+            try:
+                info = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+            except OSError as error:
+                send(_PROBLEM, f"{path}: cannot be looked at ({error.strerror})".encode())
+                continue
+            entries += 1
+            if entries > limits.files:
+                send(_PROBLEM, (
+                    f"{path}: more than {limits.files} files and folders in the bot folder (the limit); "
+                    "leave out what the bot does not need"
+                ).encode())
+                return
+            kind = stat.S_IFMT(info.st_mode)
+            if kind == stat.S_IFLNK:
                 try:
-                    name.encode("utf-8")
-                except UnicodeEncodeError:
-                    shown = path.encode("utf-8", "backslashreplace").decode()
-                    send(_PROBLEM, f"{shown}: its name is not UTF-8; rename it".encode())
+                    target = os.readlink(name, dir_fd=dirfd)
+                except OSError:
+                    target = "?"
+                send(_PROBLEM, (
+                    f"{path}: is a symbolic link (to {target[:120]!r}); links are not accepted: "
+                    "put the file itself in the folder"
+                ).encode())
+            elif kind == stat.S_IFDIR:
+                if len(stack) >= MAX_DEPTH:
+                    send(_PROBLEM, f"{path}/: is more than {MAX_DEPTH} folders deep; flatten the folder".encode())
                     continue
-                if name == "__pycache__" or name.endswith(".pyc") or (not rel and name in IGNORED_TOP):
-                    continue
+                flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
                 try:
-                    info = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+                    fd = os.open(name, flags, dir_fd=dirfd)
                 except OSError as error:
-                    send(_PROBLEM, f"{path}: cannot be looked at ({error.strerror})".encode())
+                    send(_PROBLEM, _open_failed(f"{path}/", error, "opened").encode())
                     continue
-                entries += 1
-                if entries > limits.files:
-                    send(_PROBLEM, (
-                        f"{path}: more than {limits.files} files and folders in the bot folder (the limit); "
-                        "leave out what the bot does not need"
-                    ).encode())
-                    return
-                kind = stat.S_IFMT(info.st_mode)
-                if kind == stat.S_IFLNK:
-                    try:
-                        target = os.readlink(name, dir_fd=dirfd)
-                    except OSError:
-                        target = "?"
-                    send(_PROBLEM, (
-                        f"{path}: is a symbolic link (to {target[:120]!r}); links are not accepted: "
-                        "put the file itself in the folder"
-                    ).encode())
-                elif kind == stat.S_IFDIR:
-                    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-                    try:
-                        fd = os.open(name, flags, dir_fd=dirfd)
-                    except OSError as error:
-                        send(_PROBLEM, _open_failed(f"{path}/", error, "opened").encode())
-                        continue
-                    opened = os.fstat(fd)
-                    if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
-                        os.close(fd)
-                        send(_PROBLEM, f"{path}/: changed while it was being read; submit again".encode())
-                        continue
-                    send(_FOLDER, path.encode())
-                    stack.append((fd, path))
-                elif kind == stat.S_IFREG:
-                    total = _send_file(dirfd, name, path, info, limits, read, total, send)
-                else:
-                    what = _KINDS.get(kind, "special file")
-                    send(_PROBLEM, f"{path}: is a {what}; only files and folders are accepted".encode())
-        finally:
+                opened = os.fstat(fd)
+                if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
+                    os.close(fd)
+                    send(_PROBLEM, f"{path}/: changed while it was being read; submit again".encode())
+                    continue
+                send(_FOLDER, path.encode())
+                stack.append((fd, path, iter(_listing(fd, path, send))))
+            elif kind == stat.S_IFREG:
+                total = _send_file(dirfd, name, path, info, limits, read, total, send)
+            else:
+                what = _KINDS.get(kind, "special file")
+                send(_PROBLEM, f"{path}: is a {what}; only files and folders are accepted".encode())
+    finally:
+        for dirfd, _, _ in stack:  # folders still open when the walk stopped early
             os.close(dirfd)
-    # Folders still open when the walk stopped early.
-    for dirfd, _ in stack:
-        os.close(dirfd)
 
 
 def _open_failed(path: str, error: OSError, verb: str) -> str:

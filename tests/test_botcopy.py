@@ -4,6 +4,7 @@ from outside it into a registry, whatever it holds and however it changes while 
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import tracemalloc
 from pathlib import Path
@@ -84,10 +85,10 @@ def test_every_link_and_special_file_is_refused_with_one_line_naming_its_path(tm
     assert problems == [
         f"again.py: is a symbolic link (to 'bot.py'); {link}",
         "hard.db: is a hard link (one file with 2 names); links are not accepted: put a copy of the file in the folder",
-        "pipe: is a fifo (named pipe); only files and folders are accepted",
-        f"store.db: is a symbolic link (to '{league / 'arena.sqlite'}'); {link}",
         "lib/sock: is a socket; only files and folders are accepted",
         f"lib/theirs: is a symbolic link (to '{private}'); {link}",
+        "pipe: is a fifo (named pipe); only files and folders are accepted",
+        f"store.db: is a symbolic link (to '{league / 'arena.sqlite'}'); {link}",
     ]
     assert not (tmp_path / "copy").exists()
     assert vet_bot_folder(src) == problems
@@ -162,7 +163,7 @@ def test_the_limits_refuse_a_big_file_a_big_folder_and_too_many_files(tmp_path, 
         "part2.bin: brings the folder over 1 MB in all (the limit); leave out what the bot does not need",
     ]
     assert vet_bot_folder(src, FolderLimits(files=4)) == [
-        "part1.bin: more than 4 files and folders in the bot folder (the limit); leave out what the bot does not need"
+        "part0.bin: more than 4 files and folders in the bot folder (the limit); leave out what the bot does not need"
     ]
     monkeypatch.setenv("ARENA_BOT_MAX_FILES", "4")
     monkeypatch.setenv("ARENA_BOT_MAX_MB", "7")
@@ -173,6 +174,24 @@ def test_the_limits_refuse_a_big_file_a_big_folder_and_too_many_files(tmp_path, 
         FolderLimits.from_env()
     with pytest.raises(FolderLimitsError, match="file_mb is 0"):
         FolderLimits(file_mb=0)
+
+
+def test_a_wide_folder_keeps_few_descriptors_open_and_a_deep_one_is_refused(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(1500):  # more than the open files allowed below, were every folder kept open
+        (src / f"d{n:04d}").mkdir()
+        (src / f"d{n:04d}" / "f").write_text(str(n))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        assert copy_bot_folder(src, tmp_path / "copy") == []
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert (tmp_path / "copy" / "d1499" / "f").read_text() == "1499"
+    deep = tmp_path / "deep"
+    (deep / "/".join(["d"] * 40)).mkdir(parents=True)
+    assert vet_bot_folder(deep) == [f"{'/'.join(['d'] * 32)}/: is more than 32 folders deep; flatten the folder"]
 
 
 def test_copying_and_hashing_stream_a_big_file_in_chunks(tmp_path):
