@@ -498,7 +498,7 @@ class _League:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             return f"its folder cannot be played from: {problems[0]}{more}"
         docker = self.config.sandbox == "docker"
-        if docker or os.geteuid() == 0:  # the bots run as nobody (uid 65534)
+        if (docker and not ref.dockerfile) or (not docker and os.geteuid() == 0):  # the folder is read by nobody
             for path in sorted([folder, *folder.rglob("*")]):
                 info = path.lstat()
                 want = 5 if stat.S_ISDIR(info.st_mode) else 4
