@@ -9,7 +9,9 @@ and 4), tried by hostile probes over four per-game starts of one slot:
   numbers and the names of the process's pipes read the same in every game whatever the
   game before counted up;
 - the launcher is arena's own binary, built once in a folder of root's alone; without a
-  compiler slots start cold and say why.
+  compiler, or where a game's namespaces cannot be made, slots start cold and say why;
+- without the launcher's own seccomp filter a bot would make a user namespace (the
+  control of the confinement test).
 
 Tests need an engine and root; they skip without, unless ARENA_REQUIRE_DOCKER=1.
 """
@@ -228,3 +230,35 @@ def test_where_a_games_namespaces_cannot_be_made_slots_start_cold_and_say_why(en
         )
     finally:
         sandbox.close()
+
+
+def test_without_the_launchers_own_filter_a_bot_would_get_what_sys_admin_opens(engine, tmp_path, monkeypatch):
+    """The control of the confinement test (test_sandbox_docker_warm.py): the same launcher
+    without its stacked seccomp filter lets the bot make a user namespace (capabilities of
+    its own) and call clone3, which the engine's filter allows once the container holds
+    CAP_SYS_ADMIN."""
+    from arena.sandbox.docker import launcher as launcher_module
+
+    text = launcher_module.SOURCE.read_text()
+    assert text.count(" || stack_filter() != 0") == 1
+    source = tmp_path / "launcher.c"
+    source.write_text(text.replace(" || stack_filter() != 0", ""))
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(launcher_module, "SOURCE", source)
+    monkeypatch.setattr(launcher_module, "_built", {})
+    monkeypatch.setenv(launcher_module.DIR_ENV, str(cache))
+    bot = BotSpec(name="residue", folder=copy_bot("residue", tmp_path), command=("python3", "bot.py"))
+    sandbox = DockerSandbox()
+    try:
+        process = sandbox.start(bot, LIMITS, slot="s")
+        try:
+            process.send_line(json.dumps(["confinement"]).encode())
+            inside = json.loads(process.receive_line(LIMITS.startup_s))
+        finally:
+            process.close()
+    finally:
+        sandbox.close()
+    assert inside["status"]["CapEff"] == ["0000000000000000"]  # still nobody, no capability
+    # A user namespace made, and clone3 reaching the kernel (EINVAL: no arguments given)
+    # where the filter says ENOSYS, as the engine's does without CAP_SYS_ADMIN.
+    assert (inside["new user namespace"], inside["clone3"]) == ("ok", "EINVAL")

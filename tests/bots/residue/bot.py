@@ -7,7 +7,8 @@ It never ends on its own. Operations:
   capabilities, no-new-privileges, seccomp), its rlimits, its cgroup's limits, the mount
   of /tmp, the network interfaces, and the error names of writing /, /bot and /arena-io,
   of a TCP connection off the machine, of signalling and ptracing process 1, of the
-  kernel keyring, of a new user namespace, a mount and clone3; its open files, the error names of opening the warm launcher's pipes,
+  kernel keyring, of a new user namespace, a mount, clone3, clone with CLONE_NEWUSER,
+  setns, bpf and perf_event_open; its open files, the error names of opening the warm launcher's pipes,
   and of signalling every process of another uid.
 - ["plant", TOKEN]: leave state everywhere it can: files (a file, a nested folder, a link, a
   pipe) in /tmp and /dev/shm, a POSIX message queue and a POSIX semaphore, SysV shared
@@ -107,7 +108,30 @@ def confinement():
         check(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None), "mount")
 
     def clone3():
-        check(libc.syscall(435, None, 0), "clone3")  # x86_64's number
+        check(libc.syscall(435, None, 0), "clone3")  # x86_64's numbers, here and below
+
+    def clone_new_user():
+        # clone(CLONE_NEWUSER | SIGCHLD) with no stack: a fork, if it were allowed
+        child = check(libc.syscall(56, 0x10000000 | 17, None, None, None, None), "clone")
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+
+    def enter_namespace():
+        own = os.open("/proc/self/ns/net", os.O_RDONLY)
+        try:
+            check(libc.syscall(308, own, 0), "setns")
+        finally:
+            os.close(own)
+
+    def bpf():
+        attributes = ctypes.create_string_buffer(128)
+        check(libc.syscall(321, 0, attributes, 128), "bpf")  # BPF_MAP_CREATE
+
+    def perf_event():
+        attributes = ctypes.create_string_buffer(128)  # PERF_TYPE_HARDWARE, cycles
+        ctypes.c_uint32.from_buffer(attributes, 4).value = 128  # its size
+        check(libc.syscall(298, attributes, 0, -1, -1, 0), "perf_event_open")
 
     def keyring():
         # add_key("user", "arena", "x", 1, KEY_SPEC_SESSION_KEYRING): syscall 248 on x86_64
@@ -136,6 +160,10 @@ def confinement():
         "new user namespace": error_name(user_namespace),
         "mount": error_name(mount_tmp),
         "clone3": error_name(clone3),
+        "clone a new user namespace": error_name(clone_new_user),
+        "setns": error_name(enter_namespace),
+        "bpf": error_name(bpf),
+        "perf_event_open": error_name(perf_event),
         "HOME": os.environ.get("HOME"),
         "cwd": os.getcwd(),
         "open files": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
