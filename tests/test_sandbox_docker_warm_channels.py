@@ -202,6 +202,8 @@ def test_the_launcher_is_kept_only_in_a_folder_nobody_else_may_write(engine, tmp
     built = launcher_module.launcher_binary()  # built here, once
     assert built.parent == cache and built.stat().st_mode & 0o777 == 0o755
     assert launcher_module.launcher_binary() == built
+    built.unlink()  # the cache cleaned during a run: built again
+    assert launcher_module.launcher_binary() == built and built.exists()
     monkeypatch.setattr(launcher_module, "_built", {})
     built.chmod(0o777)  # someone else could have replaced it: refused, never run
     with pytest.raises(launcher_module.LauncherUnavailable, match="is not root's alone"):

@@ -52,7 +52,7 @@ def launcher_binary() -> Path:
     source = SOURCE.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:16]
     with _lock:
-        if digest in _built:
+        if digest in _built and _built[digest].exists():  # (a cleaned cache: built again)
             return _built[digest]
         folder = Path(os.environ.get(DIR_ENV) or DEFAULT_DIR)
         if os.geteuid() != 0:
