@@ -6,10 +6,14 @@ Game i (1-based) is dealt from the deal seed `key.deal_seed("match-i")` of the m
 seat s is taken by bot (s + i - 1) mod n, so over n games every bot sits in every seat.
 A paired match (`paired=True`, what `arena match --sprt` plays) deals each deal once per
 seat rotation: game i's deal key is `match-k` with k = (i - 1) // n + 1, so for two bots
-games 2k - 1 and 2k are deal k played from both seats. `stop`, asked after each game,
-may end a match before its `games` (the SPRT's decision).
-Each bot's `hello` seed is `key.bot_seed("match", name)`: neither seed can be computed
-from the other without the key. Each game is refereed by `arena.referee.play_game`
+games 2k - 1 and 2k are deal k played from both seats. Each bot then has one process per
+seat rotation (rotation (i - 1) mod n plays game i), as a duplicate tournament has a slot
+per rotation: no process sees one deal twice, nor from two seats (one process for both
+games of a pair would hold its opponent's cards the second time). `stop`, asked after
+each game, may end a match before its `games` (the SPRT's decision).
+Each bot's `hello` seed is `key.bot_seed("match", name)` (a paired match's process for
+rotation r > 0: `"match-rotation-r"`): neither seed can be computed from the other without
+the key. Each game is refereed by `arena.referee.play_game`
 and its `GameResult` kept; `standings` sums them up per bot.
 """
 
@@ -41,13 +45,14 @@ class MatchError(ValueError):
 
 class MatchBot(BaseModel):
     """A bot's part in a match: its name in results, its manifest's version and folder, and
-    the processes it ran (a match keeps one process per bot, restarted after a fault)."""
+    the processes it ran (a match keeps one process per bot, one per seat rotation when
+    paired, restarted after a fault)."""
 
     name: str
     version: str
     folder: str
     starts: int = Field(0, description="How many processes were started (1 + restarts after faults).")
-    log: str = Field("", description="The kept stderr of its last process.")
+    log: str = Field("", description="The kept stderr of the last process that played.")
 
 
 class MatchResult(BaseModel):
@@ -78,6 +83,12 @@ class Standing(BaseModel):
 def match_deal(number: int) -> str:
     """The deal key of game `number` (1-based) of a match."""
     return f"match-{number:05d}"
+
+
+def match_stream(rotation: int) -> str:
+    """The key a bot's `hello` seed is drawn for: "match", and per later seat rotation of a
+    paired match its own (its process is another one)."""
+    return "match" if rotation == 0 else f"match-rotation-{rotation}"
 
 
 def run_match(
@@ -120,16 +131,25 @@ def run_match(
     key = RunKey.generate() if seed is None else RunKey.from_seed(seed)
     names = unique_names(manifests)
     players = len(manifests)
-    bots = [
-        remote_bot(
-            manifest.spec(name), box, limits, game=chosen.name, players=players, rules=resolved_rules,
-            games=games, seed=key.bot_seed("match", name),
-        )
+    rotations = players if paired else 1
+    # processes[b][r]: bot b's process for seat rotation r (one rotation unless paired),
+    # told in `hello` the games of its rotation.
+    processes = [
+        [
+            remote_bot(
+                manifest.spec(name), box, limits, game=chosen.name, players=players, rules=resolved_rules,
+                games=len(range(rotation, games, rotations)), seed=key.bot_seed(match_stream(rotation), name),
+            )
+            for rotation in range(min(rotations, games))
+        ]
         for manifest, name in zip(manifests, names)
     ]
+    bots = [rotation_bots[0] for rotation_bots in processes]  # each bot's latest, for its log
     results: list[GameResult] = []
     try:
         for number in range(games):
+            rotation = number % rotations
+            bots = [rotation_bots[rotation] for rotation_bots in processes]
             seats: list[Seat] = [bots[(seat + number) % players] for seat in range(players)]
             result = play_game(
                 chosen,
@@ -146,8 +166,9 @@ def run_match(
                 break
     finally:
         try:
-            for bot in bots:
-                bot.finish(MatchOver(games=len(results)))
+            for rotation_bots in processes:
+                for rotation, bot in enumerate(rotation_bots):
+                    bot.finish(MatchOver(games=len(range(rotation, len(results), rotations))))
         finally:
             box.close()  # whatever the sandbox keeps for warm slots (a match starts its bots cold)
     return MatchResult(
@@ -161,10 +182,10 @@ def run_match(
                 name=bot.name,
                 version=manifest.version,
                 folder=str(manifest.folder),
-                starts=bot.starts,
+                starts=sum(process.starts for process in rotation_bots),
                 log=(bot.logs() or [""])[-1],
             )
-            for bot, manifest in zip(bots, manifests)
+            for bot, rotation_bots, manifest in zip(bots, processes, manifests)
         ],
         games=results,
     )

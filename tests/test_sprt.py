@@ -300,27 +300,27 @@ def test_sprt_match_of_two_real_bots_stops_once_h1_is_accepted(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == (
-        "pair 1 (games 1-2): LLR 0.25 (8.4%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [0, 0, 0, 0, 1]"
+        "pair 1 (games 1-2): LLR -0.32 (11.0%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [0, 0, 1, 0, 0]"
     )
-    assert "pair 10 (games 19-20): LLR 1.61 (54.8%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 0, 1, 4, 4]" in lines
+    assert "pair 10 (games 19-20): LLR 1.21 (41.0%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 1, 2, 1, 5]" in lines
     assert "pair 11 (games 21-22)" not in run.stdout  # past 10 pairs, every 10th (and the deciding one)
     assert lines[-4:] == [
         (
-            "SPRT [0.00, 100.00]: H1 accepted after 32 games (16 pairs): threeup-heuristic is more than 0 Elo "
+            "SPRT [0.00, 100.00]: H1 accepted after 34 games (17 pairs): threeup-heuristic is more than 0 Elo "
             "stronger than random (alpha 0.05)"
         ),
         (
-            "Results of threeup-heuristic vs random: Elo: 254.73 +/- 169.14 (95% interval 135.95 to 474.23), "
+            "Results of threeup-heuristic vs random: Elo: 219.27 +/- 162.48 (95% interval 99.12 to 424.09), "
             "LOS: 100.00%"
         ),
-        "LLR 3.17 (107.7%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 0, 1, 6, 8]",
-        "Games: 32, Wins: 23, Losses: 3, Draws: 6, Points: 26 (81.25%)",
+        "LLR 3.16 (107.2%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 1, 2, 4, 9]",
+        "Games: 34, Wins: 24, Losses: 5, Draws: 5, Points: 26.5 (77.94%)",
     ]
-    assert "pair 16 (games 31-32): LLR 3.17 (107.7%)" in run.stdout
+    assert "pair 17 (games 33-34): LLR 3.16 (107.2%)" in run.stdout
     # Paired games: games 2k-1 and 2k are deal k, seats swapped; the match stopped after the deciding pair.
     records = [GameResult.model_validate_json(line) for line in replays.read_text().splitlines()]
     key = RunKey.from_seed(3)
-    assert len(records) == 32
+    assert len(records) == 34
     for record in records:
         deal = (record.game_number + 1) // 2
         assert record.seed == key.deal_seed(f"match-{deal:05d}")
@@ -338,18 +338,18 @@ def test_sprt_json_prints_the_final_figures_of_an_h0_decision():
         "pentanomial", "wins", "draws", "losses", "score", "note", "incidents",
     )} == {
         "game": "3up3down", "first": "random", "second": "threeup-heuristic", "seed": 3, "elo0": 0.0, "elo1": 100.0,
-        "alpha": 0.05, "beta": 0.05, "decision": "H0", "games": 24, "pairs": 12, "pentanomial": [4, 3, 4, 0, 1],
-        "wins": 4, "draws": 7, "losses": 13, "score": 0.3125, "note": None,
+        "alpha": 0.05, "beta": 0.05, "decision": "H0", "games": 18, "pairs": 9, "pentanomial": [3, 2, 2, 2, 0],
+        "wins": 3, "draws": 6, "losses": 9, "score": 0.3333333333333333, "note": None,
         "incidents": {"random": {}, "threeup-heuristic": {}},
     }
-    assert figures["llr"] == pytest.approx(llr((4, 3, 4, 0, 1), 0, 100), abs=1e-9)
-    assert round(figures["llr"], 6) == -3.079719
+    assert figures["llr"] == pytest.approx(llr((3, 2, 2, 2, 0), 0, 100), abs=1e-9)
+    assert round(figures["llr"], 6) == -2.955447
     assert (figures["lower_bound"], figures["upper_bound"]) == pytest.approx(llr_bounds(0.05, 0.05), abs=1e-12)
-    estimate = elo_estimate((4, 3, 4, 0, 1))
+    estimate = elo_estimate((3, 2, 2, 2, 0))
     assert (figures["elo"], figures["elo_lower"], figures["elo_upper"], figures["elo_error"], figures["los"]) == (
         estimate.elo, estimate.lower, estimate.upper, estimate.error, estimate.los
     )
-    assert round(figures["elo"], 2) == -136.97 and round(figures["los"], 4) == 0.0128
+    assert round(figures["elo"], 2) == -120.41 and round(figures["los"], 4) == 0.0416
 
 
 def test_sprt_without_a_decision_says_so_at_the_last_game():
@@ -359,11 +359,11 @@ def test_sprt_without_a_decision_says_so_at_the_last_game():
     assert run.stdout.splitlines()[-4:] == [
         "SPRT [-50.00, 50.00]: no decision at 6 games (3 pairs)",
         (
-            "Results of threeup-heuristic vs random: Elo: 120.41 (95% interval -325.32 to unbounded), LOS: 72.99% "
+            "Results of threeup-heuristic vs random: Elo: 416.56 (95% interval 223.24 to unbounded), LOS: 100.00% "
             "(the interval reaches a 100% score: that end is unbounded)"
         ),
-        "LLR 0.29 (13.9%) (-1.50, 2.08) [-50.00, 50.00], Ptnml(0-2): [1, 0, 0, 0, 2]",
-        "Games: 6, Wins: 4, Losses: 2, Draws: 0, Points: 4 (66.67%)",
+        "LLR 0.86 (41.5%) (-1.50, 2.08) [-50.00, 50.00], Ptnml(0-2): [0, 0, 0, 1, 2]",
+        "Games: 6, Wins: 5, Losses: 0, Draws: 1, Points: 5.5 (91.67%)",
     ]
 
 

@@ -1,0 +1,122 @@
+"""No bot process sees one deal twice, nor from two seats, on any path that replays a deal.
+
+The 'deal-memory' test bot records its setup cards at each game and, once its opponent's
+face-up cards are public, says whether they were among the setup cards of a deal it saw
+before from the other seat (it would then know its opponent's whole setup). It keeps its
+records in its own memory (`memory`), or in the kernel keyring (`keyring`: @u and @s, so
+that a later process of the same user finds them). Every path that plays one deal from
+two seats (a paired match, `arena match --sprt`; a duplicate tournament, by rotation
+slot, per-slot or per-game, as `arena demo` runs one) must give it nothing: no process
+meets a deal twice, and a process keeps nothing in the kernel for the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.match import run_match
+from arena.sandbox import Limits, get_sandbox
+from arena.sandbox.docker import engine_problem
+from arena.tournament import TournamentConfig, run_tournament
+
+BOTS = Path(__file__).parent / "bots"
+EXAMPLES = Path(__file__).parent.parent / "bots"
+LIMITS = Limits(startup_s=10.0, decision_s=2.0, time_bank_s=5.0, memory_mb=256, cpu_s=60)
+
+
+class Recording:
+    """A sandbox that keeps every process it starts, to read each one's whole stderr at the end."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.processes = []
+
+    def __getattr__(self, name):
+        return getattr(self.sandbox, name)
+
+    def start(self, bot, limits, **kwargs):
+        process = self.sandbox.start(bot, limits, **kwargs)
+        self.processes.append((bot.name, process))
+        return process
+
+    def said(self, bot: str) -> list[str]:
+        """Every 'DEAL-MEMORY' line of the bot's processes (each process's whole log)."""
+        return [
+            line
+            for name, process in self.processes
+            if name == bot
+            for line in process.stderr_text().splitlines()
+            if line.startswith("DEAL-MEMORY")
+        ]
+
+
+def _sandbox(name: str):
+    if name == "docker":
+        problem = engine_problem()
+        if problem:
+            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
+                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
+            pytest.skip(problem)
+        return get_sandbox("docker")
+    return get_sandbox("local", warn=False)
+
+
+def _deal_memory(into: Path, where: str) -> Path:
+    """A copy of the test bot keeping its records `where` ("memory" or "keyring"), with the
+    random example bot beside it, both readable by user nobody."""
+    into.chmod(0o755)
+    target = into / f"deal-memory-{where}"
+    shutil.copytree(BOTS / "deal-memory", target, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = target / "bot.toml"
+    toml.write_text(toml.read_text().replace('"memory"]', f'"{where}"]'))
+    shutil.copytree(EXAMPLES / "random", into / "random", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [target, into / "random", *target.rglob("*"), *(into / "random").rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return target
+
+
+def _checked(said: list[str], games: int) -> list[str]:
+    """The bot's verdicts (one per game it played); fails if it did not check every game."""
+    verdicts = [line for line in said if line.startswith(("DEAL-MEMORY MATCH", "DEAL-MEMORY NONE"))]
+    assert len(verdicts) == games, said
+    return [line for line in verdicts if "MATCH" in line]
+
+
+@pytest.mark.parametrize("sandbox_name", ["local", "docker"])
+def test_a_paired_match_never_shows_a_process_one_deal_from_both_seats(tmp_path, sandbox_name):
+    box = Recording(_sandbox(sandbox_name))
+    bot = _deal_memory(tmp_path, "memory")
+    result = run_match(
+        "3up3down", [bot, tmp_path / "random"], games=6, sandbox=box, limits=LIMITS, paired=True
+    )
+    assert [game.seed for game in result.games][::2] == [game.seed for game in result.games][1::2]
+    assert [game.seats.index("deal-memory") for game in result.games] == [0, 1, 0, 1, 0, 1]
+    assert _checked(box.said("deal-memory"), 6) == []
+    # One process per bot and seat rotation, each told the games of its rotation.
+    assert len(box.processes) == 4
+    assert result.bots[0].starts == 2
+
+
+def test_a_plain_match_deals_every_game_afresh(tmp_path):
+    box = Recording(_sandbox("local"))
+    bot = _deal_memory(tmp_path, "memory")
+    result = run_match("3up3down", [bot, tmp_path / "random"], games=6, sandbox=box, limits=LIMITS)
+    assert len({game.seed for game in result.games}) == 6
+    assert _checked(box.said("deal-memory"), 6) == []
+    assert len(box.processes) == 2  # one process per bot: it may remember, but sees no deal twice
+
+
+@pytest.mark.parametrize("bot_process", ["per-slot", "per-game"])
+def test_a_duplicate_tournament_never_shows_a_process_one_deal_from_both_seats(tmp_path, bot_process):
+    box = Recording(_sandbox("local"))
+    bot = _deal_memory(tmp_path, "memory")
+    config = TournamentConfig(
+        game="3up3down", seats=2, duplicate=True, cycles=3, bots=[str(bot), str(tmp_path / "random")],
+        bot_process=bot_process, output=str(tmp_path / "out"), limits={"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256},
+    )
+    run_tournament(config, sandbox=box, report=False)
+    assert _checked(box.said("deal-memory"), 6) == []
