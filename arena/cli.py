@@ -970,10 +970,8 @@ def submit_command(
     """Check a bot (its folder, bot.toml, sandbox, a smoke match against random) and copy it
     into the registry. The folder may hold only files and folders (no link of any kind, no
     device, fifo or socket), within the size limits; as root, it is read with its owner's
-    rights.
-
-    With --to URL the same checks run on a served arena (`arena serve --submissions`):
-    ARENA_TOKEN=... arena submit my-bot --to https://arena.example.org"""
+    rights. With --to URL the same checks run on a served arena instead (`arena serve
+    --submissions`): ARENA_TOKEN=... arena submit my-bot --to https://arena.example.org"""
     if to is not None:
         from arena.web.client import read_token, submit_remote
 
@@ -1117,12 +1115,11 @@ def serve_command(
     ] = False,
 ) -> None:
     """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops.
-
     Pages showing standings reload themselves when a running league re-renders the site.
     With --submissions it is also the authors' door: they upload bots (`arena submit
     BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
     image build, a smoke match, in Docker) and lands in the registry, where a running
-    `arena league` picks it up. docs/server.md: running a competition from one machine."""
+    `arena league` picks it up (docs/server.md: running a competition from one machine)."""
     from arena.report import SITE_DIR, render_site
 
     site = out_dir / SITE_DIR

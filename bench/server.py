@@ -197,6 +197,7 @@ def main() -> None:
                     break
                 time.sleep(1.0)
         accept_window = time.perf_counter() - first_upload
+        states = {state: sum(row["state"] == state for row in rows) for state in {row["state"] for row in rows}}
         checks = [row["updated"] - row["created"] for row in accepted]
 
         queued = sum(code == 202 for code in sent["codes"])
@@ -211,7 +212,7 @@ def main() -> None:
             "queued_per_s": round(queued / sent["wall_s"], 1), "upload_wall_s": round(sent["wall_s"], 1),
             "accepted": len(accepted), "accepted_per_min": round(len(accepted) / accept_window * 60, 1),
             "median_check_s": round(statistics.median(checks), 1) if checks else None,
-            "load_average": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(),
+            "load_average": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(), "states": states,
         }
         figures["p99_ratio"] = round(figures["load_p99_ms"] / figures["idle_p99_ms"], 2)
         if args.json:
@@ -231,6 +232,7 @@ def main() -> None:
         print(f"  accepted: {figures['accepted']} in {accept_window:.0f} s = {figures['accepted_per_min']} a minute, "
               f"one check at a time (median {figures['median_check_s']} s from upload to accepted): the smoke "
               "matches bound acceptance, not the uploads")
+        print(f"  submissions by state at the end: {json.dumps(states, sort_keys=True)}")
     finally:
         if server is not None:
             server.send_signal(signal.SIGINT)

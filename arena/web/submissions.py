@@ -53,7 +53,7 @@ class Door:
         self.registry = Path(self.registry).resolve()
         self.book = Book(self.registry)
         self.queue = ValidationQueue(self.book, self.queue_settings)
-        self._standing_cache: tuple[float, Any] | None = None
+        self._standing_cache: tuple[int, Any] | None = None
         self._standing_lock = threading.Lock()
 
     def start(self) -> Door:
@@ -71,7 +71,8 @@ class Door:
         from arena.league import league_standings
         from arena.store import Store
 
-        stamp = (self.league_dir / "arena.sqlite").stat().st_mtime
+        # A write may sit in the WAL file a while before the store file itself changes.
+        stamp = max(_mtime(path) for path in self.league_dir.glob("arena.sqlite*"))
         with self._standing_lock:
             if self._standing_cache is None or self._standing_cache[0] != stamp:
                 with Store.open(self.league_dir) as store:
@@ -96,6 +97,13 @@ class Door:
                 for key, incident in incidents if incident.bot == member.bot
             ][-5:],
         }
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:  # the WAL file goes when the last connection closes
+        return 0
 
 
 def _error(status: int, line: str, headers: dict[str, str] | None = None) -> JSONResponse:
