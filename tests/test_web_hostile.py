@@ -164,7 +164,7 @@ def test_an_upload_that_trickles_is_cut_at_the_time_limit(served):
         raw.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
                     b"Content-Length: 100000\r\nAuthorization: Bearer " + served[2].encode() + b"\r\n\r\n")
         answer = b""
-        for _ in range(40):  # 10 bytes every 0.2 s: 8 s if it were let through
+        for _ in range(100):  # 10 bytes every 0.2 s: 20 s if it were let through
             try:
                 raw.sendall(b"\x1f\x8b" + b"\0" * 8)
             except OSError:
@@ -181,7 +181,7 @@ def test_an_upload_that_trickles_is_cut_at_the_time_limit(served):
             answer += more
     assert answer.startswith(b"HTTP/1.1 408 "), answer
     assert b"the upload took longer than 2 s (the limit)" in answer
-    assert time.monotonic() - started < 6
+    assert time.monotonic() - started < 12  # cut at about 2 s (a loaded machine answers late)
     assert leftovers(served[1]) == []
 
 

@@ -84,6 +84,14 @@ def stderr_router(door) -> APIRouter:  # noqa: ANN001
 
         try:
             with Store.open(door.league_dir) as store:
+                rows = store.games()
+                game = next((row for row in rows if row.key == key and row.status == "done"), None)
+                # A duplicate deal with a rotation still to play is withheld, as on the site:
+                # its lines might tell the cards of the rotations to come.
+                duplicate = bool((store.settings() or {}).get("duplicate"))
+                if game is None or (duplicate and any(r.deal == game.deal and r.status != "done" for r in rows)):
+                    return JSONResponse({"error": f"no finished game {key} (or its deal is still being played)"},
+                                        status_code=404)
                 seats = [seat for seat in store.seats(key)]
                 replay = store.replay(key)
                 logs = store.logs(key)
