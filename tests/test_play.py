@@ -294,6 +294,11 @@ def test_hostile_requests_are_refused(two_people):
         with pytest.raises(WebSocketDisconnect) as closed:
             socket.receive_text()
         assert closed.value.code == 1009
+    with client.websocket_connect("/play/ws") as socket:
+        socket.send_bytes(b"\x00" * 10)  # a binary frame instead of the join
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_text()
+        assert closed.value.code == 1003
     # Only the page's own files: no path from a request reaches the disk.
     for name in ("..%2Fseat.py", "%2E%2E%2F%2E%2E%2Fstore.py", "seat.py", "play.html", "replay-chess.js"):
         answer = client.get(f"/play/assets/{name}")
@@ -361,3 +366,15 @@ def test_a_signed_in_author_plays_a_ladder_bot_stored_apart_from_the_league(tmp_
         host.close()
         door.stop()
     assert (tmp_path / "human-games" / "arena.sqlite").is_file()  # its own store, not a league's
+
+
+def test_a_page_that_never_says_its_seat_is_closed(two_people, monkeypatch):
+    from arena.human import router
+
+    host, table, client = two_people
+    monkeypatch.setattr(router, "JOIN_WAIT_S", 0.3)
+    with client.websocket_connect("/play/ws") as socket:
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_text()  # nothing sent: the server closes it, never sends a seat's state
+        assert closed.value.code == 4408
+    assert table.channels[0].pages == 0 and table.channels[1].pages == 0

@@ -149,7 +149,10 @@ def play_router(
         await websocket.accept()
         try:
             found = await _join(websocket, host)
-        except (WebSocketDisconnect, asyncio.TimeoutError):
+        except WebSocketDisconnect:
+            return
+        except asyncio.TimeoutError:
+            await websocket.close(code=4408, reason=f"say which seat within {JOIN_WAIT_S:g} s")
             return
         if found is None:
             return
@@ -161,7 +164,13 @@ def play_router(
 
 async def _receive(websocket: WebSocket, timeout: float | None = None) -> dict[str, Any] | None:
     """The page's next message as a dict; None (after telling the page) when it is not one."""
-    text = await asyncio.wait_for(websocket.receive_text(), timeout)
+    received = await asyncio.wait_for(websocket.receive(), timeout)
+    if received["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(received.get("code", 1000))
+    text = received.get("text")
+    if text is None:  # a binary frame: a page sends text
+        await websocket.close(code=1003, reason="a message is JSON text")
+        raise WebSocketDisconnect(1003)
     if len(text.encode("utf-8", "replace")) > MAX_MESSAGE:
         await websocket.close(code=1009, reason=f"a message is at most {MAX_MESSAGE} bytes")
         raise WebSocketDisconnect(1009)
