@@ -5,6 +5,10 @@
     command = ["python3", "bot.py"]      # run in the bot's folder (/bot in Docker)
     games = ["3up3down", "three-thirteen"]
     dockerfile = "Dockerfile"            # optional: build the bot's own image from it
+    language = "c"                       # optional: run in arena's image for it (c, cpp,
+                                         # rust, go, java, node, python)
+    build = ["make"]                     # optional: run in the sandbox before the bot
+                                         # plays; only build/ is writable (BUILD_DIR)
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.langs.images import LANGUAGES
 from arena.sandbox.base import BotSpec
 
 MANIFEST = "bot.toml"
-KEYS = ("name", "version", "command", "games", "dockerfile")
+KEYS = ("name", "version", "command", "games", "dockerfile", "language", "build")
 # Names and versions name folders of a registry (NAME/VERSION): starting with a letter or
 # digit, so never "." or "..", and without "/".
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -44,6 +49,8 @@ class BotManifest:
     command: tuple[str, ...]
     games: tuple[str, ...]
     dockerfile: str | None = None
+    language: str | None = None
+    build: tuple[str, ...] = ()
 
     def plays(self, game: str) -> bool:
         """True if the bot says it plays `game`."""
@@ -56,6 +63,8 @@ class BotManifest:
             folder=self.folder,
             command=self.command,
             dockerfile=self.dockerfile,
+            language=self.language,
+            build=self.build,
         )
 
 
@@ -140,6 +149,13 @@ def check_manifest(folder: Path, data: dict) -> BotManifest:
             elif not target.is_file():
                 mistakes.append(f"'dockerfile' {dockerfile!r} does not exist in the bot folder")
 
+    language = data.get("language")
+    if language is not None and language not in LANGUAGES:
+        mistakes.append(f"'language' is {language!r}; allowed: {', '.join(LANGUAGES)}")
+    build = _words(data.get("build"), "build", "[\"make\"]", mistakes)
+    if build and dockerfile is not None:
+        mistakes.append("'build' and 'dockerfile' together: put the build in the Dockerfile's RUN steps")
+
     if mistakes:
         raise BotFolderError(folder, mistakes)
     return BotManifest(
@@ -149,4 +165,25 @@ def check_manifest(folder: Path, data: dict) -> BotManifest:
         command=command,
         games=games,
         dockerfile=dockerfile,
+        language=language,
+        build=build,
     )
+
+
+def _words(raw, key: str, example: str, mistakes: list[str]) -> tuple[str, ...]:
+    """An optional command: a list of non-empty strings, or a string split like a shell's."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        try:
+            words = tuple(shlex.split(raw))
+        except ValueError as error:
+            mistakes.append(f"'{key}' cannot be split into words: {error}")
+            return ()
+        if not words:
+            mistakes.append(f"'{key}' is empty (e.g. {key} = {example})")
+        return words
+    if isinstance(raw, list) and raw and all(isinstance(word, str) and word for word in raw):
+        return tuple(raw)
+    mistakes.append(f"'{key}' is {raw!r}; allowed: a non-empty list of non-empty strings, or a string")
+    return ()

@@ -72,6 +72,22 @@ from arena.web.commands import authors_app  # noqa: E402  (light: Typer only)
 
 app.add_typer(authors_app, name="authors")
 
+from arena.langs.commands import images_app, new_command  # noqa: E402  (light: Typer only)
+
+app.add_typer(images_app, name="images")
+
+
+@app.command("new")
+def new_bot_command(
+    bot_dir: Annotated[str, typer.Argument(help="The new bot's folder (made; must not hold anything).")],
+    language: Annotated[str, typer.Option(
+        "--language", "-l", help="c, cpp, rust, go, java, node (or javascript) or python.")] = "python",
+) -> None:
+    """Start a bot from arena's starter kit for LANGUAGE: a complete bot for both games
+    (the protocol, JSON, a legal random move, Three Thirteen's deadwood), one function
+    for your strategy, a README; `bot.toml` named after BOT_DIR."""
+    new_command(bot_dir, language)
+
 
 @app.command("games")
 def games_command(

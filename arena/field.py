@@ -32,6 +32,8 @@ class BotRef(_Strict):
     folder: str
     command: tuple[str, ...] = ()
     dockerfile: str | None = None
+    language: str | None = None
+    build: tuple[str, ...] = ()
     content_hash: str
     kind: Literal["folder", "in-process"] = "folder"
 
@@ -161,6 +163,8 @@ def resolve_bots(
             folder=str(m.folder),
             command=m.command,
             dockerfile=m.dockerfile,
+            language=m.language,
+            build=m.build,
             content_hash=content_hash(m.folder),
         )
         for bot_id, m in zip(ids, field + challengers)

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from arena.botfolder import load_bot
 from arena.field import unique_names
+from arena.langs.build import BuildFailed, build_bots
 from arena.play import remote_bot
 from arena.protocol import MatchOver
 from arena.record import GameResult
@@ -128,6 +129,10 @@ def run_match(
     box = get_sandbox(sandbox, **dict(sandbox_settings or {})) if isinstance(sandbox, str) else sandbox
     box.hide_paths(manifest.folder for manifest in manifests)  # each bot sees only its own folder
     box.cleanup_leftovers()
+    try:
+        build_bots(box, [(manifest.name, manifest.spec()) for manifest in manifests])
+    except BuildFailed as error:
+        raise MatchError(str(error)) from None
     key = RunKey.generate() if seed is None else RunKey.from_seed(seed)
     names = unique_names(manifests)
     players = len(manifests)

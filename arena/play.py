@@ -403,4 +403,6 @@ def load_spec(bot: BotRef):
     """The sandbox's BotSpec of a folder bot."""
     from arena.sandbox import BotSpec
 
-    return BotSpec(name=bot.id, folder=Path(bot.folder), command=tuple(bot.command), dockerfile=bot.dockerfile)
+    return BotSpec(name=bot.id, folder=Path(bot.folder), command=tuple(bot.command), dockerfile=bot.dockerfile,
+        language=bot.language, build=tuple(bot.build),
+    )

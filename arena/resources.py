@@ -8,7 +8,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def shipped(name: str) -> Path:
-    """The folder `name` ("templates" or "bots"): inside the wheel, else the checkout's top."""
+    """The folder `name` ("templates", "bots" or "kits"): inside the wheel, else the checkout's top."""
     for candidate in (_PACKAGE / "_shipped" / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate

@@ -67,6 +67,7 @@ import json
 import os
 import sqlite3
 import time
+import tomllib
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -194,13 +195,18 @@ class SeatRow:
 
 
 def content_hash(folder: str | Path) -> str:
-    """sha256 of every file's relative path, executable bit and bytes (caches skipped)."""
+    """sha256 of every file's relative path, executable bit and bytes (caches skipped; and
+    build/ when bot.toml has a `build` step: what it makes is not the bot's source, while
+    bot.toml, and so the build command, is hashed)."""
     folder = Path(folder)
     digest = hashlib.sha256()
+    skip_build = _has_build_step(folder)
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder)
         # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
         if "__pycache__" in relative.parts or path.suffix == ".pyc":
+            continue
+        if skip_build and relative.parts[0] == "build":
             continue
         digest.update(str(relative).encode() + b"\0")
         digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
@@ -209,6 +215,14 @@ def content_hash(folder: str | Path) -> str:
                 digest.update(chunk)
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def _has_build_step(folder: Path) -> bool:
+    """True when folder/bot.toml is valid TOML with a `build` key (arena.langs.build)."""
+    try:
+        return "build" in tomllib.loads((folder / "bot.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
 
 
 def _create_private(path: Path) -> None:

@@ -12,7 +12,8 @@ socket, nothing its owner cannot read (as root, the folder is read with its owne
 rights), within the folder limits; every problem is one line naming its path. Everything
 after that uses only the copy: its bot.toml must be valid and name only known games; the
 sandbox is prepared from it (the Docker image is built from the copy when the bot has a
-Dockerfile and the sandbox is docker); and a smoke match of the copy against the example
+Dockerfile and the sandbox is docker); its `build` step runs on the copy, in the
+sandbox, from an empty build/ (arena.langs.build); and a smoke match of the copy against the example
 random bot under the given limits must end without a single incident of the submitted
 bot, in every game it declares. Then the copy is renamed to `REGISTRY/NAME/VERSION/`;
 whatever happens, the staging folder is removed (and a registry made for a refused bot).
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from arena.botcopy import FolderLimits, copy_bot_folder
 from arena.botfolder import MANIFEST, BotFolderError, load_bot
+from arena.langs.build import BuildFailed, run_build
 from arena.match import MatchError, run_match
 from arena.resources import bots_dir
 from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
@@ -183,6 +185,15 @@ def _submit_copy(
         except (SandboxError, BotFault) as error:
             said = error.detail if isinstance(error, BotFault) else str(error)
             raise SubmitRefused(folder, [f"building its Docker image failed: {said}"]) from None
+    if manifest.build:
+        stage("building")
+        try:
+            # On the copy, from scratch: what the registry keeps is what the sandbox made.
+            run_build(manifest.spec(), box, fresh=True)
+        except BuildFailed as error:
+            raise SubmitRefused(folder, [str(error)]) from None
+        except SandboxError as error:
+            raise SubmitRefused(folder, [f"its build could not run: {error}"]) from None
     random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
     smoke: dict[str, int] = {}
     stage("smoke match")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.field import BotRef, SeatFactory, load_tournament, resolve_bots
+from arena.langs.build import BuildFailed, build_bots
 from arena.play import (
     GameSpec,
     PlayedGame,
@@ -420,6 +421,10 @@ def run_tournament(
             box.hide_paths([config.output_dir(), *(bot.folder for bot in folder_bots)])  # the workers' too
             # Processes or containers a killed earlier run left behind go before new ones start.
             box.cleanup_leftovers()
+            try:
+                build_bots(box, [(bot.id, load_spec(bot)) for bot in folder_bots])
+            except BuildFailed as error:
+                raise TournamentError([str(error)]) from None
             if config.sandbox == "docker":
                 # Build each bot's image once, here, not in several games at once; a failed
                 # build is remembered by the sandbox and forfeits that bot's games.

@@ -218,7 +218,7 @@ def test_a_wrong_manifest_gets_one_message_per_mistake(tmp_path):
     with pytest.raises(BotFolderError) as caught:
         load_bot(folder)
     assert caught.value.mistakes == [
-        "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile",
+        "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile, language, build",
         "'name' is 'no spaces allowed'; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
         "'version' is missing (e.g. version = \"1.0\")",
         "'command' is []; allowed: a non-empty list of non-empty strings, or a string",

@@ -252,7 +252,7 @@ def test_names_and_versions_follow_one_pattern_checked_with_the_rest_of_bot_toml
         with pytest.raises(SubmitRefused) as refused:
             submit_bot(bot, registry, limits=QUICK)
         assert refused.value.reasons == [
-            "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile",
+            "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile, language, build",
             f"'name' is '../evil'; {allowed}",
             f"'version' is {version!r}; {allowed} (e.g. \"1.0\")",
         ]

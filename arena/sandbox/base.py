@@ -53,6 +53,8 @@ class BotSpec:
     folder: Path
     command: tuple[str, ...]
     dockerfile: str | None = None
+    language: str | None = None  # arena's image for it (arena.langs.images)
+    build: tuple[str, ...] = ()  # run before the bot plays (arena.langs.build)
     extra: dict[str, str] = field(default_factory=dict)
 
 

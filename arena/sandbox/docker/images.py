@@ -18,6 +18,7 @@ import docker
 import docker.errors
 
 from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
+from arena.langs.images import BASE_LANGUAGE, LANGUAGES, image_tag, unknown_language
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
@@ -35,6 +36,7 @@ from arena.sandbox.docker.engine import (
 BUILD_NETWORK_ENV = "ARENA_DOCKER_BUILD_NETWORK"
 # Words of a RUN step that most likely downloads (its failure then is most likely the network's).
 _DOWNLOADERS = ("apt-get", "apt ", "apk ", "pip", "npm", "yarn", "curl", "wget", "go get", "go install", "cargo", "gem ")
+_LAYER = re.compile(r"^ ---> ([0-9a-f]{12,64})$", re.M)  # a build step's image in its output
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colours in a build's output
 
 
@@ -93,6 +95,7 @@ class DockerImages:
         self._facts: dict[str, dict[str, Any]] = {}
         self._failed_builds: dict[str, BotFault] = {}
         self._checked_image = False
+        self._present: set[str] = set()  # language images seen on the engine
         self._facts_lock = threading.Lock()
 
     def _check_base_image(self) -> None:
@@ -118,6 +121,8 @@ class DockerImages:
         if not bot.dockerfile:
             self._check_base_image()
             _check_readable_by_anyone(bot.folder)
+            if bot.language and bot.language != BASE_LANGUAGE:
+                return self._language_image(bot.language)
             return self.image
         folder = bot.folder.resolve()
         dockerfile = (folder / bot.dockerfile).resolve()
@@ -185,10 +190,41 @@ class DockerImages:
                     f"install, npm install) fails; put what the bot needs in its folder, or the organiser may allow "
                     f"network for build steps only: {BUILD_NETWORK_ENV}=bridge (the bot still runs without network)"
                 )
+            self._remove_layers(output)
             self._failed_builds[tag] = BotFault(Reason.CRASH, detail)
             raise self._failed_builds[tag] from None
         except _ENGINE_ERRORS as error:
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
+        return tag
+
+    def _remove_layers(self, output: str) -> None:
+        """Remove the layers a failed build made (its steps' images, newest first), so that
+        nothing of it is left behind; a layer another image stands on stays (the engine
+        refuses), and so does the base image."""
+        made = _LAYER.findall(output)
+        for layer in reversed(made[1:]):  # the first is the FROM image
+            try:
+                self.client.api.remove_image(layer, noprune=False)
+            except _ENGINE_ERRORS:
+                pass
+
+    def _language_image(self, language: str) -> str:
+        """arena's image for `language` (built by `arena images build`); SandboxError if absent."""
+        if language not in LANGUAGES:
+            raise SandboxError(unknown_language(language))
+        tag = image_tag(language, self.image)
+        if tag in self._present:
+            return tag
+        try:
+            self.client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"the image for language {language!r} ({tag}) is not built on this machine; build it once with "
+                f"`arena images build {language}` (or .ci/docker-up)"
+            ) from None
+        except _ENGINE_ERRORS as error:
+            raise SandboxError(f"the Docker engine failed while looking up {tag}: {error}") from None
+        self._present.add(tag)
         return tag
 
     # -- how the bot's stdin/stdout travel --------------------------------------------------

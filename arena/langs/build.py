@@ -1,0 +1,254 @@
+"""The `build` step of bot.toml: run in the sandbox the bot will run in, before it plays.
+
+    build = ["cc", "-O2", "-o", "build/bot", "bot.c", "-lcjson"]
+
+Where: `arena submit` runs it on the registry's copy (any build/ folder the author
+shipped is removed first, so what runs is what the sandbox made, and the registry keeps
+it); `arena match` and `arena run` run it when build/ is missing or older than the
+newest source file. Only `build/` (BUILD_DIR) of the bot's folder is writable; the
+content hash (arena.store.content_hash) leaves build/ out and covers the sources,
+bot.toml and so the command.
+
+Docker: a container of the bot's image (its language's, or the base image) with the
+folder read-only at /bot and build/ writable at /bot/build, no network, user nobody,
+BUILD_MEMORY_MB of memory, a pids limit, a tmpfs /tmp (HOME), BUILD_TIMEOUT_S at most;
+removed afterwards. Local: a child process in the folder under rlimits (CPU, data,
+file size, no core), in its own session, killed at the time limit; as root it runs as
+nobody (build/ is lent to nobody for the build and given back to the folder's owner).
+A failed build is a `BuildFailed` whose message is one line plus the output's last lines.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BUILD_DIR = "build"
+BUILD_TIMEOUT_S = 300
+BUILD_MEMORY_MB = 2048
+BUILD_PIDS = 256
+BUILD_FILE_MB = 256
+SHOWN_LINES = 15
+NOBODY = 65534
+
+
+class BuildFailed(Exception):
+    """The bot's build step failed (its fault); str() is one line, `output` its last lines."""
+
+    def __init__(self, line: str, output: str = ""):
+        self.line = line
+        self.output = output
+        tail = [text[:200] for text in output.splitlines() if text.strip()][-SHOWN_LINES:]
+        super().__init__(line + "".join(f"\n    | {text}" for text in tail))
+
+
+def _sources(folder: Path):
+    """Every file of the folder outside build/ (and Python's caches)."""
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder).parts
+        if relative[0] == BUILD_DIR or "__pycache__" in relative or not path.is_file():
+            continue
+        yield path
+
+
+def is_stale(folder: Path) -> bool:
+    """True when build/ is missing, empty, or older than the newest source file."""
+    out = folder / BUILD_DIR
+    built = [path.stat().st_mtime for path in out.rglob("*") if path.is_file()] if out.is_dir() else []
+    if not built:
+        return True
+    newest_source = max((path.stat().st_mtime for path in _sources(folder)), default=0.0)
+    return max(built) < newest_source
+
+
+def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BUILD_TIMEOUT_S) -> float | None:
+    """Run `spec.build` for the bot in `box` (a Sandbox) when needed (always when `fresh`,
+    after clearing build/); the seconds it took, or None when nothing was to be done.
+    BuildFailed when the build fails (the bot's fault); SandboxError when arena's does."""
+    if not spec.build:
+        return None
+    folder = Path(spec.folder).resolve()
+    out = folder / BUILD_DIR
+    if fresh and (out.exists() or out.is_symlink()):
+        if out.is_symlink() or not out.is_dir():
+            out.unlink()
+        else:
+            shutil.rmtree(out)
+    if not fresh and not is_stale(folder):
+        return None
+    if out.is_symlink():
+        raise BuildFailed(f"{BUILD_DIR} in the bot folder is a link; remove it (arena makes {BUILD_DIR}/)")
+    out.mkdir(exist_ok=True)
+    started = time.monotonic()
+    if getattr(box, "name", "local") == "docker":
+        _build_in_docker(spec, box, folder, timeout_s)
+    else:
+        _build_locally(spec, folder, timeout_s)
+    return time.monotonic() - started
+
+
+def _give_back(out: Path, uid: int, gid: int) -> None:
+    """build/ and all it holds to uid:gid (as root, after a build as nobody)."""
+    for path in [out, *out.rglob("*")]:
+        try:
+            os.lchown(path, uid, gid)
+        except OSError:
+            pass
+
+
+# A tiny shim in the build's child: rlimits, nobody when root, then exec (no preexec_fn).
+_SHIM = r"""
+import os, resource, sys
+cpu, data, fsize, drop = (int(x) for x in sys.argv[1:5])
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+if drop:
+    os.setgroups([]); os.setgid(65534); os.setuid(65534)
+try:
+    os.execv(sys.argv[5], sys.argv[6:])
+except OSError as error:
+    sys.stderr.write(f"cannot run {sys.argv[5]!r}: {error.strerror}\n"); sys.exit(126)
+"""
+
+
+def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
+    out = folder / BUILD_DIR
+    root = os.geteuid() == 0
+    owner = folder.stat()
+    if root:
+        _give_back(out, NOBODY, NOBODY)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(out), "LANG": "C.UTF-8"}
+    program = spec.build[0]
+    found = shutil.which(program, path=env["PATH"]) if "/" not in program else str(folder / program)
+    if found is None or not Path(found).is_file():
+        raise BuildFailed(_failed(spec, 127).split("; its output")[0])
+    argv = [
+        sys.executable, "-I", "-S", "-c", _SHIM, str(int(timeout_s) + 1), str(BUILD_MEMORY_MB << 20),
+        str(BUILD_FILE_MB << 20), "1" if root else "0", found, *spec.build,
+    ]
+    process = subprocess.Popen(
+        argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        raise BuildFailed(_timed_out(spec, timeout_s), output.decode("utf-8", "replace")) from None
+    finally:
+        if root:
+            _give_back(out, owner.st_uid, owner.st_gid)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # nothing the build started lives on
+        except ProcessLookupError:
+            pass
+    if process.returncode != 0:
+        raise BuildFailed(_failed(spec, process.returncode), output.decode("utf-8", "replace"))
+
+
+def _timed_out(spec: Any, timeout_s: float) -> str:
+    return f"its build ({' '.join(spec.build)}) did not end within {timeout_s:.0f} s: make it faster"
+
+
+def _failed(spec: Any, code: int) -> str:
+    what = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    hint = (
+        f"; its program {spec.build[0]!r} was not found: set `language` in bot.toml to an image that has it"
+        if code == 127 else ""
+    )
+    return f"its build ({' '.join(spec.build)}) {what}{hint}; its output ends with:"
+
+
+def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float) -> None:
+    import docker.errors
+    from docker.types import Ulimit
+
+    from arena.sandbox.base import BotFault, SandboxError
+    from arena.sandbox.docker.engine import (
+        _ENGINE_ERRORS,
+        BOT_LABEL,
+        BOT_MOUNT,
+        LABEL,
+        OWNER_LABEL,
+        USER,
+        _owner_of_this_process,
+    )
+
+    try:
+        image = box.image_for(spec)
+    except BotFault as fault:
+        raise BuildFailed(f"its image cannot be made: {fault.detail}") from None
+    out = folder / BUILD_DIR
+    root = os.geteuid() == 0
+    owner = folder.stat()
+    if root:
+        _give_back(out, NOBODY, NOBODY)
+    # As root the build runs as nobody; else as arena's own user, who then owns what it made.
+    user = USER if root else f"{os.getuid()}:{os.getgid()}"
+    client = box.client
+    container = None
+    try:
+        container = client.containers.create(
+            image, list(spec.build), network_mode="none", user=user, working_dir=BOT_MOUNT,
+            environment={"HOME": "/tmp", "LANG": "C.UTF-8", "GOCACHE": "/tmp/go-cache", "GOFLAGS": "-mod=vendor"},
+            mem_limit=f"{BUILD_MEMORY_MB}m", memswap_limit=f"{BUILD_MEMORY_MB}m", pids_limit=BUILD_PIDS,
+            nano_cpus=10**9, read_only=True, tmpfs={"/tmp": "size=512m,nosuid"}, cap_drop=["ALL"],
+            security_opt=["no-new-privileges"], init=True,
+            ulimits=[Ulimit(name="core", soft=0, hard=0), Ulimit(name="fsize", soft=BUILD_FILE_MB << 20,
+                                                                 hard=BUILD_FILE_MB << 20)],
+            log_config={"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}},
+            volumes={str(folder): {"bind": BOT_MOUNT, "mode": "ro"},
+                     str(out): {"bind": f"{BOT_MOUNT}/{BUILD_DIR}", "mode": "rw"}},
+            labels={LABEL: "build", BOT_LABEL: spec.name, OWNER_LABEL: _owner_of_this_process()},
+        )
+        container.start()
+        try:
+            status = container.wait(timeout=timeout_s)
+        except _ENGINE_ERRORS:
+            container.kill()
+            output = container.logs().decode("utf-8", "replace")
+            raise BuildFailed(_timed_out(spec, timeout_s), output) from None
+        output = container.logs().decode("utf-8", "replace")
+        code = int(status.get("StatusCode", 1))
+        if code != 0:
+            if client.api.inspect_container(container.id)["State"].get("OOMKilled"):
+                raise BuildFailed(f"its build ({' '.join(spec.build)}) ran out of memory ({BUILD_MEMORY_MB} MB)",
+                                  output)
+            raise BuildFailed(_failed(spec, code), output)
+    except docker.errors.APIError as error:
+        if "executable file not found" in str(error) or "no such file" in str(error).lower():
+            raise BuildFailed(
+                f"its build's program {spec.build[0]!r} is not in its image {image}: set `language` in bot.toml "
+                f"to an image that has it (docs/protocol.md, Your language)"
+            ) from None
+        raise SandboxError(f"the Docker engine failed while building {spec.name}: {error}") from None
+    except _ENGINE_ERRORS as error:
+        raise SandboxError(f"the Docker engine failed while building {spec.name}: {error}") from None
+    finally:
+        if container is not None:
+            try:
+                container.remove(force=True)
+            except _ENGINE_ERRORS:
+                pass
+        if root:
+            _give_back(out, owner.st_uid, owner.st_gid)
+
+
+
+def build_bots(box: Any, bots: list[tuple[str, Any]]) -> None:
+    """Before `arena match`/`run`: build each (name, spec) whose build/ is missing or stale.
+    BuildFailed naming the bot when one fails."""
+    for name, spec in bots:
+        try:
+            run_build(spec, box)
+        except BuildFailed as failed:
+            raise BuildFailed(f"bot {name} ({spec.folder}): {failed.line}", failed.output) from None

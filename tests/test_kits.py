@@ -1,0 +1,81 @@
+"""Starter kits (kits/<lang>/, `arena new`): each is submitted in the Docker sandbox (its
+build step runs there, in its language's image) and plays a match of each game against
+bots/random from the registry's copy. Needs a Docker engine with the base image; the
+language image is built once per machine when missing (ARENA_REQUIRE_DOCKER=1: a missing
+engine fails instead of skipping)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.botfolder import load_bot
+from arena.langs.kits import KitError, available, new_bot
+from arena.match import run_match
+from arena.sandbox import Limits
+from arena.store import content_hash
+from arena.submit import submit_bot
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = ROOT / "bots" / "random"
+KITS = ["c"]
+# Generous start-up: a JVM under a loaded CI machine.
+LIMITS = Limits(startup_s=20.0, decision_s=2.0, time_bank_s=20.0)
+
+
+@pytest.fixture(scope="module")
+def docker_client():
+    from arena.sandbox.docker import engine_problem
+
+    problem = engine_problem()
+    if problem:
+        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
+        pytest.skip(problem)
+    import docker
+
+    return docker.from_env(timeout=1800)
+
+
+def language_image(client, language: str) -> str:
+    from arena.langs.images import build_language_image
+    from arena.sandbox.docker.engine import default_image
+
+    return build_language_image(client, language, default_image())[0]
+
+
+def test_every_language_of_the_tests_has_a_kit_and_arena_new_copies_it(tmp_path):
+    assert set(KITS) <= set(available())
+    made = new_bot(tmp_path / "my bot!", "c")
+    manifest = load_bot(made)
+    assert manifest.name == "my-bot"  # the folder's name, made a legal bot name
+    assert manifest.language == "c" and manifest.build and not (made / "build").exists()
+    assert len((made / "README.md").read_text().splitlines()) <= 20
+    with pytest.raises(KitError, match="already exists and is not an empty folder"):
+        new_bot(made, "c")
+    with pytest.raises(KitError, match="no starter kit for 'cobol'; kits: "):
+        new_bot(tmp_path / "other", "cobol")
+
+
+@pytest.mark.parametrize("language", KITS)
+def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_client, tmp_path, language):
+    language_image(docker_client, language)
+    bot = new_bot(tmp_path / f"{language}-kit", language)
+    registry = tmp_path / "registry"
+    done = submit_bot(bot, registry, sandbox="docker", limits=LIMITS)
+    copy = registry / done.name / "1.0"
+    assert done.folder == copy and done.smoke_games == {"3up3down": 2, "three-thirteen": 2}
+    # The registry keeps what the build made; the hash covers the sources, not build/.
+    assert (copy / "build").is_dir() and any((copy / "build").iterdir())
+    assert json.loads((copy / "submission.json").read_text())["content_hash"] == done.content_hash
+    assert content_hash(bot) == done.content_hash  # the author's folder, never built, hashes the same
+    for game, games in (("3up3down", 4), ("three-thirteen", 2)):
+        match = run_match(game, [copy, RANDOM], games=games, seed=11, sandbox="docker", limits=LIMITS)
+        assert [result.incidents for result in match.games] == [[]] * games
+        places = [result.places[result.seats.index(done.name)] for result in match.games]
+        if game == "three-thirteen":
+            # The kit keeps its least deadwood: it goes out first and beats random every game.
+            assert places == [1] * games
