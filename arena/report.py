@@ -52,10 +52,14 @@ from arena.rating import (
     rate_cached,
     settings_of,
 )
+from arena.report_pages import bot_membership, h2h_cells, last_lines, log_excerpt
+from arena.report_pages import (
+    settings_summary as settings_summary,  # re-exported: the report's API
+)
 from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.resources import templates_dir
 from arena.store import BotRecord, MemberRow
-from engine.registry import all_games, get_game
+from engine.registry import all_games
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = 100
@@ -389,104 +393,6 @@ def _compact(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _number(value: Any) -> str:
-    """A setting's number as a person writes it: 4.167, not 4.166666666666667."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def _rule_value(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, (bool, str)) or value is None else _number(value)
-
-
-def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
-    """What a spectator needs to know of how the tournament was run, in words.
-
-    Only the settings named here are shown (format, tables, deals, seed, sandbox, limits,
-    rating, rules); how the organiser ran it (output folder, jobs, cluster) and anything
-    unknown is left out, so no local path or address reaches the site.
-    """
-    rows: list[tuple[str, str]] = []
-    game_name = str(settings.get("game") or "")
-    try:
-        game = get_game(game_name) if game_name else None
-    except Exception:  # a store of a game this arena does not know: its name is still worth showing
-        game = None
-    if game_name:
-        rows.append(("game", game.title if game else game_name))
-    fmt = settings.get("format") or "round-robin"
-    rounds, cycles = settings.get("rounds"), settings.get("cycles") or 1
-    if fmt == "swiss":
-        text = f"Swiss, {rounds} round{'s' if rounds != 1 else ''}" if rounds else "Swiss"
-    elif fmt == "league":
-        text = "league: a ladder that bots join when they are submitted (a new version retires the old one)"
-        if isinstance(settings.get("suspend_after"), int):
-            text += f"; a bot that forfeits {settings['suspend_after']} games in a row is suspended"
-        if settings.get("games"):
-            text += f"; it stops at {settings['games']} games"
-        elif settings.get("until_stable"):
-            text += "; it stops once every active bot is settled"
-    elif fmt == "gauntlet":
-        challengers = [str(c.get("id", c)) if isinstance(c, dict) else str(c) for c in settings.get("challengers") or []]
-        text = "gauntlet: " + (", ".join(challengers) or "the challengers") + " against the field"
-    else:
-        text = "round-robin"
-        if rounds:
-            text += f", {rounds} round{'s' if rounds != 1 else ''}"
-        elif cycles > 1:
-            text += f", {cycles} times over"
-    rows.append(("format", text))
-    if settings.get("seats"):
-        rows.append(("tables", f"{settings['seats']} seats"))
-    if "duplicate" in settings:
-        rows.append(
-            ("deals", "duplicate: every deal is played once in each seat rotation" if settings["duplicate"]
-             else "a new deal every game")
-        )
-    if "seed" in settings:
-        seed = settings["seed"]
-        rows.append(("seed", f"public: {seed} (anyone can replay the deals)" if seed is not None else "secret (kept with the results)"))
-    if settings.get("sandbox") in ("local", "docker"):
-        rows.append(
-            ("sandbox", "docker: each bot in its own container" if settings["sandbox"] == "docker"
-             else "local: bot processes on the organiser's machine")
-        )
-    limits = settings.get("limits")
-    if isinstance(limits, dict):
-        parts = [
-            (key, template) for key, template in (
-                ("decision_s", "{} s per decision"), ("time_bank_s", "{} s time bank"), ("startup_s", "{} s to start"),
-                ("cpu_s", "{} s of CPU per match"), ("memory_mb", "{} MB of memory"), ("cpus", "{} CPU"),
-            ) if isinstance(limits.get(key), (int, float))
-        ]
-        if parts:
-            rows.append(("limits", ", ".join(template.format(_number(limits[key])) for key, template in parts)))
-    rating = settings.get("rating")
-    if isinstance(rating, dict):
-        named = [("mu", "mu"), ("sigma", "sigma"), ("beta", "beta"), ("tau", "tau"), ("draw_probability", "draw probability")]
-        text = "TrueSkill: " + ", ".join(f"{label} {_number(rating[key])}" for key, label in named if key in rating)
-        update = {
-            "hand": "one update per hand of a deal (the bots that held the same cards compared)",
-            "deal": "one update per deal (by total of places)",
-            "rotation": "one update per rotation of a deal",
-        }.get(str(rating.get("duplicate_update")))
-        if settings.get("duplicate") and update:
-            text += f"; {update}"
-        rows.append(("rating", text))
-    rules = settings.get("rules") if isinstance(settings.get("rules"), dict) else {}
-    all_rules, changed = [], []
-    for name, value in sorted(rules.items()):
-        spec = None
-        if game is not None:
-            spec = next((option for option in game.options if option.name == name), None)
-        rule = {"name": name, "value": _rule_value(value), "help": spec.help if spec else ""}
-        all_rules.append(rule)
-        if spec is None or spec.default != value:
-            changed.append(rule)
-    return {"rows": rows, "rules": all_rules, "changed_rules": changed}
-
-
 def _fmt_score(value: float) -> str:
     return f"{value:g}"
 
@@ -515,6 +421,7 @@ def _environment() -> jinja2.Environment:
     env.filters["slug"] = slug
     env.filters["signed"] = _signed
     env.filters["rank_change"] = _rank_change
+    env.filters["last_lines"] = last_lines
     return env
 
 
@@ -661,8 +568,8 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]
     model = {row: {col: confidence.ahead(row, col) for col in top if col != row} for row in top} if confidence else {}
     write(
-        site / "h2h.html", "h2h.html", "", matrix_bots=top, ahead=agg["ahead"], together=agg["together"],
-        total_bots=len(data.standings), model=model,
+        site / "h2h.html", "h2h.html", "", matrix_bots=top, cells=h2h_cells(top, model, agg["ahead"], agg["together"]),
+        total_bots=len(data.standings),
     )
 
     for line in data.standings:
@@ -683,8 +590,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             game = games_by_key[key]
             for seat, text in data.logs(key).items():
                 if seat < len(game.seats) and game.seats[seat] == bot and text.strip():
-                    excerpts.append({"key": key, "text": text[-LOG_CHARS:]})
+                    excerpt, cut = log_excerpt(text, LOG_CHARS)
+                    excerpts.append({"key": key, "text": excerpt, "cut": cut})
         played = agg["played"].get(bot, [])
+        member = data.members.get(bot)
         chart = rating_chart(data.history.get(bot, []), prior)
         # Each point links to the game after which it was taken (its readout comes from the
         # bot's data script, which the page loads for its game list anyway).
@@ -702,7 +611,8 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             rank=rank[bot],
             interval=confidence.intervals.get(bot) if confidence else None,
             mark=marks.get(bot),
-            member=data.members.get(bot),
+            member=member,
+            membership=bot_membership(member, [data.games[index].round for index in played]) if member else "",
             info=bots[bot],
             chart=chart,
             chart_keys=chart_keys,

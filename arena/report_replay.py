@@ -11,7 +11,11 @@ browser needs no copy of the rules.
 Beside the frames: the record's facts (seed, rules, places, scores; what the page's
 download gives, enough to re-simulate the game) and, per step, the acting bot's decision
 as the referee recorded it (`decisions`: [think_s, legal, stderr lines], or None; None as a
-whole for a game stored before these were kept).
+whole for a game stored before these were kept); the legal actions the acting bot chose
+from (`legal`: per step the number of the chosen action then those of the legal
+actions, numbers into `actions`, where each distinct action is written once; None for a
+fallback step; at most LEGAL_SHOWN a step, `decisions` says how many there were); and each forfeit at the step where it shows (`faults`: [step, seat, reason,
+detail, the bot's last stderr lines]: the first step of that seat from its fault on).
 
 Compactness (a long game is over 3,000 actions):
 - cards are ids; each card's face (the game's `card_face`) is written once, in `cards`;
@@ -36,7 +40,11 @@ from engine.api import GameError
 from engine.registry import get_game
 from engine.replay_tables import ReplayTables, Table
 
-FORMAT = 2  # bump when the data shape changes: cached replay files carry it in their name
+FORMAT = 3  # bump when the data shape changes: cached replay files carry it in their name
+
+
+LEGAL_SHOWN = 200  # legal actions kept per step (the count of all of them is in `decisions`)
+FAULT_LINES = 20  # stderr lines kept with a forfeit
 
 
 class ReplayUnavailable(Exception):
@@ -148,6 +156,8 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     steps: list[list[Any]] = []  # [seat, action, events?, "fallback"?] per action
     frames: list[list[Any]] = []
     seen_events = 0
+    distinct: dict[str, int] = {}  # an action (as JSON) -> its number in `actions`
+    legal_steps: list[list[int] | None] = []
     previous_full: Table = {}
     previous_exceptions: list[Table] = [{} for _ in range(players)]
 
@@ -167,6 +177,11 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
 
     snapshot()
     for number, step in enumerate(result.replay.actions):
+        options = None
+        if step.by == "bot":  # [the chosen one, then each legal action], as numbers into `actions`
+            number_of = lambda action: distinct.setdefault(json.dumps(action, sort_keys=True), len(distinct))  # noqa: E731
+            options = [number_of(step.action), *(number_of(a) for a in state.legal_actions()[:LEGAL_SHOWN])]
+        legal_steps.append(options)
         try:
             state.apply(step.action)
         except GameError as error:
@@ -210,10 +225,31 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
         "forfeits": list(result.forfeits),
         # Per step, the acting bot's decision (None for every step of an older game).
         "decisions": decisions if any(decisions) else None,
+        "actions": [json.loads(text) for text in distinct],
+        "legal": legal_steps if distinct else None,
+        "faults": _faults(result),
         "cards": {str(card_id): face for card_id, face in sorted(deal_cards.items())},
         "steps": steps,
         "frames": frames,
     }
+
+
+def _faults(result: GameResult) -> list[list[Any]]:
+    """Each forfeit at the step where the viewer shows it: the first action of the seat
+    from its fault on (the fallback player's first choice), with the bot's last lines."""
+    from arena.report_pages import last_lines
+
+    out = []
+    for incident in result.incidents:
+        if not incident.forfeit:
+            continue
+        step = next(
+            (n for n, action in enumerate(result.replay.actions, 1) if n > incident.decision and action.seat == incident.seat),
+            None,
+        )
+        if step is not None:
+            out.append([step, incident.seat, incident.reason.value, incident.detail, last_lines(incident.log_tail, FAULT_LINES)])
+    return out
 
 
 def rebuild(data: dict[str, Any], index: int, seat: int | None) -> Table:

@@ -94,6 +94,7 @@ def test_layers_that_must_not_know_each_other():
         "arena.protocol": ("arena.sandbox",),  # the protocol is the bot's contract, not a sandbox's
         "arena.report": ("arena.referee",),  # the report reads stored records
         "arena.report_replay": ("arena.referee",),
+        "arena.report_pages": ("arena.referee",),
         "arena.store": ("arena.rating",),  # the store persists results; rating.py turns them into ratings
         "arena.record": ("arena.referee", "arena.store", "arena.sandbox"),  # a leaf
         "arena.faults": ("arena",),  # a leaf

@@ -134,7 +134,7 @@ def test_3up_place_badges_are_readable_at_game_over(browser, cup, viewport):  # 
     page = watched.page
     jump(page, len(result.replay.actions))
     badges = page.locator("#replay-table .place")
-    assert [int(text) for text in badges.all_inner_texts()] == result.engine_places
+    assert [int(text) for text in badges.all_inner_texts()] == result.places
     for ratio in badges.evaluate_all(f"bs => bs.map({CONTRAST})"):
         assert ratio >= 4.5
     watched.check()

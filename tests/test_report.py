@@ -544,3 +544,56 @@ def test_browser_tests_skip_without_chromium_unless_required(tmp_path, required,
 def test_render_site_without_a_store_says_what_is_missing(tmp_path):
     with pytest.raises(ReportError, match="no tournament store"):
         render_site(tmp_path)
+
+
+# --- what the pages say (arena.report_pages; the browser side: test_site_truth_browser.py) ---
+
+
+def test_a_log_excerpt_starts_at_a_line_and_an_incident_tail_drops_its_partial_first_line():
+    from arena.report_pages import last_lines, log_excerpt
+
+    log = "".join(f"line {n}\n" for n in range(1, 400))
+    text, cut = log_excerpt(log, 100)
+    assert cut and log.endswith(text) and text.startswith("line ") and log[len(log) - len(text) - 1] == "\n"
+    assert len(text) <= 100 and len(text) + len("line 399\n") > 100  # as much as fits, from a line
+    assert log_excerpt("short\n", 100) == ("short\n", False)
+    assert log_excerpt("x" * 300, 100) == ("x" * 100, True)  # one long line: its end
+    tail = log[-2000:]  # as the referee keeps it: it may start inside a line
+    lines = last_lines(tail, count=500)
+    assert lines[0] == tail.split("\n")[1] and lines[-1] == "line 399" and all(line.startswith("line ") for line in lines)
+    assert last_lines("a\nb\nc\n", count=2) == ["b", "c"] and last_lines("") == [] and last_lines("  \n") == []
+    assert last_lines("y" * 400)[0] == "y" * 299 + "\u2026"
+
+
+def test_head_to_head_cells_show_percents_that_add_up_and_colour_by_what_they_show():
+    from arena.report_pages import h2h_cells
+
+    bots = ["a", "b", "c"]
+    model = {"a": {"b": 0.505, "c": 0.625}, "b": {"a": 0.495, "c": 0.502}, "c": {"a": 0.375, "b": 0.498}}
+    ahead = {"a": {"b": 3, "c": 1}, "b": {"a": 1, "c": 0}, "c": {"a": 2, "b": 0}}
+    together = {"a": {"b": 4, "c": 3}, "b": {"a": 4, "c": 0}, "c": {"a": 3, "b": 0}}
+    cells = h2h_cells(bots, model, ahead, together)
+    shown = {(row, col): (cell["model"], cell["colour"]) for row in bots for col, cell in cells[row].items()}
+    assert shown == {
+        ("a", "b"): (50, "even"), ("b", "a"): (50, "even"),  # 50.5 and 49.5: both 50, neither coloured
+        ("a", "c"): (62, "win"), ("c", "a"): (38, "loss"),  # 62.5 and 37.5 add up to 100
+        ("b", "c"): (50, "even"), ("c", "b"): (50, "even"),
+    }
+    assert (cells["a"]["b"]["seen"], cells["b"]["c"]["seen"]) == (75, None)
+    observed = h2h_cells(bots, {}, ahead, together)  # no model: the observed share decides
+    assert (observed["a"]["b"]["colour"], observed["b"]["a"]["colour"], observed["b"]["c"]["colour"]) == ("win", "loss", "even")
+
+
+def test_a_league_bots_membership_says_when_it_played_and_from_when_it_stopped():
+    from arena.report_pages import bot_membership
+    from arena.store import MemberRow
+
+    suspended = MemberRow("c@1", "c", 42, 56, "suspended", "5 forfeits in a row")
+    assert bot_membership(suspended, [42, 43, 55]) == (
+        "joined at batch 42; played in batches 42 to 55 (3 games); suspended: not matched from batch 56 on "
+        "(5 forfeits in a row)"
+    )
+    assert bot_membership(MemberRow("a", "a", 3, None, "active", ""), [3]) == "joined at batch 3; played in batch 3 (1 game)"
+    assert bot_membership(MemberRow("a", "a", 3, 4, "retired", "replaced by a@2"), []) == (
+        "joined at batch 3; no game played; retired: not matched from batch 4 on (replaced by a@2)"
+    )

@@ -334,6 +334,11 @@ def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, l
     visible = page.locator("#games-pages table.games tbody tr:visible td:first-child").all_inner_texts()
     assert visible == [row.key for row in done if row.round == 6]
     assert page.locator("#games-note").inner_text() == "Round 6: 20 games, all on this page."
+    # ... and no pager or page box beside it (they page through every round): issue 22.
+    assert page.locator("#games-pages nav.pager").count() == 2
+    assert not page.locator("#games-pages nav.pager").first.is_visible()
+    assert not page.locator("#games-pages nav.pager").last.is_visible()
+    assert not page.locator("#page-jump").is_visible()
     # A bot (typed in any case) and a round: that bot's games of that round.
     page.locator("#filter-bot").fill("Eve")
     page.locator("#filter-round").fill("2")
@@ -346,6 +351,7 @@ def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, l
     page.screenshot(path=str(tmp_path / "games-of-eve.png"), full_page=True)
     page.locator("#filter-clear").click()
     assert page.locator("#games-pages table.games tbody tr:visible").count() == 20
+    assert page.locator("#games-pages nav.pager").first.is_visible() and page.locator("#page-jump").is_visible()
     # Page jumps: numbered links, and a box for any page.
     page.locator("#games-pages nav.pager").first.locator("a[aria-label='page 1']").click()
     page.wait_for_url("**/page-1.html")

@@ -11,6 +11,8 @@
     var el = kit.el, zone = kit.zone, cardRow = kit.cardRow, pile = kit.pile, labelledPile = kit.labelledPile;
     var seatName = kit.seatName, cardName = kit.cardName, card = kit.card, players = kit.players;
     var steps = kit.steps, seats = kit.data.seats;
+    // The official places when the viewer knows the stored result (forfeits last), else the game's.
+    var official = kit.places || null, forfeits = kit.forfeits || [];
     var wild = null; // the wild rank of the frame being drawn
 
     function faceName(face) { return (RANKS[face[0]] || face[0]) + SUITS[face[1]]; }
@@ -31,13 +33,22 @@
     }
     function eventText(event, who) {
       switch (event.type) {
-        case "game_over": return "game over: places " + (event.places || []).join(", ");
+        case "game_over": return gameOver(event.places || []);
         case "round_start": return "round " + event.round + " starts, " + (RANKS[event.wild_rank] || event.wild_rank) + "s are wild";
         case "reshuffle": return "the discard pile is reshuffled into the stock (" + event.stock_size + " cards)";
         case "round_end": return "round " + event.round + " ends (" + String(event.reason).replace(/_/g, " ") + "): penalties " + (event.penalties || []).join(", ");
         case "draw": return who + "draws " + event.count;
         default: return null; // go_out: the action itself says it; the melds are on the table
       }
+    }
+    function gameOver(places) {
+      if (!official) return "game over: places " + places.join(", ");
+      var text = "game over: places " + official.join(", ");
+      if (forfeits.length) {
+        text += " (" + (forfeits.length === 1 ? "seat " : "seats ") + forfeits.join(", ") + " forfeited: " +
+          (forfeits.length === 1 ? "a forfeit takes" : "forfeits share") + " the last place; as played: " + places.join(", ") + ")";
+      }
+      return text;
     }
     function meldRow(melds) {
       var row = el("div");
@@ -67,6 +78,11 @@
         var who = el("div", "who");
         who.appendChild(el("span", null, seatName(s) + (seat === s ? " (this view)" : "")));
         who.appendChild(el("span", "count", "total " + t.totals[s]));
+        if (official && index === steps.length) {  // the end: the official place (a forfeit is last)
+          var badge = el("span", "place p" + official[s], official[s]);
+          if (forfeits.indexOf(s) >= 0) badge.title = "forfeited: last place, whatever the fallback player did";
+          who.appendChild(badge);
+        }
         sb.appendChild(who);
         zone(sb, "hand", cardRow(t["h" + s], 0, function (id) { return id === t.taken ? "taken" : null; }));
         if (t.went_out === s && t.laid && t.laid.length) zone(sb, "went out, laid down", meldRow(t.laid));
@@ -111,6 +127,7 @@
         scroller.tabIndex = 0;
         scroller.setAttribute("role", "region");
         scroller.setAttribute("aria-label", "scores per round");
+        scroller.setAttribute("data-focus", "scores"); // kept focused across a redraw (replay.js)
         scroller.appendChild(table);
         zone(box, "scores per round", scroller);
       }

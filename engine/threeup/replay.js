@@ -9,6 +9,8 @@
   (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {})["3up3down"] = function (kit) {
     var el = kit.el, zone = kit.zone, cardRow = kit.cardRow, pile = kit.pile, labelledPile = kit.labelledPile;
     var seatName = kit.seatName, cardName = kit.cardName, cardsText = kit.cardsText, players = kit.players;
+    // The official places when the viewer knows the stored result (forfeits last), else the game's.
+    var official = kit.places || null, forfeits = kit.forfeits || [];
 
     function faceName(face) {
       if (face[0] === "number") return face[1] + " " + face[2];
@@ -45,14 +47,25 @@
         case "clear": return "pile cleared by " + who + "(" + String(event.reason).replace(/_/g, " ") + ")";
         case "pickup": return who + "takes the pile (" + (event.cards || []).length + " cards)";
         case "down_failed": return who + "fails with 3DOWN position " + event.position;
-        case "finish": return who + "finishes in place " + event.place;
+        case "finish":
+          if (official && forfeits.indexOf(event.seat) >= 0) return who + "finishes in place " + event.place + " as played (it forfeited: placed last)";
+          return who + "finishes in place " + event.place;
         case "reveal_up": return "every 3UP is revealed";
         case "reverse": return who + "reverses the direction";
         case "swap_stacks": return "stacks are swapped";
-        case "game_over": return "game over: places " + (event.places || []).join(", ");
+        case "game_over": return gameOver(event.places || []);
         case "refill": case "draw": case "draw_instead": return who + "draws " + event.count;
         default: return null;
       }
+    }
+    function gameOver(places) {
+      if (!official) return "game over: places " + places.join(", ");
+      var text = "game over: places " + official.join(", ");
+      if (forfeits.length) {
+        text += " (" + (forfeits.length === 1 ? "seat " : "seats ") + forfeits.join(", ") + " forfeited: " +
+          (forfeits.length === 1 ? "a forfeit takes" : "forfeits share") + " the last place; as played: " + places.join(", ") + ")";
+      }
+      return text;
     }
     function draw(t, seat, box) {
       var centre = el("div", "centre");
@@ -68,7 +81,12 @@
         var who = el("div", "who");
         who.appendChild(el("span", null, seatName(s) + (seat === s ? " (this view)" : "")));
         var done = (t.finished || []).indexOf(s);
-        if (t.end) who.appendChild(el("span", "place p" + t.end.places[s], t.end.places[s]));
+        if (t.end) {
+          var place = official ? official[s] : t.end.places[s];
+          var badge = el("span", "place p" + place, place);
+          if (forfeits.indexOf(s) >= 0) badge.title = "forfeited: last place, whatever the fallback player did";
+          who.appendChild(badge);
+        }
         else if (done >= 0) who.appendChild(el("span", "tag", "finished " + (done + 1)));
         sb.appendChild(who);
         if (t.phase === "setup") {

@@ -184,30 +184,87 @@
 
   /* --- the acting bot's decision: think time, choices, stderr (absent in older games) --- */
   var decisions = data.decisions || null; // per step: [think_s, legal, stderr lines] or null
+  var legal = data.legal || null, actions = data.actions || []; // per step: [chosen, ...legal] numbers into actions
+  var faults = {}; // step -> [[step, seat, reason, detail, last stderr lines], ...]
+  (data.faults || []).forEach(function (fault) { (faults[fault[0]] = faults[fault[0]] || []).push(fault); });
+  var FEW_ACTIONS = 8; // a list this short is shown open; a longer one is collapsed until opened
+  var actionsOpen = null; // the reader opened or closed the list: kept from step to step
   function seconds(value) {
     if (value < 0.001) return (value * 1000).toFixed(2) + " ms";
     if (value < 1) return (value * 1000).toFixed(value < 0.01 ? 1 : 0) + " ms";
     return value.toFixed(2) + " s";
   }
-  function decision(box, index) {
+  function logBox(box, label, lines, id) {
+    var pre = el("pre", "log", lines.join("\n"));
+    if (id) pre.id = id;
+    pre.tabIndex = 0; // a long line scrolls: reachable by keyboard
+    pre.setAttribute("role", "region");
+    pre.setAttribute("aria-label", label);
+    pre.setAttribute("data-focus", id || label);
+    box.appendChild(pre);
+  }
+  function choices(box, index, count, seat, view) {
+    var listed = legal ? legal[index - 1] : null;
+    if (!listed) return;
+    if (view !== null && view !== seat) {
+      // Another seat's choices would show its hand: not in this seat's view.
+      box.appendChild(el("p", "label", "its legal actions are not shown in " + seatName(view) + "'s view"));
+      return;
+    }
+    var chosen = listed[0], options = listed.slice(1);
+    var details = el("details", "choices");
+    details.id = "replay-choices";
+    var total = count === null || count === undefined ? options.length : count;
+    var summary = el("summary", null, "its " + total + (total === 1 ? " legal action" : " legal actions") +
+      (options.length < total ? " (the first " + options.length + " listed)" : ""));
+    summary.setAttribute("data-focus", "choices");
+    details.appendChild(summary);
+    var list = el("ol", "choicelist");
+    list.start = 0;
+    options.forEach(function (number) {
+      var item = el("li", number === chosen ? "chosen" : null, actionText(actions[number]));
+      if (number === chosen) {
+        item.appendChild(el("strong", null, " \u2190 chosen"));
+        item.setAttribute("aria-current", "true");
+      }
+      list.appendChild(item);
+    });
+    details.appendChild(list);
+    details.open = actionsOpen !== null ? actionsOpen : options.length <= FEW_ACTIONS;
+    details.addEventListener("toggle", function () { actionsOpen = details.open; });
+    box.appendChild(details);
+  }
+  function decision(box, index, view) {
     box.textContent = "";
     var made = index > 0 && decisions ? decisions[index - 1] : null;
-    box.hidden = !made;
+    var here = index > 0 ? faults[index] || [] : [];
+    box.hidden = !made && !here.length;
+    here.forEach(function (fault) {
+      var note = el("p", "fault", seatName(fault[1]) + " forfeited here: " + fault[2] + " (" + fault[3] + "). " +
+        "The fallback player chose this action and every later one of this seat; the seat is placed last.");
+      note.id = "replay-fault";
+      box.appendChild(note);
+      if (fault[4].length) {
+        box.appendChild(el("p", "label", "its last " + (fault[4].length === 1 ? "line" : fault[4].length + " lines") + " on stderr before it"));
+        logBox(box, "its last stderr lines before it forfeited", fault[4], "replay-fault-log");
+      } else {
+        box.appendChild(el("p", "label", "it wrote nothing on stderr before it"));
+      }
+    });
     if (!made) return;
+    var seat = steps[index - 1][0];
     var words = [];
     if (made[0] !== null && made[0] !== undefined) words.push("took " + seconds(made[0]));
     if (made[1] !== null && made[1] !== undefined) words.push("chose among " + made[1] + (made[1] === 1 ? " legal action" : " legal actions"));
-    var line = el("p", "facts", seatName(steps[index - 1][0]) + " " + (words.join(", ") || "decided"));
+    var line = el("p", "facts", seatName(seat) + " " + (words.join(", ") || "decided"));
     line.setAttribute("data-think", made[0] === null || made[0] === undefined ? "" : String(made[0]));
     line.setAttribute("data-legal", made[1] === null || made[1] === undefined ? "" : String(made[1]));
     box.appendChild(line);
+    choices(box, index, made[1], seat, view);
     var lines = made[2] || [];
     if (lines.length) {
       box.appendChild(el("p", "label", "its stderr while deciding"));
-      var pre = el("pre", "log", lines.join("\n"));
-      pre.id = "replay-stderr";
-      pre.tabIndex = 0; // a long line scrolls: reachable by keyboard
-      box.appendChild(pre);
+      logBox(box, "its stderr while deciding", lines, "replay-stderr");
     } else {
       box.appendChild(el("p", "label", "nothing on stderr while deciding"));
     }
@@ -241,7 +298,10 @@
   function start(make) {
     viewer = make({
       data: data, players: players, steps: steps, el: el, card: card, cardName: cardName,
-      cardsText: cardsText, cardRow: cardRow, pile: pile, zone: zone, labelledPile: labelledPile, seatName: seatName
+      cardsText: cardsText, cardRow: cardRow, pile: pile, zone: zone, labelledPile: labelledPile, seatName: seatName,
+      // The official result (a forfeit shares the last place): what the end shows, not the
+      // game's own places. A viewer without a stored result (a live seat) leaves it null.
+      places: data.places || null, forfeits: data.forfeits || []
     });
     var index = 0, view = null, timer = null;
     // Two rows: the stepping controls (on a phone they stay on screen) and the options.
@@ -400,13 +460,37 @@
       if (items[previous]) { items[previous].className = ""; items[previous].setAttribute("aria-selected", "false"); }
       draw();
     }
+    // A redraw rebuilds the table and the decision box: a box that had the focus (the score
+    // table, a log, the list of actions; each is marked data-focus) gets it back, scrolled
+    // as it was, so a keyboard reader is not thrown out of it at every step.
+    function focusKept() {
+      var active = document.activeElement;
+      if (!active || active === document.body || !(board.contains(active) || told.contains(active))) return null;
+      var name = active.getAttribute("data-focus");
+      return name ? { name: name, left: active.scrollLeft, top: active.scrollTop } : null;
+    }
+    function focusBack(kept) {
+      if (!kept) return;
+      var again = null;
+      [board, told].forEach(function (box) {
+        box.querySelectorAll("[data-focus]").forEach(function (node) {
+          if (!again && node.getAttribute("data-focus") === kept.name) again = node;
+        });
+      });
+      if (!again) { ol.focus({ preventScroll: true }); return; } // gone at this step: the step list keeps the keys
+      again.focus({ preventScroll: true });
+      again.scrollLeft = kept.left;
+      again.scrollTop = kept.top;
+    }
     function draw() {
       var t = tableAt(index, view);
+      var kept = focusKept();
       board.textContent = "";
       board.setAttribute("data-step", String(index));
       viewer.draw(t, view, board, index);
       what.textContent = describe(index);
-      decision(told, index);
+      decision(told, index, view);
+      focusBack(kept);
       counter.textContent = "step " + index + " of " + last;
       slider.value = String(index);
       jump.value = String(index);
@@ -425,6 +509,9 @@
       var stepping = key === "ArrowRight" || key === "ArrowLeft" || key === "Home" || key === "End";
       if (tag === "INPUT" || tag === "TEXTAREA" || target.isContentEditable) return; // their own keys
       if (tag === "SELECT" && !stepping) return; // up and down still choose
+      // In a box that scrolls sideways (a wide score table, a log), left and right scroll it.
+      var box = target.closest ? target.closest("[data-focus]") : null;
+      if (box && (key === "ArrowLeft" || key === "ArrowRight") && box.scrollWidth > box.clientWidth) return;
       if (key === " " && (tag === "BUTTON" || tag === "SELECT" || tag === "A" || tag === "SUMMARY")) return;
       if (key === "ArrowRight") { stop(); go(index + 1); }
       else if (key === "ArrowLeft") { stop(); go(index - 1); }

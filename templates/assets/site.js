@@ -438,6 +438,16 @@
     var filtered = document.getElementById("games-filtered");
     var note = document.getElementById("games-note");
     var botInput = document.getElementById("filter-bot"), roundInput = document.getElementById("filter-round");
+    var jump = document.getElementById("page-jump");
+    if (jump) {
+      jump.hidden = false;
+      jump.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var to = parseInt(document.getElementById("page-number").value, 10);
+        var pages = parseInt(jump.getAttribute("data-pages"), 10);
+        if (to >= 1 && to <= pages) location.href = "page-" + to + ".html";
+      });
+    }
     load("site", "data/site.js", function (site) {
       var names = document.getElementById("bot-names");
       site.bots.forEach(function (bot) { var option = el("option"); option.value = bot[0]; names.appendChild(option); });
@@ -482,6 +492,9 @@
           return;
         }
         listed.hidden = false; filtered.hidden = true;
+        // A round is shown with its own page links (in the note): the list's pager and
+        // page box, which page through every round, are hidden while it is.
+        forEach(listed.querySelectorAll("nav.pager, #page-jump"), function (node) { node.hidden = !!state.round; });
         if (state.round) {
           var wanted = parseInt(state.round, 10);
           var span = site.rounds.filter(function (r) { return r[0] === wanted; })[0];
@@ -516,15 +529,5 @@
       window.addEventListener("hashchange", apply);
       apply();
     }, function () {});
-    var jump = document.getElementById("page-jump");
-    if (jump) {
-      jump.hidden = false;
-      jump.addEventListener("submit", function (event) {
-        event.preventDefault();
-        var to = parseInt(document.getElementById("page-number").value, 10);
-        var pages = parseInt(jump.getAttribute("data-pages"), 10);
-        if (to >= 1 && to <= pages) location.href = "page-" + to + ".html";
-      });
-    }
   }
 })();
