@@ -1,14 +1,20 @@
 """A small real tournament for the report tests: the real runner, the real store, a folder
 bot that writes to stderr and has a hostile version text, and in-process bots, one of them
-named like a script tag and one that forfeits its first game by an illegal answer."""
+named like a script tag and one that forfeits its first game by an illegal answer.
+
+A bot.toml's version is now held to a strict pattern (arena.botfolder), so the hostile
+version is written into the store after the run, as a store made elsewhere (an older
+arena, a copied folder) may hold it, and the site is rendered again from it."""
 
 from __future__ import annotations
 
 import itertools
 import random
 import shutil
+import sqlite3
 from pathlib import Path
 
+from arena.report import render_site
 from arena.seats import InProcessBot
 from arena.tournament import run_tournament, validate_config
 
@@ -23,7 +29,7 @@ def chatty_bot(base: Path) -> Path:
     folder = base / "chatty"
     shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
     toml = (folder / "bot.toml").read_text()
-    toml = toml.replace('name = "random"', 'name = "chatty"').replace('version = "1.0"', f"version = '{HOSTILE_VERSION}'")
+    toml = toml.replace('name = "random"', 'name = "chatty"')
     (folder / "bot.toml").write_text(toml)
     code = (folder / "bot.py").read_text()
     code = code.replace(
@@ -73,6 +79,11 @@ def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress
     }
     data.update(settings)
     run_tournament(validate_config(data), in_process=in_process, progress=progress, stop=stop)
+    if (out / "arena.sqlite").is_file():  # a run stopped before its store was made has none
+        with sqlite3.connect(out / "arena.sqlite") as db:
+            db.execute("UPDATE bots SET version = ? WHERE name = 'chatty'", (HOSTILE_VERSION,))
+        db.close()
+        render_site(out)
     return out
 
 

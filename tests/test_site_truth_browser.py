@@ -16,18 +16,18 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from arena.league import run_league
-from arena.report import load_site_data, make_server, slug, write_site
+from arena.report import load_site_data, slug, write_site
 from arena.report_pages import last_lines, log_excerpt
 from arena.seats import InProcessBot
 from arena.store import Store
 from arena.tournament import run_tournament, validate_config
+from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament
 from tests.test_league import NAMES, config, in_process
@@ -181,6 +181,9 @@ def test_a_crash_shows_the_bots_last_stderr_lines_at_the_incident_and_at_the_cra
     page.wait_for_function(f"document.getElementById('replay-table').dataset.step === '{step}'")
     assert result.replay.actions[step - 1].seat == incident.seat and result.replay.actions[step - 1].by == "fallback"
     assert page.locator("#replay-decision").is_visible()
+    assert page.inner_text(f"#replay-step-{step}").endswith(" (forfeited here; fallback)")
+    later = next(n for n, a in enumerate(result.replay.actions, 1) if n > step and a.seat == incident.seat)
+    assert page.inner_text(f"#replay-step-{later}").endswith(" (fallback)")
     fault = page.inner_text("#replay-fault")
     assert fault.startswith(f"seat {incident.seat} · crasher@1 forfeited here: CRASH ({incident.detail})")
     assert page.inner_text("#replay-fault-log") == "\n".join(lines)
@@ -352,8 +355,7 @@ def test_head_to_head_cells_are_coloured_by_the_percent_they_show(browser, cup, 
 def test_a_live_page_reloads_at_most_every_15_seconds_with_a_note_between(browser, cup, tmp_path):  # noqa: F811
     site = tmp_path / "site"
     shutil.copytree(cup / "site", site)
-    server = make_server(site, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_site(site, 0).start()
     watched = Watched(browser, DESKTOP)
     page = watched.page
     loads: list[float] = []
@@ -383,7 +385,6 @@ def test_a_live_page_reloads_at_most_every_15_seconds_with_a_note_between(browse
         assert loads[-1] - clicked < 5
     finally:
         server.shutdown()
-        server.server_close()
     watched.check()
 
 

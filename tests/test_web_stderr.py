@@ -85,3 +85,44 @@ def test_show_stderr_serves_the_site_as_it_is(cup, tmp_path):
     finally:
         server.shutdown()
         door.stop()
+
+
+def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_replay(cup, tmp_path):
+    """A forfeit's last lines (issue 22: on its game page and at its replay step) are
+    stderr too: served with stderr hidden, neither the game page nor the replay has them."""
+    import shutil
+
+    from arena.report import load_site_data, write_site
+    from arena.report_replay import FORMAT, script_text
+
+    copy = tmp_path / "cup"
+    shutil.copytree(cup, copy)
+    data = load_site_data(copy, cache_ratings=False)
+    game = data.games[0]
+    secret = "my secret plan: keep the wild cards"
+    game.incidents = [{
+        "seat": 0, "bot": game.seats[0], "reason": "CRASH", "detail": "exited with code 3", "decision": 2,
+        "request": 2, "forfeit": True, "log_tail": f"{secret}\ngiving up\n", "when": "at request 2",
+    }]
+    write_site(data, copy / "site", replays="none")
+    page_file = copy / "site" / "games" / f"{game.key}.html"
+    assert secret in page_file.read_text()  # the site on disk keeps it
+    replay = copy / "site" / "replays" / f"{game.key}.r{FORMAT}.js"
+    replay.write_text(script_text({"format": FORMAT, "decisions": None, "faults": [[3, 0, "CRASH", "exited", [secret]]]}, game.key))
+    server, door = serve(copy, tmp_path, hide=True)
+    try:
+        with httpx.Client(base_url=server.url, timeout=20) as client:
+            page = client.get(f"/games/{game.key}.html").text
+            assert secret not in page and "giving up" not in page
+            assert "hidden: a bot's stderr is its author's" in page and "exited with code 3" in page
+            served = client.get(f"/replays/{replay.name}").text
+            assert secret not in served and '"faults":[[3,0,"CRASH","exited",null]]' in served
+    finally:
+        server.shutdown()
+        door.stop()
+    server, door = serve(copy, tmp_path, hide=False)
+    try:
+        assert secret in httpx.get(server.url + f"games/{game.key}.html", timeout=20).text
+    finally:
+        server.shutdown()
+        door.stop()

@@ -2,9 +2,11 @@
 `--show-stderr` turns it off). The static site keeps every line (a tournament's site is
 published as it is); the served one answers without them:
 
-- a game's replay script (`replays/<key>.r<N>.js`): each decision's stderr lines become
-  null (the viewer then says nothing was shown), think time and choices stay;
-- a bot's page (`bots/<slug>.html`): its log excerpts are replaced by a note.
+- a game's replay script (`replays/<key>.r<N>.js`): each decision's stderr lines and each
+  forfeit's last lines become null (the viewer then says they are not shown), think time
+  and choices stay;
+- a bot's page (`bots/<slug>.html`): its log excerpts are replaced by a note;
+- a game's page (`games/<key>.html`): each incident's last stderr lines, likewise.
 
 The author (or the organiser) reads them with their token: `GET /api/games/{key}/stderr`
 gives, for each seat of theirs, its lines per decision and the end of its log.
@@ -22,8 +24,9 @@ from starlette.responses import Response
 
 REPLAY = re.compile(r"^/replays/[A-Za-z0-9_.-]+\.r\d+\.js$")
 BOT_PAGE = re.compile(r"^/bots/[A-Za-z0-9_.%@-]+\.html$")
+GAME_PAGE = re.compile(r"^/games/[A-Za-z0-9_.-]+\.html$")
 SCRIPT = re.compile(r"^(.*?\]=)(\{.*\})(;?\s*)$", re.DOTALL)
-LOG = re.compile(r'<pre class="log">.*?</pre>', re.DOTALL)
+LOG = re.compile(r'<pre class="log[" ][^>]*>.*?</pre>', re.DOTALL)  # any <pre> of class log, whatever its attributes
 HIDDEN_NOTE = ('<pre class="log">(hidden: a bot\'s stderr is its author\'s; they read it at /door/ '
                'with their token)</pre>')
 KEY = re.compile(r"^[0-9]+(-[0-9]+)*$")
@@ -38,6 +41,9 @@ def strip_replay(text: str) -> str:
     for decision in data.get("decisions") or []:
         if isinstance(decision, list) and len(decision) > 2:
             decision[2] = None
+    for fault in data.get("faults") or []:  # [step, seat, reason, detail, last stderr lines]
+        if isinstance(fault, list) and len(fault) > 4:
+            fault[4] = None
     # As the site writes them: no '<' in a script's strings (nothing can close a tag).
     return found.group(1) + json.dumps(data, separators=(",", ":")).replace("<", "\\u003c") + found.group(3)
 
@@ -51,7 +57,7 @@ class HideStderr:
 
     async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        kind = "replay" if REPLAY.match(path) else "bot" if BOT_PAGE.match(path) else None
+        kind = "replay" if REPLAY.match(path) else "page" if BOT_PAGE.match(path) or GAME_PAGE.match(path) else None
         if kind is None or scope.get("method") not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return

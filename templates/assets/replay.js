@@ -244,7 +244,9 @@
         "The fallback player chose this action and every later one of this seat; the seat is placed last.");
       note.id = "replay-fault";
       box.appendChild(note);
-      if (fault[4].length) {
+      if (fault[4] === null) {
+        box.appendChild(el("p", "label", "its stderr is its author's: not shown here"));
+      } else if (fault[4].length) {
         box.appendChild(el("p", "label", "its last " + (fault[4].length === 1 ? "line" : fault[4].length + " lines") + " on stderr before it"));
         logBox(box, "its last stderr lines before it forfeited", fault[4], "replay-fault-log");
       } else {
@@ -390,7 +392,8 @@
     ol.setAttribute("aria-label", "steps (up and down arrows step)");
     var items = [];
     for (var i = 0; i <= last; i++) {
-      var li = el("li", null, i === 0 ? "deal" : seatName(steps[i - 1][0]) + ": " + actionText(steps[i - 1][1]));
+      var li = el("li", null, i === 0 ? "deal" : seatName(steps[i - 1][0]) + ": " + actionText(steps[i - 1][1]) +
+        (steps[i - 1][3] === "fallback" ? (faults[i] ? " (forfeited here; fallback)" : " (fallback)") : ""));
       li.setAttribute("data-step", String(i));
       li.setAttribute("role", "option");
       li.setAttribute("aria-selected", "false");
