@@ -239,7 +239,6 @@ async def _serve_seat(websocket: WebSocket, table: PlayTable, seat: int) -> None
                 return
             if message is None:
                 continue
-            table.last_seen = now
             if message["type"] == "act":
                 if (channel.state or {}).get("type") != "turn":
                     send({"type": "error", "message": "it is not your move now"})

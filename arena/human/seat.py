@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arena.human.games import Hint
 from arena.protocol import GameOver, Start
 from arena.sandbox.base import BotFault, Reason
 from arena.seats import Seat
@@ -36,9 +37,6 @@ POLL_S = 0.1  # how often a waiting seat looks at its stop flag
 
 class GameStopped(Exception):
     """The table is closing (Ctrl-C, the server stopping): the game is abandoned, not stored."""
-
-
-Hint = Callable[[Observation, list[Action]], dict[str, Any]]
 
 
 def card_faces(game: str, *values: Any) -> dict[str, Any]:
@@ -139,10 +137,6 @@ class Channel:
             subscribers = list(self._subscribers)
         for send in subscribers:
             send(message)
-
-    def tell(self, send: Callable[[dict[str, Any] | None], None], message: dict[str, Any]) -> None:
-        """A message for one page only (its own mistake)."""
-        send(message)
 
     # -- in -------------------------------------------------------------------------------
 

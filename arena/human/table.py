@@ -130,7 +130,6 @@ class PlayTable:
         self._on_close = on_close
         self.games_stored: list[str] = []
         self.failure: str | None = None
-        self.last_seen = time.monotonic()
 
     # -- setting up -----------------------------------------------------------------------
 
