@@ -120,3 +120,81 @@ def test_a_duplicate_tournament_never_shows_a_process_one_deal_from_both_seats(t
     )
     run_tournament(config, sandbox=box, report=False)
     assert _checked(box.said("deal-memory"), 6) == []
+
+
+# -- the kernel keyring ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bot_process", ["per-game", "per-slot"])
+def test_a_key_stored_in_one_game_is_not_read_in_the_next(tmp_path, bot_process):
+    # Without a filter, every local bot (user nobody as root, else the organiser) shares a
+    # user keyring, and a process without a session keyring of its own shares one too: the
+    # rotation-1 process would read the setup cards its rotation-0 twin stored.
+    box = Recording(_sandbox("local"))
+    bot = _deal_memory(tmp_path, "keyring")
+    config = TournamentConfig(
+        game="3up3down", seats=2, duplicate=True, cycles=2, bots=[str(bot), str(tmp_path / "random")],
+        bot_process=bot_process, output=str(tmp_path / "out"),
+        limits={"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256},
+    )
+    run_tournament(config, sandbox=box, report=False)
+    said = box.said("deal-memory")
+    assert _checked(said, 4) == []
+    attempts = [line for line in said if line.startswith("DEAL-MEMORY KEYRING")]
+    # Each game: two adds at its setup (each after a read of both rings), a read of both at play.
+    assert sorted(set(attempts)) == [
+        "DEAL-MEMORY KEYRING add @s: EPERM",
+        "DEAL-MEMORY KEYRING add @u: EPERM",
+        "DEAL-MEMORY KEYRING read @s: EPERM",
+        "DEAL-MEMORY KEYRING read @u: EPERM",
+    ]
+    assert len(attempts) == 4 * 6
+
+
+def test_the_docker_sandbox_closes_the_kernel_keyring(tmp_path):
+    # Docker's default seccomp profile refuses add_key, request_key and keyctl (EPERM);
+    # without it the containers' user nobody (the host's uid 65534: no user namespace)
+    # would share one user keyring.
+    box = Recording(_sandbox("docker"))
+    bot = _deal_memory(tmp_path, "keyring")
+    run_match("3up3down", [bot, tmp_path / "random"], games=2, sandbox=box, limits=LIMITS, paired=True)
+    said = box.said("deal-memory")
+    assert _checked(said, 2) == []
+    assert sorted(set(line for line in said if "KEYRING" in line)) == [
+        "DEAL-MEMORY KEYRING add @s: EPERM",
+        "DEAL-MEMORY KEYRING add @u: EPERM",
+        "DEAL-MEMORY KEYRING read @s: EPERM",
+        "DEAL-MEMORY KEYRING read @u: EPERM",
+    ]
+
+
+_AS_NOBODY = r"""
+import ctypes, json, os, sys
+from arena.sandbox.keyring import keyctl_number
+ADD_KEY = {250: 248, 219: 217}[keyctl_number()]
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+libc = ctypes.CDLL(None, use_errno=True)
+if sys.argv[1] == "plant":
+    print(libc.syscall(ADD_KEY, b"user", b"deal-memory-left", b"x", 1, -4) > 0)
+else:
+    print(libc.syscall(keyctl_number(), 10, -4, b"user", b"deal-memory-left", 0) > 0)  # KEYCTL_SEARCH @u
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as a normal user local bots run as that user")
+def test_what_nobody_left_in_its_user_keyring_is_cleared_before_a_run():
+    # A key left by a bot of an arena without the filter (planted here as user nobody,
+    # where no filter runs) is gone once a run cleans up: it cannot reach the new bots.
+    import subprocess
+    import sys
+
+    def nobody(action: str) -> str:
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+        return subprocess.run(
+            [sys.executable, "-c", _AS_NOBODY, action], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert nobody("plant") == "True"
+    assert nobody("find") == "True"
+    get_sandbox("local", warn=False).cleanup_leftovers()
+    assert nobody("find") == "False"

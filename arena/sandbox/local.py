@@ -21,8 +21,9 @@ How a bot is started (its cost is measured in docs/performance.md):
      user nobody may not enter (/root); where one of them holds the bot's folder, the
      way to it is rebuilt inside and the folder is bound back, read-only.
    The init then forks the bot, which becomes user nobody (65534, no groups) when
-   arena runs as root, sets no_new_privs (no setuid program gives anything back) and
-   execs. The init reaps orphans and reports the bot's exit status on a private pipe;
+   arena runs as root, joins a session keyring of its own, sets no_new_privs (no setuid
+   program gives anything back), installs the seccomp filter that refuses the kernel
+   keyring's calls (`arena.sandbox.keyring`; also without namespaces) and execs. The init reaps orphans and reports the bot's exit status on a private pipe;
    when it goes, the kernel kills everything in the namespace, `setsid` escapees
    included. Without root (or namespaces) the shim execs the bot itself, as nobody if
    arena is root, and the notes say what is missing.
@@ -41,16 +42,19 @@ How a bot is started (its cost is measured in docs/performance.md):
    spares (at the end of a run, on Ctrl-C, at exit).
 
 What that guarantees. Everywhere: the limits (time, CPU, memory, processes, output, file
-size, open files) and that nothing the bot starts outlives it (with a cgroup or the
-namespaces). As root with namespaces, also: the bot is nobody and cannot gain
+size, open files), that nothing the bot starts outlives it (with a cgroup or the
+namespaces), and that it can neither store nor read a key in the kernel keyring (the
+one kernel store no namespace separates: keys would reach the next game). As root with namespaces, also: the bot is nobody and cannot gain
 privileges; it cannot write anywhere but its own /tmp and /dev/shm; it has no network
 (a down loopback); it sees no process but its own, no daemon socket, no hidden path,
 no folder beside its own and nothing under a folder closed to nobody. As root without
 namespaces: nobody and no_new_privs only (a bot folder nobody cannot reach is refused).
 As a normal user: the bot has your rights, your files and your network.
 What it does not: the bot still reads what nobody may read on the host (/etc, /usr,
-world-readable homes); it shares the kernel with no system-call filter, and it shares
-uid 65534 (and so a user keyring) with other local bots and the Docker sandbox's.
+world-readable homes); it shares the kernel with no other system-call filter, and it
+shares uid 65534 with other local bots and the Docker sandbox's, so per-user counters
+(inotify instances, pipe buffer pages, pending signals, message queue bytes) are common
+to every bot alive at once: a covert channel between running bots, not a store.
 Untrusted code belongs in the Docker sandbox.
 """
 
@@ -59,6 +63,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import platform
 import select
 import subprocess
 import sys
@@ -81,6 +86,7 @@ from arena.sandbox.base import (
 )
 from arena.sandbox.cgroups import BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit, input_wait_s
+from arena.sandbox.keyring import clear_user_keyrings, filter_program, keyctl_number
 
 WARNING = (
     "arena: the local sandbox does not isolate untrusted code (it limits time, memory, "
@@ -90,6 +96,7 @@ WARNING = (
 # New network, PID, mount, IPC and UTS namespaces (CLONE_NEW* of <linux/sched.h>).
 NAMESPACES = 0x40000000 | 0x20000000 | 0x00020000 | 0x08000000 | 0x04000000
 SCRATCH = ("/tmp", "/dev/shm")  # private and writable for each bot
+KEYRING_FILTER = filter_program()  # the seccomp filter closing the kernel keyring (None: unknown machine)
 DAEMONS = ("/run", "/var/run")  # where daemons keep their sockets (/var/run is mostly a link)
 COVER = "size=64k,mode=755"  # an empty cover holds at most the folders rebuilt inside it
 BOT_NAMESPACE_PID = 2  # the init forks nothing before the bot
@@ -153,8 +160,26 @@ def become_bot():
         os.setgroups([])
         os.setgid(plan["user"])
         os.setuid(plan["user"])
+    keyctl, program = plan["keyctl"], plan["syscall_filter"]
+    if keyctl is not None:
+        # A fresh session keyring: none of arena's, nor nobody's shared one (best effort:
+        # the filter below closes the keyring anyway).
+        libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, no name
     if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid programs give nothing
         fail(124, "cannot set no_new_privs: %s" % os.strerror(ctypes.get_errno()))
+    if program is not None:
+        # add_key, request_key and keyctl refused (arena.sandbox.keyring)
+        class Instruction(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                        ("k", ctypes.c_uint32)]
+
+        class Program(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+        code = (Instruction * len(program))(*[Instruction(*step) for step in program])
+        if libc.prctl(22, 2, ctypes.byref(Program(len(program), code)), 0, 0) != 0:  # PR_SET_SECCOMP, FILTER
+            fail(124, "cannot install the system-call filter that closes the kernel keyring: %s"
+                 % os.strerror(ctypes.get_errno()))
     if plan["argv"] is None:
         os._exit(0)  # the probe: everything worked
     run(plan["argv"])
@@ -314,6 +339,8 @@ def _probe() -> bool:
         "folder": "/",
         "mounts": mount_steps(Path("/"), [], [], 1),
         "user": NOBODY if os.geteuid() == 0 else None,
+        "keyctl": None,
+        "syscall_filter": None,  # the namespaces alone: the filter is not theirs to decide
         "argv": None,
         "stdin_fd": ends[0],
         "stdout_fd": ends[3],
@@ -404,6 +431,7 @@ class LocalSandbox(Sandbox):
         self.user = NOBODY if os.geteuid() == 0 else None
         self.notes: list[str] = []
         self._hidden: set[Path] = set()
+        self._keyrings_cleared = False
         self._readable: set[Path] = set()  # bot folders already checked for nobody
         self._lock = threading.Lock()
         # Warm slots: slot -> (what the spare was made for, its start). `_generation` moves
@@ -412,6 +440,11 @@ class LocalSandbox(Sandbox):
         self._generation = 0
         self._starter: ThreadPoolExecutor | None = None
         self.hide_paths(hide)
+        if KEYRING_FILTER is None:
+            self.notes.append(
+                f"no system-call filter for {platform.machine()}: bots can reach the kernel "
+                "keyring (and through it, each other)"
+            )
         if not self.isolate:
             self.notes.append(
                 "no namespaces (they need root): bots have the network, see every process "
@@ -519,7 +552,11 @@ class LocalSandbox(Sandbox):
         return {slot: started.result() for slot, (_, started) in spares.items() if not started.exception()}
 
     def cleanup_leftovers(self) -> int:
-        """Remove cgroups (and their processes) left by arena runs that were killed."""
+        """Remove cgroups (and their processes) left by arena runs that were killed, and
+        empty the bots' user's keyrings (what bots of an arena without the keyring filter
+        may have left there)."""
+        if self.user is not None and not self._keyrings_cleared:
+            self._keyrings_cleared = clear_user_keyrings(self.user, self.python)
         return remove_leftovers()
 
     def view_of(self, folder: Path, limits: Limits) -> list[list]:
@@ -640,6 +677,8 @@ class LocalBotProcess(BotProcess):
             "folder": str(folder),
             "mounts": mounts,
             "user": sandbox.user,
+            "keyctl": keyctl_number(),
+            "syscall_filter": KEYRING_FILTER,
             "argv": list(bot.command),
             "stdin_fd": stdin_read,
             "stdout_fd": stdout_write,
