@@ -209,7 +209,7 @@ class Book:
 
     def authenticate(self, token: str) -> tuple[str, bool] | None:
         """(author, organiser) for a live token, else None."""
-        match = TOKEN.match(token or "")
+        match = TOKEN.fullmatch(token or "")
         if not match:
             return None
         token_id, secret = match.groups()
