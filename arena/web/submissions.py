@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -37,6 +38,7 @@ from arena.web.queue import UNPACKED, QueueSettings, ValidationQueue, quarantine
 from arena.web.unpack import MB, UploadLimits, UploadRefused, unpack
 
 RETIRED = "retired"
+_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a bot name or version: one folder, never '.' or '..'
 
 
 @dataclass
@@ -276,11 +278,13 @@ def door_router(door: Door) -> APIRouter:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
             return who
+        if not (_SAFE.fullmatch(name) and _SAFE.fullmatch(version)):  # never '..', never a path
+            return _error(404, f"no version {version} of {name} in the registry")
         refusal = door.book.may_use(who[0], who[1], name)
         if refusal and door.book.owner_of(name) is not None:
             return _error(403, refusal)
         folder = door.registry / name / version
-        if not (version and name) or "/" in version or version.startswith(".") or not (folder / "bot.toml").is_file():
+        if not (folder / "bot.toml").is_file():
             return _error(404, f"no version {version} of {name} in the registry")
         kept = door.registry / DOOR / RETIRED / name
         kept.mkdir(parents=True, exist_ok=True)
@@ -294,7 +298,7 @@ def _versions(registry: Path, name: str) -> list[dict[str, Any]]:
     """A bot's submitted versions in the registry, oldest first."""
     from arena.submit import RECORD
 
-    if name.startswith(".") or "/" in name:
+    if not _SAFE.fullmatch(name):
         return []
     found = []
     for toml in sorted((registry / name).glob("*/bot.toml")):
