@@ -26,6 +26,7 @@ from arena.tournament import TournamentConfig, run_tournament
 BOTS = Path(__file__).parent / "bots"
 EXAMPLES = Path(__file__).parent.parent / "bots"
 LIMITS = Limits(startup_s=10.0, decision_s=2.0, time_bank_s=5.0, memory_mb=256, cpu_s=60)
+TOURNAMENT_LIMITS = {"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256}
 
 
 class Recording:
@@ -110,16 +111,28 @@ def test_a_plain_match_deals_every_game_afresh(tmp_path):
     assert len(box.processes) == 2  # one process per bot: it may remember, but sees no deal twice
 
 
-@pytest.mark.parametrize("bot_process", ["per-slot", "per-game"])
-def test_a_duplicate_tournament_never_shows_a_process_one_deal_from_both_seats(tmp_path, bot_process):
+@pytest.mark.parametrize(
+    "form, bot_process",
+    [("round-robin", "per-slot"), ("round-robin", "per-game"), ("swiss", "per-slot"), ("gauntlet", "per-slot")],
+)
+def test_a_duplicate_tournament_never_shows_a_process_one_deal_from_both_seats(tmp_path, form, bot_process):
+    # Every format's games go through the same slots (one per bot and seat rotation): the
+    # bot plays 6 games, 3 deals from both seats, in one process per rotation (per-slot).
     box = Recording(_sandbox("local"))
     bot = _deal_memory(tmp_path, "memory")
+    shape = {
+        "round-robin": {"cycles": 3, "bots": [str(bot), str(tmp_path / "random")]},
+        "swiss": {"rounds": 3, "bots": [str(bot), str(tmp_path / "random")]},
+        "gauntlet": {"rounds": 3, "challengers": [str(bot)], "bots": [str(tmp_path / "random")]},
+    }[form]
     config = TournamentConfig(
-        game="3up3down", seats=2, duplicate=True, cycles=3, bots=[str(bot), str(tmp_path / "random")],
-        bot_process=bot_process, output=str(tmp_path / "out"), limits={"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256},
+        game="3up3down", seats=2, format=form, duplicate=True, bot_process=bot_process,
+        output=str(tmp_path / "out"), limits=TOURNAMENT_LIMITS, **shape,
     )
     run_tournament(config, sandbox=box, report=False)
     assert _checked(box.said("deal-memory"), 6) == []
+    started = [name for name, _ in box.processes if name == "deal-memory"]
+    assert len(started) == (2 if bot_process == "per-slot" else 6)
 
 
 # -- the kernel keyring ------------------------------------------------------------------
@@ -134,8 +147,7 @@ def test_a_key_stored_in_one_game_is_not_read_in_the_next(tmp_path, bot_process)
     bot = _deal_memory(tmp_path, "keyring")
     config = TournamentConfig(
         game="3up3down", seats=2, duplicate=True, cycles=2, bots=[str(bot), str(tmp_path / "random")],
-        bot_process=bot_process, output=str(tmp_path / "out"),
-        limits={"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256},
+        bot_process=bot_process, output=str(tmp_path / "out"), limits=TOURNAMENT_LIMITS,
     )
     run_tournament(config, sandbox=box, report=False)
     said = box.said("deal-memory")
