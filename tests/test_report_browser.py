@@ -135,7 +135,7 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     key = first_game.inner_text()
     first_game.click()
     page.wait_for_selector("#replay-table")
-    assert page.url.endswith(f"games/{key}.html")
+    assert page.url.split("#")[0].endswith(f"games/{key}.html")  # the viewer may have said its step already
     what = page.locator("#replay-what")
     assert step_of(page) == 0 and what.inner_text().startswith("The deal")
 
