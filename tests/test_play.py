@@ -378,3 +378,66 @@ def test_a_page_that_never_says_its_seat_is_closed(two_people, monkeypatch):
             socket.receive_text()  # nothing sent: the server closes it, never sends a seat's state
         assert closed.value.code == 4408
     assert table.channels[0].pages == 0 and table.channels[1].pages == 0
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def test_arena_play_serves_a_table_stores_its_games_and_stops_on_ctrl_c(tmp_path):
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    from websockets.sync.client import connect
+
+    env = {**os.environ, "PYTHONPATH": str(RANDOM.parent.parent)}
+    command = [sys.executable, "-m", "arena", "play", "three-thirteen", "--no-open", "--port", "0",
+               "--rule", "max_turns_per_round=1", "--out", str(tmp_path / "mine")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = process.stdout.readline()
+        link = re.fullmatch(r"seat 0 \(human\): (http://127\.0\.0\.1:(\d+)/play/#t=([\w-]+))\n", line)
+        assert link, line
+        assert process.stdout.readline().startswith("games are stored in ")
+        with connect(f"ws://127.0.0.1:{link.group(2)}/play/ws") as socket:
+            socket.send(json.dumps({"type": "join", "token": link.group(3)}))
+            while True:
+                message = json.loads(socket.recv(timeout=60))
+                if message["type"] == "turn":
+                    socket.send(json.dumps({"type": "act", "request": message["request"], "action": message["legal"][0]}))
+                elif message["type"] == "notice" and message.get("stored"):
+                    assert message["replay"] == "games/00001-00001-0.html"  # the site, rendered
+                    break
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode in (0, 130)
+    assert "stopped; every finished game is stored" in out
+    assert "Traceback" not in err
+    with Store.open(tmp_path / "mine") as store:
+        (game,) = store.games()
+        assert store.game_result(game.key).seats == ["human", "random"]
+    assert (tmp_path / "mine" / "site" / "games" / "00001-00001-0.html").is_file()
+
+
+def test_arena_play_says_what_to_change_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    for args, said in [
+        (["chess"], "unknown game 'chess'"),
+        (["3up3down", "--humans", "3"], "--humans is 3; a table of 2 seats takes 1 to 2 people"),
+        (["3up3down", "--rule", "max_turns=0"], "rule option 'max_turns' got 0"),
+        (["3up3down", str(tmp_path)], "has no bot.toml"),
+    ]:
+        done = subprocess.run([sys.executable, "-m", "arena", "play", *args, "--no-open", "--out", str(tmp_path / "o")],
+                              capture_output=True, text=True, timeout=60,
+                              env={**__import__("os").environ, "PYTHONPATH": str(RANDOM.parent.parent)})
+        # One line (a bot folder's: then its mistakes listed under it, as everywhere), no traceback.
+        assert done.returncode == 2 and said in done.stderr, done.stderr
+        assert done.stderr.startswith("arena: error: ") and done.stderr.count("arena: error:") == 1
+        assert "Traceback" not in done.stderr

@@ -341,3 +341,28 @@ def test_a_signed_in_author_picks_a_ladder_bot_on_the_page_and_plays_it(browser,
         server.shutdown()
         host.close()
         door.stop()
+
+
+def test_with_a_time_limit_the_page_counts_down_and_a_silent_person_times_out_as_a_bot_would(browser, tmp_path):  # noqa: F811
+    served = Served(TableConfig(game="three-thirteen", bots=[RANDOM], rules={"max_turns_per_round": 1},
+                                out=tmp_path / "slow", human_time_s=8))
+    try:
+        player = Player(browser, PHONE, served.link(0))
+        player.wait_turn_or_over(0)
+        assert "s left for this move" in player.page.locator("#clock").inner_text()
+        # The person does nothing: the seat times out, the fallback finishes the game.
+        player.page.wait_for_function("() => !document.getElementById('result').hidden", timeout=60_000)
+        assert "time for this move ran out" in player.page.locator("#message").inner_text()
+        assert "forfeit" in player.page.locator("#result-table tbody tr").first.inner_text()
+        player.page.wait_for_function("() => document.getElementById('notice')", timeout=60_000)
+        player.watched.check()
+        stored = served.table.games_stored
+    finally:
+        served.close()
+    with Store.open(tmp_path / "slow") as store:
+        result = store.game_result(stored[0])
+    (incident,) = result.incidents
+    assert (incident.seat, incident.reason.value, incident.detail) == (
+        0, "TIMEOUT", "the person at seat 0 gave no answer within 8 s"
+    )
+    assert result.forfeits == [0] and result.places == [2, 1]

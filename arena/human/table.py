@@ -26,7 +26,7 @@ from arena.field import unique_names
 from arena.human.games import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
 from arena.play import remote_bot
-from arena.protocol import MatchOver
+from arena.protocol import GameOver, MatchOver
 from arena.referee import play_game
 from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
 from arena.schedule import ScheduledGame, key_order
@@ -303,6 +303,13 @@ class PlayTable:
         finally:
             for bot in bots:
                 bot.finish(MatchOver(games=1))
+        for seat in result.forfeits:
+            if seat in self.people:
+                # The referee tells a forfeited seat nothing more; its page still gets the result.
+                self.people[seat].game_over(
+                    GameOver(game_number=number, seat=seat, places=result.places, scores=result.scores,
+                             forfeits=result.forfeits)
+                )
         self.store.schedule([scheduled])
         logs = [seat.game_log() if isinstance(seat, RemoteBot) else "" for seat in seats]
         self.store.record(scheduled.key, result, duration_s=time.monotonic() - began, logs=logs)

@@ -144,6 +144,7 @@
         (message.events || []).forEach(logEvent);
         current = message;
         pendingTurn = message.type === "turn" ? message : null;
+        if (pendingTurn && message.time_s) pendingTurn.deadline = Date.now() + message.time_s * 1000;
         if (message.type === "turn") say("");
         draw();
         break;
@@ -201,6 +202,13 @@
     if (pendingTurn) {
       statusLine.textContent = "Your move." + (intro.time_s ? " You have " + intro.time_s + " s for each move." : "");
       controls.draw(pendingTurn, actionsBox);
+      if (pendingTurn.deadline) {
+        // The time left, in a line of its own (not read out every second).
+        var clock = el("p", "hint");
+        clock.id = "clock";
+        actionsBox.appendChild(clock);
+        tick();
+      }
     } else if (over) {
       statusLine.textContent = "The game is over.";
       actionsBox.appendChild(el("p", "muted", "The game is over: see the result."));
@@ -211,6 +219,13 @@
       actionsBox.appendChild(el("p", "muted", text));
     }
   }
+  function tick() {
+    var clock = $("clock");
+    if (!clock || !pendingTurn || !pendingTurn.deadline) return;
+    var left = Math.max(0, Math.ceil((pendingTurn.deadline - Date.now()) / 1000));
+    clock.textContent = left + " s left for this move (then the move is made for you and the game counts as a forfeit).";
+  }
+  setInterval(tick, 1000);
   function showResult() {
     resultBody.textContent = "";
     var table = el("table", "compact");
