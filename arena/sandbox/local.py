@@ -54,7 +54,8 @@ What it does not: the bot still reads what nobody may read on the host (/etc, /u
 world-readable homes); it shares the kernel with no other system-call filter, and it
 shares uid 65534 with other local bots and the Docker sandbox's, so per-user counters
 (inotify instances, pipe buffer pages, pending signals, message queue bytes) are common
-to every bot alive at once: a covert channel between running bots, not a store.
+to every bot alive at once: a covert channel between running bots, not a store, unless
+`ARENA_LOCAL_UIDS` gives each bot process a uid of its own (`arena.sandbox.uids`).
 Untrusted code belongs in the Docker sandbox.
 """
 
@@ -87,6 +88,7 @@ from arena.sandbox.base import (
 from arena.sandbox.cgroups import BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit, input_wait_s
 from arena.sandbox.keyring import clear_user_keyrings, filter_program, keyctl_number
+from arena.sandbox.uids import UidLease, configured_range
 
 WARNING = (
     "arena: the local sandbox does not isolate untrusted code (it limits time, memory, "
@@ -432,6 +434,9 @@ class LocalSandbox(Sandbox):
         self.notes: list[str] = []
         self._hidden: set[Path] = set()
         self._keyrings_cleared = False
+        # A uid of its own per bot process (ARENA_LOCAL_UIDS), as root with namespaces only
+        # (without them a setsid child could outlive its bot and meet the uid's next one).
+        self.uids = configured_range() if self.user is not None and self.isolate else None
         self._readable: set[Path] = set()  # bot folders already checked for nobody
         self._lock = threading.Lock()
         # Warm slots: slot -> (what the spare was made for, its start). `_generation` moves
@@ -648,6 +653,8 @@ class LocalBotProcess(BotProcess):
         self._close_reason: Reason | None = None
         folder = Path(bot.folder).resolve()
         mounts = sandbox.view_of(folder, limits)  # before anything is made that must be undone
+        self._lease = UidLease(sandbox.uids) if sandbox.uids is not None else None
+        self.user = self._lease.uid if self._lease is not None else sandbox.user
         self.cgroup: BotCgroup | None = None
         if sandbox.use_cgroup:
             self.cgroup, cgroup_notes = BotCgroup.create(limits)
@@ -676,7 +683,7 @@ class LocalBotProcess(BotProcess):
             "namespaces": NAMESPACES,
             "folder": str(folder),
             "mounts": mounts,
-            "user": sandbox.user,
+            "user": self.user,
             "keyctl": keyctl_number(),
             "syscall_filter": KEYRING_FILTER,
             "argv": list(bot.command),
@@ -699,6 +706,8 @@ class LocalBotProcess(BotProcess):
         except OSError as error:
             if self.cgroup:
                 self.cgroup.remove()
+            if self._lease is not None:
+                self._lease.release()
             for fd in (*theirs, stdin_write, stdout_read, status_read):
                 if fd is not None:
                     os.close(fd)
@@ -944,6 +953,8 @@ class LocalBotProcess(BotProcess):
             self._close_reason = Reason.OUT_OF_MEMORY
         if self.cgroup:
             self.cgroup.remove()
+        if self._lease is not None:
+            self._lease.release()  # every process of the uid is gone: the next bot may have it
         self._drain.join(timeout=1.0)
         os.close(self._stdin)
         os.close(self._stdout)

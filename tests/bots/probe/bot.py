@@ -4,14 +4,30 @@ It reads one JSON request per line, [operation, argument...], and answers one JS
 the result, or the name of the error (errno's name, e.g. "ENOENT", "EROFS"). It never
 ends on its own, so tests can look at it from another bot while it runs. Operations:
 id, getcwd, pids (the numeric entries of /proc), list PATH, read PATH, write PATH TEXT,
-readlink PATH, connect PATH (a Unix socket). Standard library only.
+readlink PATH, connect PATH (a Unix socket), inotify N (make N inotify instances and keep
+them: how many it made before its user's limit), inotify_room (how many more it could make
+now; they are closed again). Standard library only.
 """
 
+import ctypes
 import errno
 import json
 import os
 import socket
 import sys
+
+HELD = []  # inotify instances kept
+
+
+def inotify_instances(most):
+    made = []
+    libc = ctypes.CDLL(None, use_errno=True)
+    while len(made) < most:
+        fd = libc.inotify_init()
+        if fd < 0:
+            break
+        made.append(fd)
+    return made
 
 
 def attempt(operation, *args):
@@ -36,6 +52,14 @@ def attempt(operation, *args):
         with socket.socket(socket.AF_UNIX) as client:
             client.connect(args[0])
         return "ok"
+    if operation == "inotify":
+        HELD.extend(inotify_instances(args[0]))
+        return len(HELD)
+    if operation == "inotify_room":
+        made = inotify_instances(10_000)
+        for fd in made:
+            os.close(fd)
+        return len(made)
     raise ValueError(f"unknown operation {operation!r}")
 
 
