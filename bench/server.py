@@ -191,7 +191,7 @@ def main() -> None:
         deadline = time.perf_counter() + args.accept_s
         with httpx.Client(base_url=url, timeout=30, headers={"Authorization": f"Bearer {token}"}) as client:
             while True:
-                rows = client.get("/api/submissions").json()["submissions"]
+                rows = client.get("/api/submissions", params={"limit": 500}).json()["submissions"]
                 accepted = [row for row in rows if row["state"] == "accepted"]
                 if time.perf_counter() >= deadline or len(accepted) == len(rows):
                     break

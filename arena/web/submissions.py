@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -247,12 +247,12 @@ def door_router(door: Door) -> APIRouter:
             return _error(404, f"no submission {sub_id} of yours")
         return JSONResponse(row.public())
 
-    @router.get("/submissions", summary="Your submissions, newest first")
-    def submissions(request: Request) -> JSONResponse:
+    @router.get("/submissions", summary="Your submissions, newest first (the organiser: everyone's)")
+    def submissions(request: Request, limit: int = Query(50, ge=1, le=500)) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
             return who
-        rows = door.book.submissions_of(None if who[1] else who[0])
+        rows = door.book.submissions_of(None if who[1] else who[0], limit)
         return JSONResponse({"submissions": [row.public() for row in rows]})
 
     @router.get("/me", summary="Who this token is and the bots they own")
