@@ -424,9 +424,8 @@ def test_arena_play_serves_a_table_stores_its_games_and_stops_on_ctrl_c(tmp_path
     assert (tmp_path / "mine" / "site" / "games" / "00001-00001-0.html").is_file()
 
 
-def test_arena_play_says_what_to_change_without_a_traceback(tmp_path):
-    import subprocess
-    import sys
+def test_arena_play_says_what_to_change_without_a_traceback(tmp_path, monkeypatch, capsys):
+    from arena.cli import main
 
     for args, said in [
         (["chess"], "unknown game 'chess'"),
@@ -434,10 +433,11 @@ def test_arena_play_says_what_to_change_without_a_traceback(tmp_path):
         (["3up3down", "--rule", "max_turns=0"], "rule option 'max_turns' got 0"),
         (["3up3down", str(tmp_path)], "has no bot.toml"),
     ]:
-        done = subprocess.run([sys.executable, "-m", "arena", "play", *args, "--no-open", "--out", str(tmp_path / "o")],
-                              capture_output=True, text=True, timeout=60,
-                              env={**__import__("os").environ, "PYTHONPATH": str(RANDOM.parent.parent)})
+        monkeypatch.setattr("sys.argv", ["arena", "play", *args, "--no-open", "--out", str(tmp_path / "o")])
+        with pytest.raises(SystemExit) as stopped:
+            main()
+        stderr = capsys.readouterr().err
         # One line (a bot folder's: then its mistakes listed under it, as everywhere), no traceback.
-        assert done.returncode == 2 and said in done.stderr, done.stderr
-        assert done.stderr.startswith("arena: error: ") and done.stderr.count("arena: error:") == 1
-        assert "Traceback" not in done.stderr
+        assert stopped.value.code == 2 and said in stderr, stderr
+        assert stderr.startswith("arena: error: ") and stderr.count("arena: error:") == 1
+        assert "Traceback" not in stderr
