@@ -182,6 +182,27 @@ def test_closing_the_table_mid_game_stores_nothing_and_ends_the_bots(tmp_path):
     assert None in page.messages  # the pages were told the table closed
 
 
+def test_a_full_host_lets_a_table_nobody_has_open_give_way(tmp_path):
+    from arena.human.table import PlayError
+
+    host = PlayHost(max_tables=1)
+    try:
+        first = host.open(TableConfig(game="3up3down", out=tmp_path / "a"), owner="ann")
+        page = Page(first.channels[0])
+        with pytest.raises(PlayError) as full:
+            host.open(TableConfig(game="3up3down", out=tmp_path / "b"), owner="bob")
+        assert str(full.value) == "1 tables are playing already; try again when one has ended"
+        first.channels[0].unsubscribe(page.receive)  # ann closed her tab
+        second = host.open(TableConfig(game="3up3down", out=tmp_path / "b"), owner="bob")
+        assert host.tables() == [second] and host.seat(first.tokens[0]) is None
+        deadline = time.monotonic() + 20
+        while not first.closed:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        host.close()
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [

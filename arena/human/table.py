@@ -373,7 +373,12 @@ class PlayHost:
                     self._forget(table)
                     threading.Thread(target=table.close, daemon=True).start()
             if len(self._tables) >= self.max_tables:
-                raise PlayError(f"{self.max_tables} tables are playing already; try again when one has ended")
+                # A table nobody has open (its people closed their tabs) gives way, oldest first.
+                left = [table for table in self._tables if not any(c.pages for c in table.channels.values())]
+                if not left:
+                    raise PlayError(f"{self.max_tables} tables are playing already; try again when one has ended")
+                self._forget(left[0])
+                threading.Thread(target=left[0].close, daemon=True).start()
         table = PlayTable(config, sandbox=sandbox)
         table.owner = owner  # type: ignore[attr-defined]
         table.start()
