@@ -70,6 +70,14 @@ def test_a_failing_build_stops_the_match_with_its_output(tmp_path):
     assert lines[1:] == ["    | bot.c:3: error: expected semicolon"]
 
 
+def test_a_build_that_failed_is_run_again_even_when_it_left_files_in_build(tmp_path):
+    bot = make_bot(tmp_path / "bot", '["sh", "-c", "echo run >> build/runs; exit 1"]')
+    for attempt in (1, 2):
+        with pytest.raises(MatchError, match="exited with code 1"):
+            run_match("3up3down", [bot, RANDOM], games=1, seed=3, limits=QUICK)
+        assert runs(bot) == attempt and is_stale(bot)
+
+
 def test_a_build_whose_program_is_missing_says_so(tmp_path):
     bot = make_bot(tmp_path / "bot", '["no-such-compiler", "bot.c"]')
     with pytest.raises(BuildFailed) as caught:

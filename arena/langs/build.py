@@ -4,8 +4,9 @@
 
 Where: `arena submit` runs it on the registry's copy (any build/ folder the author
 shipped is removed first, so what runs is what the sandbox made, and the registry keeps
-it); `arena match` and `arena run` run it when build/ is missing or older than the
-newest source file. Only `build/` (BUILD_DIR) of the bot's folder is writable; the
+it); `arena match` and `arena run` run it when build/ has no mark of a build that
+succeeded (`build/.arena-built`, written by arena) or the mark is older than the newest
+source file. Only `build/` (BUILD_DIR) of the bot's folder is writable; the
 content hash (arena.store.content_hash) leaves build/ out and covers the sources,
 bot.toml and so the command.
 
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 BUILD_DIR = "build"
+BUILT_MARK = ".arena-built"  # in build/: written by arena when a build succeeded
 BUILD_TIMEOUT_S = 300
 BUILD_MEMORY_MB = 2048
 BUILD_PIDS = 256
@@ -58,13 +60,13 @@ def _sources(folder: Path):
 
 
 def is_stale(folder: Path) -> bool:
-    """True when build/ is missing, empty, or older than the newest source file."""
-    out = folder / BUILD_DIR
-    built = [path.stat().st_mtime for path in out.rglob("*") if path.is_file()] if out.is_dir() else []
-    if not built:
+    """True when build/ has no mark of a build that succeeded (BUILT_MARK, written by arena
+    after one), or the mark is older than the newest source file."""
+    mark = folder / BUILD_DIR / BUILT_MARK
+    if not mark.is_file() or mark.is_symlink():
         return True
     newest_source = max((path.stat().st_mtime for path in _sources(folder)), default=0.0)
-    return max(built) < newest_source
+    return mark.stat().st_mtime < newest_source
 
 
 def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BUILD_TIMEOUT_S) -> float | None:
@@ -85,12 +87,19 @@ def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BU
     if out.is_symlink():
         raise BuildFailed(f"{BUILD_DIR} in the bot folder is a link; remove it (arena makes {BUILD_DIR}/)")
     out.mkdir(exist_ok=True)
+    mark = out / BUILT_MARK
+    if mark.exists() or mark.is_symlink():
+        mark.unlink()  # a build that fails leaves none: the next run builds again
     started = time.monotonic()
     if getattr(box, "name", "local") == "docker":
         _build_in_docker(spec, box, folder, timeout_s)
     else:
         _build_locally(spec, folder, timeout_s)
-    return time.monotonic() - started
+    took = time.monotonic() - started
+    if mark.exists() or mark.is_symlink():
+        mark.unlink()  # the build's own: only arena says a build succeeded
+    mark.write_text(f"built by arena in {took:.1f} s\n")
+    return took
 
 
 def _give_back(out: Path, uid: int, gid: int) -> None:
@@ -199,7 +208,7 @@ def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float) -> Non
     try:
         container = client.containers.create(
             image, list(spec.build), network_mode="none", user=user, working_dir=BOT_MOUNT,
-            environment={"HOME": "/tmp", "LANG": "C.UTF-8", "GOCACHE": "/tmp/go-cache", "GOFLAGS": "-mod=vendor"},
+            environment={"HOME": "/tmp", "LANG": "C.UTF-8", "GOCACHE": "/tmp/go-cache", "GOPROXY": "off", "CARGO_HOME": "/tmp/cargo"},
             mem_limit=f"{BUILD_MEMORY_MB}m", memswap_limit=f"{BUILD_MEMORY_MB}m", pids_limit=BUILD_PIDS,
             nano_cpus=10**9, read_only=True, tmpfs={"/tmp": "size=512m,nosuid"}, cap_drop=["ALL"],
             security_opt=["no-new-privileges"], init=True,

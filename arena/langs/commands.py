@@ -66,7 +66,8 @@ def images_list() -> None:
             state = "built"
         except docker.errors.ImageNotFound:
             state = "missing"
-        typer.echo(f"{language:7} {tag:27} {state:8} {chosen.holds}")
+        typer.echo(f"{language:7} {tag:29} {state}")
+        typer.echo(f"        {chosen.holds}")
 
 
 def new_command(bot_dir: str, language: str) -> None:

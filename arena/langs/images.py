@@ -44,7 +44,7 @@ LANGUAGES: dict[str, Language] = {
     "cpp": Language("cpp", ("g++", "libc6-dev", "make", "nlohmann-json3-dev"), "g++ 12.2, make, nlohmann/json 3.11.2"),
     "rust": Language(
         "rust", ("rustc", "cargo", "librust-serde-json-dev"),
-        "rustc 1.63, cargo 0.66, serde_json 1.0.87 (Debian's crates in /usr/share/cargo/registry, offline)",
+        "rustc 1.63, cargo 0.66, serde_json 1.0.87 (Debian's crates, offline)",
     ),
     "go": Language("go", ("golang-go",), "Go 1.19 (encoding/json)"),
     "java": Language(

@@ -1,0 +1,3 @@
+module arenabot
+
+go 1.19
