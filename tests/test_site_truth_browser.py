@@ -256,16 +256,28 @@ def test_the_six_seat_score_box_on_a_phone_scrolls_by_keyboard_and_keeps_the_foc
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     assert step_of(page) == last - 1  # the arrows scrolled the box, they did not step
-    scrolled = box.evaluate("b => b.scrollLeft")
+    scrolled = settled_scroll(page)  # an arrow's scroll may be animated: read it once it ends
     assert scrolled > 0
     page.keyboard.press("End")  # a step (the table is drawn again): the focus and the scroll stay
     assert step_of(page) == last
     assert page.evaluate("document.activeElement.classList.contains('scorescroll')")
     assert page.evaluate("document.activeElement.scrollLeft") == scrolled
     page.keyboard.press("ArrowLeft")
-    assert step_of(page) == last and page.evaluate("document.activeElement.scrollLeft") < scrolled
+    assert step_of(page) == last and settled_scroll(page) < scrolled
     page.screenshot(path=str(tmp_path / "six-phone.png"), full_page=True)
     watched.check()
+
+
+def settled_scroll(page) -> int:
+    """The focused box's scrollLeft once it stops changing (a smooth scroll takes a moment)."""
+    seen = None
+    for _ in range(50):
+        now = page.evaluate("document.activeElement.scrollLeft")
+        if now == seen:
+            return now
+        seen = now
+        page.wait_for_timeout(150)
+    raise AssertionError("the score box never stopped scrolling")
 
 
 WORDS_ON_ONE_LINE = """th => {
