@@ -83,6 +83,31 @@ REGISTRY_ENV = "ARENA_REGISTRY"
 _INSTALLATION = Path(__file__).resolve().parent  # the arena package: never a registry
 
 
+STAGING_PREFIX = ".incoming-"  # REGISTRY/.incoming-PID-XXXX: a submission being checked
+
+
+def abandoned_staging(registry: Path) -> list[Path]:
+    """The staging folders of `registry` whose `arena submit` process is gone (killed with
+    a server, say): safe to remove. One whose process still runs is being checked."""
+    found = []
+    for staging in Path(registry).glob(f"{STAGING_PREFIX}*"):
+        pid = staging.name[len(STAGING_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and _running(int(pid)):
+            continue
+        found.append(staging)  # a dead process's, or an older arena's (no pid in its name)
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def default_registry() -> Path:
     """$ARENA_REGISTRY when set, else `./bots` in the working folder (made by the first
     submission); never a folder inside arena's installation."""
@@ -131,7 +156,7 @@ def submit_bot(
         raise SubmitRefused(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
     try:
         made = _make_folder(registry)
-        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=registry))
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=registry))
     except OSError as error:
         raise SubmitRefused(
             folder, [f"the registry {registry} is not writable ({error.strerror}); choose one with --registry DIR"]

@@ -69,3 +69,27 @@ def test_a_token_is_found_by_its_id_and_checked_whole(tmp_path):
     assert book.authenticate("") is None
     other = book.add("bob")
     assert book.authenticate(f"arena_{token_id}_{other.split('_', 2)[2]}") is None  # bob's secret under ann's id
+
+
+def test_a_restarted_queue_removes_only_the_staging_of_a_dead_submit(tmp_path):
+    # A server killed mid-validation leaves its child's REGISTRY/.incoming-PID-*: removed at
+    # the next start. A shell `arena submit` running at that moment keeps its copy.
+    import subprocess
+    import sys
+
+    from arena.submit import abandoned_staging
+    from arena.web.queue import QueueSettings, ValidationQueue
+
+    registry = tmp_path / "reg"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = registry / f".incoming-{gone.stdout.strip()}-abc"
+    alive = registry / ".incoming-1-xyz"  # pid 1 always runs
+    old = registry / ".incoming-q9w8e7"  # an older arena's name, without a pid
+    for folder in (dead, alive, old):
+        (folder / "bot").mkdir(parents=True)
+    assert sorted(abandoned_staging(registry)) == sorted([dead, old])
+    queue = ValidationQueue(Book(registry), QueueSettings(jobs=1, sandbox="local")).start()
+    try:
+        assert sorted(p.name for p in registry.glob(".incoming-*")) == [alive.name]
+    finally:
+        queue.stop()

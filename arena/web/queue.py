@@ -29,6 +29,7 @@ from pathlib import Path
 
 from arena.botcopy import FolderLimits
 from arena.sandbox import Limits
+from arena.submit import abandoned_staging
 from arena.web.authors import DOOR, RUNNING, Book
 from arena.web.validate import MARK
 
@@ -79,9 +80,9 @@ class ValidationQueue:
             if leftover.name not in keep:  # an upload that never became a submission, or one finished
                 shutil.rmtree(leftover, ignore_errors=True)
         # A validation killed with the server (-9) leaves arena.submit's staging copy: never
-        # seen as a bot (a dot name), removed here. (A shell `arena submit` into this registry
-        # at this very moment would lose its copy and say so: run it again.)
-        for staging in self.registry.glob(".incoming-*"):
+        # seen as a bot (a dot name), removed here; a shell `arena submit` into this registry
+        # that is running now keeps its copy (its process is alive).
+        for staging in abandoned_staging(self.registry):
             shutil.rmtree(staging, ignore_errors=True)
         for number in range(self.settings.jobs):
             thread = threading.Thread(target=self._work, name=f"arena-validate-{number}", daemon=True)
