@@ -68,8 +68,20 @@ class BotManifest:
         )
 
 
-def load_bot(folder: str | Path) -> BotManifest:
-    """Read and check `folder/bot.toml`; BotFolderError lists every mistake found."""
+def registry_folders(registry: Path) -> list[Path]:
+    """The bot folders of a registry, good or not: REGISTRY/NAME (a plain bot, like the
+    examples) and REGISTRY/NAME/VERSION (a submitted one), each holding a bot.toml; hidden
+    ones (a submission being checked, .incoming-*/bot) left out."""
+    candidates = sorted(registry.glob("*/bot.toml")) + sorted(registry.glob("*/*/bot.toml"))
+    return [
+        path.parent for path in candidates
+        if not any(part.startswith(".") for part in path.parent.relative_to(registry).parts)
+    ]
+
+
+def load_bot(folder: str | Path, check_games: bool = False) -> BotManifest:
+    """Read and check `folder/bot.toml`; BotFolderError lists every mistake found (with
+    `check_games`, a game this arena does not know is one of them)."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise BotFolderError(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
@@ -82,11 +94,11 @@ def load_bot(folder: str | Path) -> BotManifest:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise BotFolderError(folder, [f"{MANIFEST} is not valid TOML: {error}"]) from None
-    return check_manifest(folder, data)
+    return check_manifest(folder, data, check_games)
 
 
-def check_manifest(folder: Path, data: dict) -> BotManifest:
-    """Check a parsed bot.toml; BotFolderError lists every mistake found."""
+def check_manifest(folder: Path, data: dict, check_games: bool = False) -> BotManifest:
+    """Check a parsed bot.toml; BotFolderError lists every mistake found, all at once."""
     mistakes: list[str] = []
     for key in data:
         if key not in KEYS:
@@ -135,6 +147,15 @@ def check_manifest(folder: Path, data: dict) -> BotManifest:
         isinstance(game, str) and game for game in raw_games
     ):
         games = tuple(raw_games)
+        if check_games:
+            from engine.api import GameError
+            from engine.registry import get_game
+
+            for game in games:
+                try:
+                    get_game(game)
+                except GameError as error:
+                    mistakes.append(f"bot.toml games: {error}")
     else:
         mistakes.append(f"'games' is {raw_games!r}; allowed: a non-empty list of game names")
 

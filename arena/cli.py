@@ -13,8 +13,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.rating import SCORE_MEANS, WINS_MEANS
 from arena.sandbox.base import Limits
 from arena.sprt import DEFAULT_GAMES as _SPRT_GAMES  # shown in `arena match --help`
+from arena.terminal import wrapped
 from engine import GameError, all_games, get_game
 
 app = typer.Typer(
@@ -114,7 +116,7 @@ def games_command(
                 f"  [bold]{option['name']}[/bold] = {json.dumps(option['default'])}  ({kind})",
                 highlight=False,
             )
-            console.print(f"      {option['help']}", highlight=False, markup=False, soft_wrap=True)
+            _say(f"      {option['help']}")
         console.print()
     console.print("Set an option with --rule NAME=VALUE (repeatable); `--json` for machines.")
 
@@ -160,7 +162,7 @@ def demo_command(
         quiet=quiet,
         public_seed_ok=True,  # the example bots do not read arena's code; a demo replays exactly
     )
-    console.print(f"Open {(out / 'site' / 'index.html').absolute()} in a browser, or run: arena serve {out}")
+    _say(f"Open {(out / 'site' / 'index.html').absolute()} in a browser, or run: arena serve {out}")
 
 
 @app.command("schema")
@@ -263,23 +265,17 @@ def match_command(
         if len(state.history) == 1:  # the game's first action: the deal's events come before it
             shown_events[0] = len(chosen.new_game(state.players, state.options, state.seed).events(None))
             for event in public[: shown_events[0]]:
-                _say(f"    {json.dumps(event)}")
+                _say_json(f"    {json.dumps(event)}")
         marker = " (fallback)" if chooser == "fallback" else ""
-        _say(f"  seat {seat}{marker}: {json.dumps(action)}")
+        _say_json(f"  seat {seat}{marker}: {json.dumps(action)}")
         for event in public[shown_events[0]:]:
-            _say(f"    {json.dumps(event)}")
+            _say_json(f"    {json.dumps(event)}")
         shown_events[0] = len(public)
 
     def show_game(result) -> None:
         shown_events[0] = 0
         if verbose:
-            console.print(
-                f"game {result.game_number} (seed {result.seed}) over: places {result.places}, "
-                f"scores {result.scores}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
+            _say(f"game {result.game_number} (seed {result.seed}) over: places {result.places}, scores {result.scores}")
 
     pairs = _SprtProgress(settings, quiet=as_json) if settings is not None else None
 
@@ -332,29 +328,31 @@ def match_command(
         console.print(_compact_table(columns, rows, left=("incidents",)))
         for line in legend:
             _say(line)
-        _say("each cell: place (score) and seat; 1 = best; forfeits share the last place.")
+        _say("each cell: place (game score) and seat; 1 = best; forfeits share the last place.")
     if verbose and result.secret is not None:
-        console.print(f"deals from the secret key {result.secret}", highlight=False, markup=False, soft_wrap=True)
+        _say(f"deals' secret: {result.secret}")
 
     rows = [
         {
             "bot": row.bot, "games": str(row.games), "wins": str(row.wins), "place": f"{row.mean_place:.2f}",
-            "score": f"{row.mean_score:.2f}",
+            "game score": f"{row.mean_score:.2f}",
             "incidents": ", ".join(f"{reason} x{count}" for reason, count in sorted(row.incidents.items())) or "-",
         }
         for row in standings(result)
     ]
     _say("standings")
-    columns = _fitting(["bot", "games", "wins", "place", "score", "incidents"], rows, ("wins", "score", "games"))
+    columns = _fitting(
+        ["bot", "games", "wins", "place", "game score", "incidents"], rows, ("wins", "game score", "games")
+    )
     console.print(_compact_table(columns, rows, left=("bot", "incidents")))
-    _say("place, score: the mean place (1 = best) and the game's own mean score.")
+    _say(f"wins: {WINS_MEANS}; place: the mean place (1 = best); game score: the mean of the game's own score.")
     _print_incidents(
         [(f"game {incident.game_number}, seat {incident.seat}", incident) for game_result in result.games
          for incident in game_result.incidents],
         result.sandbox,
     )
     if replay is not None:
-        console.print(f"Results and replays written to {replay}")
+        _say(f"Results and replays written to {replay}")
     if pairs is not None:
         pairs.finish(result, as_json=False)
 
@@ -407,9 +405,16 @@ def _print_incidents(incidents, sandbox: str | None) -> None:
         _say(f"... and {len(incidents) - _INCIDENTS_SHOWN} more incidents")
 
 
+def _say_json(line: str) -> None:
+    """Print a line that ends in a JSON value (`match --verbose`'s actions and events) on one
+    line, unwrapped: a wrapped JSON value could not be read back."""
+    console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 def _say(line: str, to=None) -> None:
-    """Print a line as it is: no markup, no highlighting, long lines wrapped by the terminal."""
-    (to or console).print(line, highlight=False, markup=False, soft_wrap=True)
+    """Print a line as it is (no markup, no highlighting), wrapped at the terminal's width."""
+    where = to or console
+    where.print(wrapped(line, where.width), highlight=False, markup=False, soft_wrap=True)
 
 
 class _SprtProgress:
@@ -423,7 +428,8 @@ class _SprtProgress:
         self.counts = [0, 0, 0, 0, 0]
         self.first: str | None = None  # the first bot's name in results: game 1 seats it at seat 0
         self.pending: float | None = None  # its points in the first game of a pair not yet complete
-        self.outcomes = {1.0: 0, 0.5: 0, 0.0: 0}  # its wins, draws and losses
+        # Its games placed ahead of the other bot, first together, last together, behind.
+        self.outcomes = {"ahead": 0, "shared first": 0, "shared last": 0, "behind": 0}
         self.status = sprt_status(self.counts, settings)
 
     def add(self, result) -> None:
@@ -432,8 +438,15 @@ class _SprtProgress:
 
         if self.first is None:
             self.first = result.seats[0]
-        points = game_points(result.places, result.seats.index(self.first))
-        self.outcomes[points] += 1
+            settings, status = self.settings, self.status
+            if not self.quiet:
+                _say(f"SPRT [{settings.elo0:.2f}, {settings.elo1:.2f}], alpha {settings.alpha:g}, beta "
+                     f"{settings.beta:g}: H0 accepted at LLR {status.lower:.2f}, H1 at {status.upper:.2f}")
+        seat = result.seats.index(self.first)
+        points = game_points(result.places, seat)
+        mine, theirs = result.places[seat], result.places[1 - seat]
+        shared = "shared first" if mine == 1 else "shared last"
+        self.outcomes["ahead" if mine < theirs else "behind" if mine > theirs else shared] += 1
         if self.pending is None:
             self.pending = points
             return
@@ -443,8 +456,7 @@ class _SprtProgress:
         pairs = self.status.pairs
         every = 1 if pairs <= 10 else 10 if pairs <= 100 else 100
         if not self.quiet and (pairs % every == 0 or self.status.decision is not None):
-            self._say(f"pair {pairs} (games {result.game_number - 1}-{result.game_number}): {self._llr_text()}, "
-                      f"Ptnml(0-2): {self.counts}")
+            _say(f"pair {pairs}: LLR {self.status.llr:.2f} ({self.status.fraction:.1%}), Ptnml(0-2): {self.counts}")
 
     def decided(self, _games) -> bool:
         """True once a complete pair has taken the LLR to a bound (the match stops there)."""
@@ -455,10 +467,6 @@ class _SprtProgress:
         return (f"LLR {status.llr:.2f} ({status.fraction:.1%}) ({status.lower:.2f}, {status.upper:.2f}) "
                 f"[{settings.elo0:.2f}, {settings.elo1:.2f}]")
 
-    @staticmethod
-    def _say(line: str) -> None:
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
-
     def finish(self, result, as_json: bool) -> None:
         """The decision, the Elo difference with its 95% interval and the LOS: as lines, or one JSON object."""
         from arena.match import standings
@@ -467,14 +475,18 @@ class _SprtProgress:
         first, second = result.bots[0].name, result.bots[1].name
         status, settings, estimate = self.status, self.settings, elo_estimate(self.counts)
         games = len(result.games)
+        outcomes = self.outcomes
+        wins = outcomes["ahead"] + outcomes["shared first"]  # WINS_MEANS: shared firsts counted
+        points = outcomes["ahead"] + (outcomes["shared first"] + outcomes["shared last"]) / 2
         if as_json:
             print(json.dumps({
                 "game": result.game, "first": first, "second": second, "seed": result.seed,
                 "elo0": settings.elo0, "elo1": settings.elo1, "alpha": settings.alpha, "beta": settings.beta,
                 "decision": status.decision, "games": games, "pairs": status.pairs, "pentanomial": self.counts,
                 "llr": status.llr, "lower_bound": status.lower, "upper_bound": status.upper,
-                "wins": self.outcomes[1.0], "draws": self.outcomes[0.5], "losses": self.outcomes[0.0],
-                "score": estimate.score, "elo": estimate.elo, "elo_lower": estimate.lower,
+                "wins": wins, "shared_wins": outcomes["shared first"], "losses": outcomes["behind"],
+                "shared_last": outcomes["shared last"], "points": points, "points_share": estimate.score,
+                "elo": estimate.elo, "elo_lower": estimate.lower,
                 "elo_upper": estimate.upper, "elo_error": estimate.error, "los": estimate.los, "note": estimate.note,
                 "incidents": {row.bot: row.incidents for row in standings(result)},
             }, indent=2))
@@ -482,13 +494,13 @@ class _SprtProgress:
         tested = f"SPRT [{settings.elo0:.2f}, {settings.elo1:.2f}]"
         played = f"{games} games ({status.pairs} pairs)"
         if status.decision == "H1":
-            self._say(f"{tested}: H1 accepted after {played}: {first} is more than {settings.elo0:g} Elo stronger "
+            _say(f"{tested}: H1 accepted after {played}: {first} is more than {settings.elo0:g} Elo stronger "
                       f"than {second} (alpha {settings.alpha:g})")
         elif status.decision == "H0":
-            self._say(f"{tested}: H0 accepted after {played}: {first} is less than {settings.elo1:g} Elo stronger "
+            _say(f"{tested}: H0 accepted after {played}: {first} is less than {settings.elo1:g} Elo stronger "
                       f"than {second} (beta {settings.beta:g})")
         else:
-            self._say(f"{tested}: no decision at {played}")
+            _say(f"{tested}: no decision at {played}")
         if estimate.elo is None:
             elo_text = f"Elo: not estimated ({estimate.note})"
         else:
@@ -500,15 +512,17 @@ class _SprtProgress:
                 elo_text += f", LOS: {estimate.los:.2%}"
             if estimate.note is not None:
                 elo_text += f" ({estimate.note})"
-        self._say(f"Results of {first} vs {second}: {elo_text}")
-        self._say(f"{self._llr_text()}, Ptnml(0-2): {self.counts}")
-        wins, draws, losses = self.outcomes[1.0], self.outcomes[0.5], self.outcomes[0.0]
-        points = wins + draws / 2
+        _say(f"Results of {first} vs {second}: {elo_text}")
+        _say(f"{self._llr_text()}, Ptnml(0-2): {self.counts}")
         share = f" ({points / games:.2%})" if games else ""
-        self._say(f"Games: {games}, Wins: {wins}, Losses: {losses}, Draws: {draws}, Points: {points:g}{share}")
+        last = f", Shared last: {outcomes['shared last']}" if outcomes["shared last"] else ""
+        _say(f"Games: {games}, Wins: {wins} ({outcomes['shared first']} shared), Losses: {outcomes['behind']}{last}, "
+             f"Points: {points:g}{share}")
+        _say(f"Wins: {WINS_MEANS}. Points: 1 a game placed ahead, 1/2 a shared place.")
 
 
 # ------------------------------------------------------------------ tournaments
+
 
 
 # Standings columns left out, in this order, while the table is wider than the terminal
@@ -566,13 +580,13 @@ def _standings_table(standings, confidence, title: str, swiss: bool, width: int 
 def _standings_notes(swiss: bool) -> list[str]:
     """What the standings table's columns and blank lines mean."""
     ranked = (
-        "Ranked by Swiss score (score: 1 for first, 0 for last, per game), then bhz (Buchholz: over the bot's "
-        "games, the sum of its table-mates' average final score), then mu-3σ."
+        "Ranked by score, then bhz (Buchholz: over the bot's games, the sum of its table-mates' average final "
+        "score), then mu-3σ."
         if swiss
-        else "Ranked by mu-3σ (the conservative rating); score: Swiss points (1 for first, 0 for last, per game)."
+        else "Ranked by mu-3σ (the conservative rating)."
     )
     return [
-        ranked,
+        f"{ranked} wins: {WINS_MEANS}; score: {SCORE_MEANS}.",
         "band: the places the bot could hold given the games played (90%); a blank line separates groups: "
         "bots whose bands overlap a neighbour's are not separated, and their order may be luck. "
         "place: average place (1 = best); forf: games forfeited.",
@@ -597,7 +611,7 @@ def _print_standings(table, confidence, settings: dict, title: str) -> None:
     swiss = is_swiss(settings)
     console.print(_standings_table(table.standings, confidence, title, swiss, console.width))
     for note in _standings_notes(swiss):
-        console.print(note, highlight=False, markup=False)
+        _say(note)
 
 
 def _stored_gauntlet(out_dir: Path, settings: dict) -> list:
@@ -774,11 +788,9 @@ def run_command(
         outcome = run_tournament(config, progress=show, allow_changes=allow_changes)
     except TournamentInterrupted as stopped:
         _stop(bar)
-        errors.print(
+        _say(
             f"arena: stopped: {stopped.done} of {stopped.total} games are stored in {stopped.output}; "
-            f"run the same command to resume: {again}",
-            highlight=False, markup=False, soft_wrap=True,
-        )
+            f"run the same command to resume: {again}", errors)
         raise typer.Exit(130) from None
     except SiteInterrupted as stopped:
         _stop(bar)
@@ -797,13 +809,11 @@ def run_command(
     _print_gauntlet(_stored_gauntlet(outcome.output, settings))
     _print_stored_incidents(outcome.output, config.sandbox)
     share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0
-    console.print(
+    _say(
         f"{outcome.played} games played now, {outcome.resumed} were stored before; {outcome.wall_s:.1f} s; "
-        f"waiting for bot processes to start took {share:.0%} of game time. Store: {outcome.output / 'arena.sqlite'}",
-        highlight=False, markup=False, soft_wrap=True,
-    )
+        f"waiting for bot processes to start took {share:.0%} of game time. Store: {outcome.output / 'arena.sqlite'}")
     for note in outcome.notes:
-        console.print(note, highlight=False, markup=False, soft_wrap=True)
+        _say(note)
 
 
 def _progress_bar(quiet: bool):
@@ -846,7 +856,7 @@ def _stop(bar) -> None:
 def _warn_public_seed(seed: int) -> None:
     from arena.seeds import PUBLIC_SEED_WARNING
 
-    errors.print("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), highlight=False, markup=False, soft_wrap=True)
+    _say("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), errors)
 
 
 @app.command("secret")
@@ -887,17 +897,12 @@ def secret_command(
         raise UsageError(str(error)) from None
     wrong = [game.key for game in games if key.deal_seed(game.deal) != game.seed]
     if wrong:
-        errors.print(
-            f"arena: {len(wrong)} of {len(games)} games do not have the deal seed this secret gives: "
-            + ", ".join(wrong[:10]) + (" ..." if len(wrong) > 10 else ""),
-            highlight=False, markup=False, soft_wrap=True,
-        )
+        _say(f"arena: {len(wrong)} of {len(games)} games do not have the deal seed this secret gives: "
+            + ", ".join(wrong[:10]) + (" ..." if len(wrong) > 10 else ""), errors)
         raise typer.Exit(1)
-    console.print(
+    _say(
         f"{'the one game was' if len(games) == 1 else f'all {len(games)} games were'} dealt from this secret (deal seed = HMAC-SHA256(secret, 'deal/' + deal key)); "
-        "`arena report` replays each stored game from its seed and checks its actions",
-        highlight=False, markup=False, soft_wrap=True,
-    )
+        "`arena report` replays each stored game from its seed and checks its actions")
 
 
 @app.command("standings")
@@ -991,9 +996,8 @@ def submit_command(
     if to is not None:
         from arena.web.client import read_token, submit_remote
 
-        say = lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
         raise typer.Exit(
-            submit_remote(bot_dir, to, read_token(token_file), say=say, league=league is not None, wait_s=wait_s)
+            submit_remote(bot_dir, to, read_token(token_file), say=_say, league=league is not None, wait_s=wait_s)
         )
     from arena.botcopy import FolderLimits, FolderLimitsError
     from arena.submit import submit_bot
@@ -1016,14 +1020,11 @@ def submit_command(
     done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"
-    console.print(
-        f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})",
-        highlight=False, markup=False, soft_wrap=True,
-    )
+    _say(f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")
     if league is not None:
         from arena.league import where_it_stands
 
-        console.print(where_it_stands(league, done.name, done.version, wait_s), highlight=False, markup=False, soft_wrap=True)
+        _say(where_it_stands(league, done.name, done.version, wait_s))
 
 
 @app.command("bots")
@@ -1043,14 +1044,17 @@ def bots_command(
             + ("" if registry else f" (`arena submit BOT_DIR` makes it; or give --registry DIR, or set {REGISTRY_ENV}); "
                f"arena's example bots are in {bots_dir()}")
         )
+    broken: list = []
     rows = [
         {"name": entry.name, "version": entry.version, "games": ",".join(entry.games), "hash": entry.content_hash[:12],
          "date": entry.date[:16].replace("T", " ")}
-        for entry in list_registry(where)
+        for entry in list_registry(where, broken)
     ]
     _say(f"bots in {where}")
     columns = ["name", "version", "games", "hash", "date"]
     console.print(_compact_table(_fitting(columns, rows, ("date", "hash")), rows, left=tuple(columns)))
+    for error in broken:
+        _say(f"not listed: {error.folder}: its bot.toml is wrong: {'; '.join(error.mistakes)}")
 
 
 @app.command("report")
@@ -1075,11 +1079,9 @@ def report_command(
         )
         raise typer.Exit(130) from None
     failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
-    console.print(
+    _say(
         f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages, "
-        f"{counts['replays_written']} new replays{failed}",
-        highlight=False, markup=False, soft_wrap=True,
-    )
+        f"{counts['replays_written']} new replays{failed}")
 
 
 @app.command("serve")
@@ -1157,12 +1159,11 @@ def serve_command(
                 "per_hour": uploads_per_hour, "upload_s": upload_s, "per_address": requests_per_minute,
             },
         )
-    console.print(f"serving {site} at {server.url} (Ctrl-C stops)", highlight=False, markup=False, soft_wrap=True)
+    _say(f"serving {site} at {server.url} (Ctrl-C stops)")
     if door is not None:
-        console.print(
+        _say(
             f"taking submissions into {door.registry} (checked {validate_jobs} at a time in the "
-            f"{validate_sandbox} sandbox); authors' page: {server.url}door/",
-            highlight=False, markup=False, soft_wrap=True,
+            f"{validate_sandbox} sandbox); authors' page: {server.url}door/"
         )
         door.start()
     try:
@@ -1215,8 +1216,7 @@ def play_command(
                 decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb
             ),
         )
-        run_play(config, port=port, open_browser=not no_open, say=lambda line: console.print(
-            line, highlight=False, markup=False, soft_wrap=True))
+        run_play(config, port=port, open_browser=not no_open, say=_say)
     except PlayError as mistake:
         raise UsageError(str(mistake)) from None
     except KeyboardInterrupt:
@@ -1292,7 +1292,7 @@ def league_command(
     matchmaker plays batches of games, the site is re-rendered after each, and `arena
     standings TARGET` or `arena serve TARGET` show it at any time. Runs until Ctrl-C,
     --games or --until-stable; the same command resumes it (docs/league.md)."""
-    from arena.league import LeagueInterrupted, load_league, run_league
+    from arena.league import LeagueInterrupted, check_league, load_league, run_league
 
     overrides = {
         key: value
@@ -1314,9 +1314,10 @@ def league_command(
     if limits:
         overrides["limits"] = limits
     config = load_league(target, overrides, rule or [])
+    check_league(config)  # a mistake is said alone, before the banner
     if config.seed is not None and not public_seed_ok:
         _warn_public_seed(config.seed)
-    say = lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+    say = _say
     served = _league_server(target, config, serve, host, validate_sandbox, insecure_http, say)
     say(
         f"league {config.output_dir()}: {config.game}, {config.seats} seats; watching {config.registry_dir()} "
@@ -1326,19 +1327,20 @@ def league_command(
     def show(update) -> None:
         for event in update.events:
             say(f"  {event}")
+        changed = [f"{label}: {', '.join(bots)}" for label, bots in
+                   (("now settled", update.now_settled), ("no longer settled", update.unsettled)) if bots]
         say(
-            f"batch {update.batch}: {update.done} games stored ({update.played} by this run), "
-            f"{update.active} bots playing, {update.settled} settled; leader: {update.leader or '-'}"
+            f"batch {update.batch}: {update.done} games ({update.played} by this run), "
+            f"{update.active} bots playing, {update.settled} settled"
+            + (f" ({'; '.join(changed)})" if changed else "") + f"; leader: {update.leader or '-'}"
         )
 
     try:
-        outcome = run_league(config, progress=show)
+        outcome = run_league(config, progress=show, notice=lambda line: say(f"  {line}"))
     except LeagueInterrupted as stopped:
-        errors.print(
+        _say(
             f"arena: stopped: {stopped.done} games are stored in {stopped.output}; run the same command to resume: "
-            f"arena {shlex.join(sys.argv[1:])}",
-            highlight=False, markup=False, soft_wrap=True,
-        )
+            f"arena {shlex.join(sys.argv[1:])}", errors)
         raise typer.Exit(130) from None
     finally:
         if served is not None:
@@ -1400,11 +1402,15 @@ def _print_league(out_dir: Path, hide_retired: bool = False) -> None:
     table, confidence, settings, done, total = _stored_standings(out_dir)
     marks, notes, hidden = league_marks(out_dir, hide_retired)
     shown = [line for line in table.standings if line.bot not in hidden]
+    if hidden:  # ranks and bands among the bots shown
+        from arena.confidence import Confidence
+
+        confidence = Confidence.of({line.bot: confidence.skills[line.bot] for line in shown}, confidence.beta)
     console.print(
         _standings_table(shown, confidence, f"{settings.get('name', 'league')}: {done} games", False, console.width, marks)
     )
     for note in _standings_notes(False) + notes:
-        console.print(note, highlight=False, markup=False, soft_wrap=True)
+        _say(note)
 
 
 def main() -> None:

@@ -43,13 +43,18 @@ class BotRef(_Strict):
 
 
 def unique_names(manifests: Sequence[BotManifest]) -> list[str]:
-    """Bot names as shown in results: a name used twice becomes name#2, name#3..."""
+    """Bot names as shown in results: a name that several bots share becomes name@version
+    when their versions differ (two versions of one bot), and a name (or name@version) used
+    twice becomes name#2, name#3..."""
+    versions: dict[str, set[str]] = {}
+    for manifest in manifests:
+        versions.setdefault(manifest.name, set()).add(manifest.version)
     seen: dict[str, int] = {}
     names = []
     for manifest in manifests:
-        seen[manifest.name] = seen.get(manifest.name, 0) + 1
-        count = seen[manifest.name]
-        names.append(manifest.name if count == 1 else f"{manifest.name}#{count}")
+        name = manifest.name if len(versions[manifest.name]) == 1 else f"{manifest.name}@{manifest.version}"
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
     return names
 
 

@@ -86,6 +86,7 @@ from engine.registry import get_game
 
 __all__ = [
     "SETTLED_SPAN", "LeagueConfig", "LeagueInterrupted", "LeagueOutcome", "LeagueProgress", "bot_standing",
+    "check_league",
     "league_standings", "load_league", "run_league",
 ]
 
@@ -250,13 +251,16 @@ def fingerprint_of(settings: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------------- the registry
 
 
-def registry_field(registry: Path, game: str) -> dict[str, RegistryEntry]:
+def registry_field(
+    registry: Path, game: str, broken: list[BotFolderError] | None = None
+) -> dict[str, RegistryEntry]:
     """Per bot name, the version of it in the registry that the league plays: the newest
-    submission (by date, then version) of each bot whose bot.toml lists `game`."""
+    submission (by date, then version) of each bot whose bot.toml lists `game`; folders
+    whose bot.toml is wrong go to `broken`."""
     if not registry.is_dir():
         return {}
     current: dict[str, RegistryEntry] = {}
-    for entry in list_registry(registry):
+    for entry in list_registry(registry, broken):
         if game not in entry.games:
             continue
         best = current.get(entry.name)
@@ -288,6 +292,8 @@ class LeagueProgress:
     leader: str | None
     elapsed_s: float
     events: list[str] = field(default_factory=list)  # joins, retirements, suspensions since the last one
+    now_settled: list[str] = field(default_factory=list)  # active bots settled with this batch, not before
+    unsettled: list[str] = field(default_factory=list)  # active bots settled before this batch, not now
 
 
 @dataclass
@@ -324,6 +330,8 @@ class _League:
         self.began = time.monotonic()
         self.played = 0
         self.events: list[str] = []
+        self.notice: Callable[[str], None] | None = None  # says a broken bot folder at once
+        self.broken_said: set[tuple[str, tuple[str, ...]]] = set()
         self.cluster = None
         self.workers = None
         self.box: Sandbox | None = None
@@ -375,6 +383,7 @@ class _League:
         for batch, results in self.results.items():
             self.full_results[batch] = list(results)
         self.stable = False
+        self.settled: set[str] = set()  # active bots settled as of the last batch shown
         self._advance_full()
         self.unprepared: set[str] = set()  # suspended because no game could start them
         try:
@@ -406,7 +415,9 @@ class _League:
         """Take in what changed in the registry: from batch `next_batch`, new bots and
         versions play, replaced versions retire, vanished bots stop."""
         at = self.next_batch
-        current = registry_field(self.registry, self.config.game)
+        broken: list[BotFolderError] = []
+        current = registry_field(self.registry, self.config.game, broken)
+        self._say_broken(broken)
         by_lineage = {m.lineage: m for m in self.members.values() if m.status in ("active", "suspended")}
         for name, entry in sorted(current.items()):
             member = by_lineage.get(name)
@@ -428,6 +439,19 @@ class _League:
             if name not in current and (ref is None or ref.kind == "folder"):
                 self._leave(member.bot, "removed", at, "no longer in the registry")
                 self.drop([game for game in self.pending if member.bot in game.table])
+
+    def _say_broken(self, broken: list[BotFolderError]) -> None:
+        """Say once each bot folder of the registry whose bot.toml is wrong (it cannot join)."""
+        for error in broken:
+            said = (str(error.folder), tuple(error.mistakes))
+            if said in self.broken_said:
+                continue
+            self.broken_said.add(said)
+            line = f"{error.folder} cannot join, its bot.toml is wrong: {'; '.join(error.mistakes)}"
+            if self.notice is not None:
+                self.notice(line)
+            else:
+                self._say(line)
 
     def drop(self, games: Sequence[ScheduledGame]) -> None:
         """Unschedule games that cannot be played (a bot of theirs left the registry)."""
@@ -761,6 +785,9 @@ class _League:
         table = self.full.table().standings
         games = {line.bot: line.games for line in table}
         settled = [bot for bot in active if games.get(bot) and confidence.settled(bot)]
+        now_settled = [bot for bot in settled if bot not in self.settled]
+        unsettled = [bot for bot in active if bot in self.settled and bot not in settled]
+        self.settled = set(settled)
         self.stable = bool(active) and len(settled) == len(active)
         if self.renderer is not None:
             self.renderer.request()
@@ -770,7 +797,8 @@ class _League:
                 LeagueProgress(
                     batch=self.full_through, done=self.done(), played=self.played, active=len(active),
                     settled=len(settled), leader=table[0].bot if table and table[0].games else None,
-                    elapsed_s=time.monotonic() - self.began, events=events,
+                    elapsed_s=time.monotonic() - self.began, events=events, now_settled=now_settled,
+                    unsettled=unsettled,
                 )
             )
 
@@ -802,6 +830,37 @@ class _SiteRenderer:
         self.thread.join()
 
 
+def check_league(config: LeagueConfig) -> None:
+    """TournamentError if the league's folder holds a tournament, or a league with other
+    settings: what `run_league` would refuse, said before anything is printed or played."""
+    from arena.store import STORE_FILE
+
+    if not (config.output_dir() / STORE_FILE).is_file():
+        return
+    with Store.open(config.output_dir()) as store:
+        _refuse_other_settings(store, config)
+
+
+def _refuse_other_settings(store: Store, config: LeagueConfig) -> None:
+    settings = settings_of(config)
+    before = store.settings()
+    if before is None:
+        return
+    if before.get("format") != FORMAT:
+        raise TournamentError([f"{config.output_dir()} holds a tournament, not a league"])
+    if store.fingerprint() != fingerprint_of(settings):
+        changed = sorted(
+            key for key in set(before) | set(settings)
+            if key not in UNFINGERPRINTED and before.get(key) != settings.get(key)
+        )
+        raise TournamentError(
+            [
+                f"{config.output_dir()} holds a league with other settings ({', '.join(changed)}); "
+                "resume it with its own settings (`arena league DIR` alone), or use another folder"
+            ]
+        )
+
+
 def run_league(
     config: LeagueConfig,
     *,
@@ -812,35 +871,24 @@ def run_league(
     before_batch: Callable[[int], None] | None = None,
     report: bool = True,
     poll_s: float = POLL_S,
+    notice: Callable[[str], None] | None = None,
 ) -> LeagueOutcome:
     """Run (or resume) a league in its folder until `stop`, Ctrl-C, `games` or `until_stable`.
 
     `before_batch(b)` is called before batch b is matched (tests feed submissions at
-    chosen points with it). Raises TournamentError (bad settings), LeagueInterrupted
+    chosen points with it); `notice(line)` is told at once of what cannot wait for the
+    next batch's `progress` (a bot folder in the registry with a wrong bot.toml). Raises TournamentError (bad settings), LeagueInterrupted
     (stopped: every finished game is stored) or arena's own SandboxError.
     """
     settings = settings_of(config)
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)
     try:
-        before = store.settings()
-        if before is not None:
-            if before.get("format") != FORMAT:
-                raise TournamentError([f"{config.output_dir()} holds a tournament, not a league"])
-            if store.fingerprint() != fingerprint:
-                changed = sorted(
-                    key for key in set(before) | set(settings)
-                    if key not in UNFINGERPRINTED and before.get(key) != settings.get(key)
-                )
-                raise TournamentError(
-                    [
-                        f"{config.output_dir()} holds a league with other settings ({', '.join(changed)}); "
-                        "resume it with its own settings (`arena league DIR` alone), or use another folder"
-                    ]
-                )
+        _refuse_other_settings(store, config)
         store.save_settings(settings, fingerprint)
         key = RunKey.of_store(config.seed, store)
         league = _League(config, store, key, in_process, progress, stop, sandbox, before_batch, report, poll_s)
+        league.notice = notice
         league.run()
         outcome = LeagueOutcome(
             output=config.output_dir(), done=league.done(), played=league.played,
@@ -940,15 +988,15 @@ def league_marks(out_dir: Path, hide_retired: bool = False) -> tuple[dict[str, s
 
 def where_it_stands(out_dir: Path, name: str, version: str, wait_s: float = 30.0, poll_s: float = 0.5) -> str:
     """Where a just-submitted bot stands in a league: waits up to `wait_s` for the running
-    league to take it in and play its first games, then one line (`bot_standing`)."""
+    league to take in this very version and play its first games, then one line
+    (`bot_standing`); an older version of the bot, still playing until the new one joins,
+    is never taken for it."""
     bot_id = f"{name}@{version}"
     deadline = time.monotonic() + wait_s
     while True:
         with Store.open(out_dir) as store:
-            members = {m.bot: m for m in store.members()}
-            member = members.get(bot_id) or next(
-                (m for m in members.values() if m.lineage == name and m.status == "active"), None
-            )
+            members = [m for m in store.members() if m.bot == bot_id or m.bot.startswith(bot_id + "~")]
+            member = max(members, key=lambda m: (m.joined, m.bot), default=None)
             played = member is not None and any(seat.bot == member.bot for seat in store.seats())
             if played or time.monotonic() >= deadline:
                 if member is None:

@@ -43,6 +43,10 @@ from arena.schedule import key_order
 
 # Digits for the last retry when even mpmath at its default precision gives up.
 FALLBACK_DIGITS = 60
+# The two tallies of places, defined once and said in these words everywhere they are
+# shown (the terminal's notes, the site's column headers, the docs).
+WINS_MEANS = "games placed first, shared firsts counted"
+SCORE_MEANS = "per game (seats - place) / (seats - 1), so 1 for first (shared or not), 0 for last, summed"
 
 # How the rotations of a duplicate deal are rated (RatingSettings.duplicate_update).
 DUPLICATE_UPDATES = ("hand", "deal", "rotation")
@@ -146,11 +150,11 @@ class BotStanding:
     sigma: float
     conservative: float  # mu - 3 sigma: the skill the bot has with about 99.9% confidence
     games: int
-    wins: int  # games placed first, shared first places included
+    wins: int  # WINS_MEANS: a shared first is a win (no "outright" count is kept)
     average_place: float  # 0.0 before the first game
     forfeits: int
-    # Swiss points: per game (table size - place) / (table size - 1): 1 for first, 0 for
-    # last, whatever the table size, so smaller Swiss tables score on the same scale.
+    # SCORE_MEANS: 1 for first, 0 for last whatever the table size, so smaller Swiss
+    # tables score on the same scale; a Swiss ranks by it.
     score: float
     # Swiss tie-break (a Swiss ledger only, else None): over the bot's games, the sum of
     # the mean final Swiss score of its table-mates in each (`RatingLedger`, swiss=True).

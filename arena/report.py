@@ -43,8 +43,11 @@ from typing import Any
 
 import jinja2
 
+from arena.botfolder import BotFolderError, load_bot, registry_folders
 from arena.confidence import SETTLE_LEVEL, Confidence, settled_span
 from arena.rating import (
+    SCORE_MEANS,
+    WINS_MEANS,
     BotStanding,
     RatedGame,
     inherited,
@@ -422,6 +425,7 @@ def _environment() -> jinja2.Environment:
     env.filters["signed"] = _signed
     env.filters["rank_change"] = _rank_change
     env.filters["last_lines"] = last_lines
+    env.globals.update(wins_means=WINS_MEANS, score_means=SCORE_MEANS)  # the column headers' titles
     return env
 
 
@@ -563,6 +567,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         reasons={bot: m.reason for bot, m in data.members.items() if m.reason},
         settled_span=settled_span(len(data.standings)),
         settle_level=f"{SETTLE_LEVEL:.0%}",
+        broken_bots=_broken_bots(data.settings),
     )
 
     top = [line.bot for line in data.standings[:MATRIX_BOTS]]
@@ -637,6 +642,21 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         ]
         written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
     return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
+
+
+def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A league's registry folders that cannot join (their bot.toml is wrong): each one's
+    path in the registry (never the registry's own place) and its mistakes."""
+    registry = Path(settings.get("registry") or "")
+    if settings.get("format") != "league" or not settings.get("registry") or not registry.is_dir():
+        return []
+    broken = []
+    for folder in registry_folders(registry):
+        try:
+            load_bot(folder)
+        except BotFolderError as error:
+            broken.append((folder.relative_to(registry).as_posix(), "; ".join(error.mistakes)))
+    return broken
 
 
 def _league_marks(data: SiteData) -> dict[str, str]:

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.botcopy import FolderLimits, copy_bot_folder
-from arena.botfolder import MANIFEST, BotFolderError, load_bot
+from arena.botfolder import MANIFEST, BotFolderError, load_bot, registry_folders
 from arena.langs.build import BuildFailed, run_build
 from arena.match import MatchError, run_match
 from arena.resources import bots_dir
@@ -187,19 +187,12 @@ def _submit_copy(
     refused_names = {reason.split(":", 1)[0] for reason in reasons}
     if (copy / MANIFEST).is_file() or MANIFEST not in refused_names:
         try:
-            manifest = load_bot(copy)
+            manifest = load_bot(copy, check_games=True)  # every mistake at once, unknown games too
         except BotFolderError as error:
             reasons += error.mistakes
     if reasons:
         raise SubmitRefused(folder, reasons)
-    games = []
-    for game in manifest.games:
-        try:
-            games.append(get_game(game).name)
-        except GameError as error:
-            reasons.append(f"bot.toml games: {error}")
-    if reasons:
-        raise SubmitRefused(folder, reasons)
+    games = [get_game(game).name for game in manifest.games]
 
     box = get_sandbox(sandbox)
     box.hide_paths([registry])  # the smoke match must not read the bots already accepted
@@ -292,20 +285,21 @@ def _submit_copy(
     return Submission(manifest.name, manifest.version, digest, target, smoke)
 
 
-def list_registry(registry: str | Path | None = None) -> list[RegistryEntry]:
-    """Every bot in the registry (submitted NAME/VERSION folders and plain NAME folders)."""
+def list_registry(registry: str | Path | None = None, broken: list[BotFolderError] | None = None) -> list[RegistryEntry]:
+    """Every bot in the registry (submitted NAME/VERSION folders and plain NAME folders);
+    a folder whose bot.toml is wrong is not a bot: its mistakes go to `broken`."""
     registry = Path(registry) if registry is not None else default_registry()
     if not registry.is_dir():
         raise FileNotFoundError(f"registry {registry} is not a folder")
     entries = []
-    for candidate in sorted(registry.glob("*/bot.toml")) + sorted(registry.glob("*/*/bot.toml")):
-        folder = candidate.parent
-        if any(part.startswith(".") for part in folder.relative_to(registry).parts):
-            continue  # a submission being checked (.incoming-*/bot), or hidden
+    for folder in registry_folders(registry):
+        candidate = folder / MANIFEST
         try:
             manifest = load_bot(folder)
-        except BotFolderError:
-            continue  # not a bot folder (e.g. a test fixture); nothing to list
+        except BotFolderError as error:
+            if broken is not None:
+                broken.append(error)
+            continue
         record_path = folder / RECORD
         record = json.loads(record_path.read_text()) if record_path.is_file() else {}
         date = record.get("date") or datetime.fromtimestamp(

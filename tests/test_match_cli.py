@@ -50,7 +50,7 @@ def test_verbose_shows_every_action_and_the_end_of_each_game():
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("  seat 0: ") >= 3 and '"type": "choose_up"' in run.stdout
     # No --seed: the deals come from a secret drawn for the match, shown to the user only.
-    [secret] = re.findall(r"deals from the secret key ([0-9a-f]{64})", run.stdout)
+    [secret] = re.findall(r"deals' secret: ([0-9a-f]{64})", run.stdout)
     deal_seed = RunKey.from_secret(secret).deal_seed("match-00001")
     assert f"game 1 (seed {deal_seed}) over: places" in run.stdout
     assert "is public" not in run.stderr

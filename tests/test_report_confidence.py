@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import arena.rating
 from arena.cli import app
-from arena.rating import stored_confidence
+from arena.rating import SCORE_MEANS, stored_confidence
 from arena.report import CACHE_FILE, load_site_data, rate_with_confidence
 from arena.store import Store
 from tests.report_helpers import build_tournament
@@ -58,7 +58,7 @@ def test_a_swiss_site_ranks_by_score_then_buchholz_and_shows_both(swiss):
     with Store.open(swiss) as store:
         table, _ = stored_confidence(store)
     index = (swiss / "site" / "index.html").read_text()
-    assert "<th data-type=\"num\">score</th>" in index and "<th data-type=\"num\">Buchholz</th>" in index
+    assert f'<th data-type="num" title="{SCORE_MEANS}">score</th>' in index and "<th data-type=\"num\">Buchholz</th>" in index
     rows = rows_of(index)
     assert [row["bot"] for row in rows] == [line.bot for line in table.standings]
     # Columns: #, bot, score, Buchholz, band, ...
@@ -71,7 +71,7 @@ def test_a_swiss_site_ranks_by_score_then_buchholz_and_shows_both(swiss):
 
 def test_a_round_robin_site_has_no_swiss_columns(cup):
     index = (cup / "site" / "index.html").read_text()
-    assert "Buchholz</th>" not in index and "<th data-type=\"num\">score</th>" not in index
+    assert "Buchholz</th>" not in index and ">score</th>" not in index
 
 
 def test_the_head_to_head_page_gives_the_models_chance_beside_the_observed_share(cup):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -293,18 +294,31 @@ def arena(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def unwrapped(text: str) -> list[str]:
+    """The lines of a command's output with each wrapped line joined again (at 80 columns a
+    long line goes on in lines indented by two spaces)."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  ") and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
 def test_sprt_match_of_two_real_bots_stops_once_h1_is_accepted(tmp_path):
     replays = tmp_path / "sprt.jsonl"
     run = arena("match", "3up3down", HEURISTIC, RANDOM, "--sprt", "0", "100", "--games", "40", "--seed", "3",
                 "--rule", "max_turns=60", "--replay", str(replays))
     assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
-    assert lines[0] == (
-        "pair 1 (games 1-2): LLR -0.32 (11.0%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [0, 0, 1, 0, 0]"
-    )
-    assert "pair 10 (games 19-20): LLR 1.21 (41.0%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 1, 2, 1, 5]" in lines
-    assert "pair 11 (games 21-22)" not in run.stdout  # past 10 pairs, every 10th (and the deciding one)
-    assert lines[-4:] == [
+    lines = unwrapped(run.stdout)
+    assert lines[:2] == [
+        "SPRT [0.00, 100.00], alpha 0.05, beta 0.05: H0 accepted at LLR -2.94, H1 at 2.94",
+        "pair 1: LLR -0.32 (11.0%), Ptnml(0-2): [0, 0, 1, 0, 0]",
+    ]
+    assert "pair 10: LLR 1.21 (41.0%), Ptnml(0-2): [1, 1, 2, 1, 5]" in lines
+    assert "pair 11:" not in run.stdout  # past 10 pairs, every 10th (and the deciding one)
+    assert lines[-5:] == [
         (
             "SPRT [0.00, 100.00]: H1 accepted after 34 games (17 pairs): threeup-heuristic is more than 0 Elo "
             "stronger than random (alpha 0.05)"
@@ -314,9 +328,13 @@ def test_sprt_match_of_two_real_bots_stops_once_h1_is_accepted(tmp_path):
             "LOS: 100.00%"
         ),
         "LLR 3.16 (107.2%) (-2.94, 2.94) [0.00, 100.00], Ptnml(0-2): [1, 1, 2, 4, 9]",
-        "Games: 34, Wins: 24, Losses: 5, Draws: 5, Points: 26.5 (77.94%)",
+        # 24 games ahead and 5 first together: the standings above count 29 wins too.
+        "Games: 34, Wins: 29 (5 shared), Losses: 5, Points: 26.5 (77.94%)",
+        "Wins: games placed first, shared firsts counted. Points: 1 a game placed ahead, 1/2 a shared place.",
     ]
-    assert "pair 17 (games 33-34): LLR 3.16 (107.2%)" in run.stdout
+    assert re.search(r"^threeup-heuristic +34 +29 ", run.stdout, re.M)  # the match's standings: wins alike
+    assert "pair 17: LLR 3.16 (107.2%)" in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 80
     # Paired games: games 2k-1 and 2k are deal k, seats swapped; the match stopped after the deciding pair.
     records = [GameResult.model_validate_json(line) for line in replays.read_text().splitlines()]
     key = RunKey.from_seed(3)
@@ -335,11 +353,12 @@ def test_sprt_json_prints_the_final_figures_of_an_h0_decision():
     figures = json.loads(run.stdout)
     assert {key: figures[key] for key in (
         "game", "first", "second", "seed", "elo0", "elo1", "alpha", "beta", "decision", "games", "pairs",
-        "pentanomial", "wins", "draws", "losses", "score", "note", "incidents",
+        "pentanomial", "wins", "shared_wins", "losses", "shared_last", "points", "points_share", "note", "incidents",
     )} == {
         "game": "3up3down", "first": "random", "second": "threeup-heuristic", "seed": 3, "elo0": 0.0, "elo1": 100.0,
         "alpha": 0.05, "beta": 0.05, "decision": "H0", "games": 18, "pairs": 9, "pentanomial": [3, 2, 2, 2, 0],
-        "wins": 3, "draws": 6, "losses": 9, "score": 0.3333333333333333, "note": None,
+        "wins": 9, "shared_wins": 6, "losses": 9, "shared_last": 0, "points": 6.0, "points_share": 0.3333333333333333,
+        "note": None,
         "incidents": {"random": {}, "threeup-heuristic": {}},
     }
     assert figures["llr"] == pytest.approx(llr((3, 2, 2, 2, 0), 0, 100), abs=1e-9)
@@ -356,14 +375,15 @@ def test_sprt_without_a_decision_says_so_at_the_last_game():
     run = arena("match", "3up3down", HEURISTIC, RANDOM, "--sprt", "-50", "50", "--games", "6", "--seed", "5",
                 "--rule", "max_turns=60", "--alpha", "0.1", "--beta", "0.2")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines()[-4:] == [
+    assert unwrapped(run.stdout)[-5:] == [
         "SPRT [-50.00, 50.00]: no decision at 6 games (3 pairs)",
         (
             "Results of threeup-heuristic vs random: Elo: 416.56 (95% interval 223.24 to unbounded), LOS: 100.00% "
             "(the interval reaches a 100% score: that end is unbounded)"
         ),
         "LLR 0.86 (41.5%) (-1.50, 2.08) [-50.00, 50.00], Ptnml(0-2): [0, 0, 0, 1, 2]",
-        "Games: 6, Wins: 5, Losses: 0, Draws: 1, Points: 5.5 (91.67%)",
+        "Games: 6, Wins: 6 (1 shared), Losses: 0, Points: 5.5 (91.67%)",
+        "Wins: games placed first, shared firsts counted. Points: 1 a game placed ahead, 1/2 a shared place.",
     ]
 
 

@@ -65,8 +65,10 @@ def test_a_bad_bot_toml_is_refused_with_every_mistake(tmp_path):
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bot, tmp_path / "registry", limits=QUICK)
     reasons = refused.value.reasons
-    assert len(reasons) == 4 and any("unknown key 'colour'" in r for r in reasons)
+    assert len(reasons) == 5 and any("unknown key 'colour'" in r for r in reasons)
     assert any("'version' is missing" in r for r in reasons) and any("'command' is missing" in r for r in reasons)
+    # The unknown game among them, not after the others are fixed.
+    assert any(r.startswith("bot.toml games: unknown game 'chess'; known games: 3up3down, ") for r in reasons)
     assert not (tmp_path / "registry").exists()
     unknown = random_copy(tmp_path, name="chessy", games='["3up3down", "chess"]')
     with pytest.raises(SubmitRefused, match="bot.toml games: unknown game 'chess'"):
@@ -98,7 +100,7 @@ def test_the_commands_submit_then_list(tmp_path):
         check=False, capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    assert f"cli-bot 0.3 accepted: {registry / 'cli-bot' / '0.3'}" in run.stdout
+    assert f"cli-bot 0.3 accepted: {registry / 'cli-bot' / '0.3'}" in " ".join(run.stdout.split())  # wrapped at 80 columns
     listed = subprocess.run(
         [sys.executable, "-m", "arena", "bots", "--registry", str(registry)], check=False, capture_output=True, text=True,
         timeout=60, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
@@ -181,7 +183,7 @@ def test_outside_a_checkout_the_default_registry_is_the_current_folders_bots(tmp
     run = arena_in(work, "submit", str(bot), "--decision-s", "2")
     assert run.returncode == 0, run.stderr
     assert (work / "bots" / "lucky" / "2.0" / "submission.json").is_file()
-    assert f"lucky 2.0 accepted: {work / 'bots' / 'lucky' / '2.0'}" in run.stdout
+    assert f"lucky 2.0 accepted: {work / 'bots' / 'lucky' / '2.0'}" in " ".join(run.stdout.split())  # wrapped at 80 columns
     assert sorted(path.name for path in (ROOT / "bots").iterdir()) == before  # arena's own bots untouched
     listed = arena_in(work, "bots")
     assert listed.returncode == 0 and "lucky" in listed.stdout

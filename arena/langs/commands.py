@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from arena.terminal import wrapped
+
 images_app = typer.Typer(
     help="arena's images per language (bot.toml: language = \"c\"), built from Debian packages on the base "
     "image, once per machine; see docs/protocol.md, Your language.",
@@ -79,5 +81,5 @@ def new_command(bot_dir: str, language: str) -> None:
     except KitError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"made {made} from the {language} kit; read its README.md, then: arena match three-thirteen "
-               f"{bot_dir} RANDOM --sandbox docker")
+    typer.echo(wrapped(f"made {made} from the {language} kit; read its README.md, then: arena match three-thirteen "
+                       f"{bot_dir} RANDOM --sandbox docker"))

@@ -89,6 +89,7 @@ from arena.sandbox.cgroups import BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, fault_for_exit, input_wait_s
 from arena.sandbox.keyring import clear_user_keyrings, filter_program, keyctl_number
 from arena.sandbox.uids import UidLease, configured_range
+from arena.terminal import wrapped
 
 WARNING = (
     "arena: the local sandbox does not isolate untrusted code (it limits time, memory, "
@@ -309,7 +310,7 @@ def warn_not_isolated(say: bool = True) -> None:
         return
     _warned = True
     if say:
-        print(WARNING, file=sys.stderr)
+        print(wrapped(WARNING), file=sys.stderr)
 _noted: set[str] = set()  # limits this machine cannot enforce, each said once
 _unshare_works: bool | None = None
 _open_sandboxes: weakref.WeakSet = weakref.WeakSet()  # closed at exit: no spare outlives arena
@@ -502,7 +503,7 @@ class LocalSandbox(Sandbox):
             for note in process.notes:
                 if note not in _noted:
                     _noted.add(note)
-                    print(f"arena: local sandbox: {note}", file=sys.stderr)
+                    print(wrapped(f"arena: local sandbox: {note}"), file=sys.stderr)
         return process
 
     @staticmethod
