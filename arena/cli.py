@@ -406,8 +406,8 @@ def _print_incidents(incidents, sandbox: str | None) -> None:
 
 
 def _say_json(line: str) -> None:
-    """Print a line that ends in a JSON value (`match --verbose`'s actions and events) on one
-    line, unwrapped: a wrapped JSON value could not be read back."""
+    """Print a line that ends in a JSON value (`match --verbose`'s actions and events) or a
+    link (`arena play`'s) on one line, unwrapped: a wrapped one could not be read back."""
     console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
@@ -1216,7 +1216,8 @@ def play_command(
                 decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb
             ),
         )
-        run_play(config, port=port, open_browser=not no_open, say=_say)
+        # Unwrapped: its lines end in links (a seat's holds its token), each whole on its line.
+        run_play(config, port=port, open_browser=not no_open, say=_say_json)
     except PlayError as mistake:
         raise UsageError(str(mistake)) from None
     except KeyboardInterrupt:
