@@ -55,15 +55,20 @@ def fault_hint(reason: Reason | str, detail: str, log: str = "", sandbox: str | 
         if sandbox == "docker":
             return (
                 "the program in bot.toml's `command` is missing from the Docker image (arena's base image has "
-                "python3 and nothing else): give the bot a Dockerfile (dockerfile = \"Dockerfile\" in bot.toml) "
-                "that COPYs the program in or starts FROM an image that has it; its build steps have no network "
-                "(docs/protocol.md, A bot folder)"
+                "python3 and nothing else): name the bot's `language` in bot.toml (arena's image for it: c, cpp, "
+                "rust, go, java, node) and `build` it there, or give it a Dockerfile that COPYs the program in; "
+                "builds have no network (docs/protocol.md, Your language)"
             )
         if any(words in tail for words in _NOT_FOUND) or not tail:
             return (
                 "the program in bot.toml's `command` was not found: check its first word (looked up on PATH, "
                 "or a path inside the bot's folder) and that it is installed on this machine"
             )
+    if reason is Reason.CRASH and "exec format error" in tail:
+        return (
+            "the program in bot.toml's `command` was built for another system (another processor, macOS, "
+            "Windows): build it where it runs, with `build` in bot.toml (docs/protocol.md, Your language)"
+        )
     if reason is Reason.CRASH and "code 126" in detail:
         return "the program in bot.toml's `command` cannot be run: make it executable (chmod a+x FILE)"
     if reason is Reason.TIMEOUT and ("did not answer" in detail or "gave no answer" in detail):

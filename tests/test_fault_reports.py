@@ -238,9 +238,22 @@ def test_a_jq_bot_in_the_base_image_is_told_jq_is_missing_from_the_image(docker_
     (bot / "bot.jq").chmod(0o644)
     run = arena("match", "3up3down", str(bot), RANDOM, "--sandbox", "docker", "--rule", "max_turns=20")
     assert run.returncode == 0, run.stderr
-    assert "jq-bot: CRASH at the start of the game: exited with code 127\n  its stderr ends with:\n" in run.stdout
-    assert "jq: not found" in run.stdout
-    assert "  hint: the program in bot.toml's `command` is missing from the Docker image" in run.stdout
+    from arena.sandbox.docker.engine import default_image
+
+    # Found before the container starts (issue 26): one line, what is wrong and what to do.
+    assert (
+        f"jq-bot: CRASH at the start of the game: its program 'jq' is not in its image {default_image()} "
+        "(arena's base image (python3 only)): set language in bot.toml to one that has it (c, cpp, rust, go, "
+        "java, node, python; docs/protocol.md, Your language), or bring a Dockerfile\n"
+    ) in run.stdout
+
+
+def test_the_docker_hint_for_a_missing_program_names_language_and_dockerfile():
+    from arena.faults import fault_hint
+
+    hint = fault_hint("CRASH", "exited with code 127", "arena-stdio: 1: exec: jq: not found", "docker")
+    assert hint.startswith("the program in bot.toml's `command` is missing from the Docker image (arena's base ")
+    assert "name the bot's `language` in bot.toml" in hint and "give it a Dockerfile" in hint
 
 
 def _own_layers() -> str:

@@ -313,6 +313,7 @@ class DockerSandbox(DockerImages, Sandbox):
                 self.cleanup_leftovers()
                 self._cleaned = True
         image = self.image_for(bot)
+        self.check_program(bot, image)
         if slot is not None and self.warm_reason(image) is None:
             try:
                 return self._warm_slots().start(bot, limits, slot, image)

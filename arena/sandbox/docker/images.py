@@ -18,6 +18,7 @@ import docker
 import docker.errors
 
 from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
+from arena.langs.binary import foreign_binary, foreign_line
 from arena.langs.images import BASE_LANGUAGE, LANGUAGES, image_tag, unknown_language
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
 from arena.sandbox.docker.engine import (
@@ -36,6 +37,7 @@ from arena.sandbox.docker.engine import (
 BUILD_NETWORK_ENV = "ARENA_DOCKER_BUILD_NETWORK"
 # Words of a RUN step that most likely downloads (its failure then is most likely the network's).
 _DOWNLOADERS = ("apt-get", "apt ", "apk ", "pip", "npm", "yarn", "curl", "wget", "go get", "go install", "cargo", "gem ")
+_PATH_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 _LAYER = re.compile(r"^ ---> ([0-9a-f]{12,64})$", re.M)  # a build step's image in its output
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colours in a build's output
 
@@ -96,6 +98,7 @@ class DockerImages:
         self._failed_builds: dict[str, BotFault] = {}
         self._checked_image = False
         self._present: set[str] = set()  # language images seen on the engine
+        self._programs_ok: set[tuple] = set()  # (image, program, folder, dockerfile) found
         self._facts_lock = threading.Lock()
 
     def _check_base_image(self) -> None:
@@ -197,6 +200,53 @@ class DockerImages:
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
         return tag
 
+    def check_program(self, bot: BotSpec, image: str) -> None:
+        """BotFault (one line: what is wrong, what to do) when the bot's program is not where
+        its command says, or is a program for another system; looked up once per bot."""
+        program = bot.command[0] if bot.command else ""
+        key = (image, program, str(bot.folder), bool(bot.dockerfile))
+        if not program or key in self._programs_ok:
+            return
+        if not bot.dockerfile and "/" in program and not program.startswith("/"):
+            path = bot.folder.resolve() / program
+            if not path.is_file():
+                made = " (its `build` should make it: only build/ is kept)" if bot.build else ""
+                raise BotFault(Reason.CRASH, f"its program {program} is not in its folder{made}")
+            kind = foreign_binary(path)
+            if kind:
+                raise BotFault(Reason.CRASH, foreign_line(program, kind))
+        elif not self._in_image(image, program):
+            if bot.dockerfile:
+                where = program if program.startswith("/") else f"{program!r} in its working folder"
+                if "/" not in program:
+                    where = f"{program!r} on its PATH"
+                raise BotFault(
+                    Reason.CRASH,
+                    f"its image, built from its Dockerfile, has no {where}: the bot's folder is not mounted for a "
+                    f"Dockerfile bot, so COPY the program in (e.g. WORKDIR /bot and COPY . /bot), or install it in a "
+                    f"RUN step",
+                )
+            which = f"arena's image for {bot.language}" if bot.language else "arena's base image (python3 only)"
+            raise BotFault(
+                Reason.CRASH,
+                f"its program {program!r} is not in its image {image} ({which}): set language in bot.toml to one "
+                f"that has it ({', '.join(LANGUAGES)}; docs/protocol.md, Your language), or bring a Dockerfile",
+            )
+        self._programs_ok.add(key)
+
+    def _in_image(self, image: str, program: str) -> bool:
+        """Whether `program` is in the image: a path (relative to its working folder), or a
+        word found in the usual PATH folders."""
+        if program.startswith("/"):
+            paths: tuple[str, ...] = (program,)
+        elif "/" in program:
+            workdir = self._image_facts(image)["workdir"]
+            paths = (f"{workdir.rstrip('/')}/{program}",)
+        else:
+            paths = tuple(f"{folder}/{program}" for folder in _PATH_FOLDERS)
+        found = self._image_facts(image, paths)["found"]
+        return any(found[path] for path in paths)
+
     def _remove_layers(self, output: str) -> None:
         """Remove the layers a failed build made (its steps' images, newest first), so that
         nothing of it is left behind; a layer another image stands on stays (the engine
@@ -228,16 +278,22 @@ class DockerImages:
         return tag
 
     # -- how the bot's stdin/stdout travel --------------------------------------------------
-    def _image_facts(self, image: str) -> dict[str, Any]:
-        """Entrypoint, command and whether /bin/sh exists, per image (looked up once)."""
+    def _image_facts(self, image: str, paths: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Entrypoint, command and whether /bin/sh exists, per image (looked up once), and
+        whether each of `paths` exists (`found`; looked up in the same probe when asked
+        first, a path asked later takes a probe of its own)."""
         with self._facts_lock:  # bots starting side by side: one probe, not one each
             facts = self._facts.get(image)
             if facts is None:
-                facts = self._facts[image] = self._probe_image(image)
+                facts = self._facts[image] = self._probe_image(image, paths)
+            elif any(path not in facts["found"] for path in paths):
+                facts["found"].update(self._probe_image(image, paths)["found"])
             return facts
 
-    def _probe_image(self, image: str) -> dict[str, Any]:
-        """Read the image's config, and look for /bin/sh in a container that never starts."""
+    def _probe_image(self, image: str, paths: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Read the image's config, and look for /bin/sh (and `paths`) in a container that
+        never starts."""
+        found: dict[str, bool] = {}
         try:
             config = self.client.images.get(image).attrs.get("Config") or {}
             probe = self.client.containers.create(
@@ -247,13 +303,20 @@ class DockerImages:
                 labels={LABEL: "probe", OWNER_LABEL: _owner_of_this_process()},
             )
             try:
-                chunks, _ = probe.get_archive("/bin/sh")
-                # Read the (tiny) answer so that the connection is free again.
-                for _ in chunks:
-                    pass
-                has_shell = True
-            except docker.errors.NotFound:
-                has_shell = False
+                try:
+                    chunks, _ = probe.get_archive("/bin/sh")
+                    # Read the (tiny) answer so that the connection is free again.
+                    for _ in chunks:
+                        pass
+                    has_shell = True
+                except docker.errors.NotFound:
+                    has_shell = False
+                api = self.client.api
+                for path in paths:  # HEAD: the file's stat only, never its content
+                    answer = api.head(api._url("/containers/{0}/archive", probe.id), params={"path": path})
+                    if answer.status_code not in (200, 404):
+                        answer.raise_for_status()
+                    found[path] = answer.status_code == 200
             finally:
                 probe.remove(force=True)
         except _ENGINE_ERRORS as error:
@@ -264,4 +327,6 @@ class DockerImages:
             "entrypoint": list(config.get("Entrypoint") or []),
             "cmd": list(config.get("Cmd") or []),
             "has_shell": has_shell,
+            "workdir": config.get("WorkingDir") or "/",
+            "found": found,
         }
