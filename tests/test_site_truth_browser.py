@@ -371,10 +371,23 @@ def test_a_live_page_reloads_at_most_every_15_seconds_with_a_note_between(browse
     watched = Watched(browser, DESKTOP)
     page = watched.page
     loads: list[float] = []
+    looks: list[float] = []  # when a look at live.json was answered (its body received)
     page.on("load", lambda _: loads.append(time.monotonic()))
+    page.on("requestfinished", lambda request: looks.append(time.monotonic()) if request.url.endswith("live.json") else None)
+
+    def first_look_since(moment: float) -> None:
+        """Wait for the page's first look at live.json after `moment` (it learns the version
+        it shows then: a change written before that look would go unseen)."""
+        for _ in range(100):
+            if any(at > moment for at in looks):
+                return
+            page.wait_for_timeout(100)
+        raise AssertionError("the page never looked at live.json")
+
     try:
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
         page.evaluate("window.__kept = 1")
+        first_look_since(loads[0])
         # New results at once: within a look at live.json (3 s) the note says so, and the
         # page is not reloaded (checked long before the 15 s are up, never during a reload).
         (site / "live.json").write_text(json.dumps({"version": "v0", "games": 0}) + "\n")
@@ -392,6 +405,7 @@ def test_a_live_page_reloads_at_most_every_15_seconds_with_a_note_between(browse
         assert 1 <= len(gaps) <= 2 and all(gap >= 14.5 for gap in gaps), gaps
         # After the last reload (about 30 s): new results, the note, and a click shows them at once.
         page.wait_for_load_state("load")
+        first_look_since(loads[-1])
         (site / "live.json").write_text(json.dumps({"version": "last", "games": 0}) + "\n")
         page.wait_for_selector("#live-note", timeout=8_000)
         page.evaluate("window.__kept = 1")
