@@ -80,3 +80,15 @@ def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_c
     match = run_match("three-thirteen", [copy, RANDOM], games=2, seed=11, sandbox="docker", limits=LIMITS)
     assert [result.incidents for result in match.games] == [[], []]
     assert [result.places[result.seats.index(done.name)] for result in match.games] == [1, 1]
+
+
+def test_the_kits_ship_in_the_wheel_without_build_output():
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["kits"] == "arena/_shipped/kits"
+    assert "kits" in pyproject["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
+    for language in KITS:
+        kit = ROOT / "kits" / language
+        assert not (kit / "build").exists() and not (kit / "target").exists()
+        assert load_bot(kit).games == ("3up3down", "three-thirteen")
