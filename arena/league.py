@@ -694,6 +694,8 @@ class _League:
             problem = self._unpreparable(ref) if ref.kind == "folder" else None
             if problem is not None:
                 self._suspend_unprepared(bot, problem)
+        if self.full_through:  # a resume: its first batch line names only who changes with it
+            self.settled = set(self._settled(self.active(), self.full.table().standings))
         running: dict[Future, ScheduledGame] = {}
         failure: BaseException | None = None
         next_look = 0.0
@@ -773,6 +775,12 @@ class _League:
             del self.open[game.round]
             self.batch_done(game.round)
 
+    def _settled(self, active: list[str], table) -> list[str]:
+        """The active bots settled in the standings of the batches stored in order."""
+        confidence = self.full.confidence()
+        games = {line.bot: line.games for line in table}
+        return [bot for bot in active if games.get(bot) and confidence.settled(bot)]
+
     def batch_done(self, batch: int) -> None:
         """A batch is stored: when it completes the stored batches in order, the standings
         and who is settled move on, the site is re-rendered and the display told."""
@@ -780,11 +788,9 @@ class _League:
         self._advance_full()
         if self.full_through == before:
             return
-        confidence = self.full.confidence()
         active = self.active()
         table = self.full.table().standings
-        games = {line.bot: line.games for line in table}
-        settled = [bot for bot in active if games.get(bot) and confidence.settled(bot)]
+        settled = self._settled(active, table)
         now_settled = [bot for bot in settled if bot not in self.settled]
         unsettled = [bot for bot in active if bot in self.settled and bot not in settled]
         self.settled = set(settled)

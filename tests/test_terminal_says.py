@@ -60,6 +60,16 @@ def test_each_batch_names_the_bots_that_settled_or_unsettled_with_it(tmp_path):
     # would stay at 1 from batch 15 to 18 while dim and low take turns.
     assert any(update.now_settled for update in updates) and any(update.unsettled for update in updates)
     assert any(update.now_settled and update.unsettled for update in updates)
+    # Resumed, the first batch names only who changes with it, not who was settled before.
+    resumed = []
+    run_league(config(tmp_path / "league", registry, seats=2, games=64), in_process=bots, report=False,
+               progress=resumed.append)
+    assert resumed and settled
+    for update in resumed:
+        assert not set(update.now_settled) & settled, update
+        assert set(update.unsettled) <= settled, update
+        settled = (settled | set(update.now_settled)) - set(update.unsettled)
+        assert len(settled) == update.settled, update
 
 
 def test_the_league_command_names_them_on_its_batch_lines(tmp_path):
