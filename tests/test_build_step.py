@@ -17,7 +17,7 @@ from arena.botfolder import BotFolderError, load_bot
 from arena.langs.build import BuildFailed, is_stale, run_build
 from arena.match import MatchError, run_match
 from arena.sandbox import Limits, get_sandbox
-from arena.store import content_hash
+from arena.store import Store, content_hash
 from arena.submit import SubmitRefused, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,3 +189,25 @@ def test_a_failed_dockerfile_build_leaves_no_image_behind(docker_box, tmp_path):
     left = [image.id for image in recent
             if any(marker in (step.get("CreatedBy") or "") for step in image.history())]
     assert left == []
+
+
+def test_arena_run_builds_a_bot_before_its_games_and_stops_on_a_failed_build(tmp_path):
+    from arena.tournament import TournamentError, run_tournament
+    from arena.tournament_file import validate_config
+
+    bot = make_bot(tmp_path / "bot")
+
+    def config(out: str):
+        return validate_config({
+            "game": "3up3down", "seats": 2, "bots": [str(bot), str(RANDOM)], "seed": 7, "output": str(tmp_path / out),
+            "limits": {"decision_s": 1.0, "time_bank_s": 2.0},
+        })
+
+    outcome = run_tournament(config("ok"), report=False)
+    assert runs(bot) == 1 and outcome.played == outcome.total == 1  # the bot built once, before its game
+    with Store.open(tmp_path / "ok") as store:
+        assert [store.game_result(game.key).incidents for game in store.games("done")] == [[]]
+    (bot / "bot.toml").write_text((bot / "bot.toml").read_text().replace(COPY_BUILD, '["sh", "-c", "exit 4"]'))
+    with pytest.raises(TournamentError) as caught:
+        run_tournament(config("failed"), report=False)
+    assert str(caught.value).count("its build (sh -c exit 4) exited with code 4") == 1
