@@ -547,4 +547,4 @@ def test_the_site_marks_a_league_and_says_when_it_changed(tmp_path):
     again = json.loads((site / "live.json").read_text())
     assert again["games"] == 9 and again["version"] != live["version"]
     bot_page = next(site.glob("bots/ann-2.0*.html"), None) or next(p for p in (site / "bots").iterdir() if "ann-1.0" in p.name)
-    assert "in the league from batch" in bot_page.read_text()
+    assert re.search(r"joined at batch \d+; played in batch(es \d+ to)? \d+ \(\d+ games?\)", bot_page.read_text())
