@@ -21,6 +21,7 @@ whatever happens, the staging folder is removed (and a registry made for a refus
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -87,25 +88,31 @@ STAGING_PREFIX = ".incoming-"  # REGISTRY/.incoming-PID-XXXX: a submission being
 
 
 def abandoned_staging(registry: Path) -> list[Path]:
-    """The staging folders of `registry` whose `arena submit` process is gone (killed with
-    a server, say): safe to remove. One whose process still runs is being checked."""
+    """The staging folders of `registry` that no `arena submit` holds any more (its process
+    was killed with a server, say): safe to remove. A submit holds an exclusive flock on its
+    staging folder from making it to removing it; the kernel lets go of it when the process
+    ends, however it ends, so a folder whose lock can be taken is abandoned."""
     found = []
     for staging in Path(registry).glob(f"{STAGING_PREFIX}*"):
-        pid = staging.name[len(STAGING_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and _running(int(pid)):
-            continue
-        found.append(staging)  # a dead process's, or an older arena's (no pid in its name)
+        try:
+            fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue  # gone meanwhile, or not a folder arena made
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a submit that runs now
+        finally:
+            os.close(fd)
+        found.append(staging)
     return found
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _hold(staging: Path) -> int:
+    """Take the lock that says `staging` is in use (see `abandoned_staging`)."""
+    fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
 
 
 def default_registry() -> Path:
@@ -161,6 +168,7 @@ def submit_bot(
         raise SubmitRefused(
             folder, [f"the registry {registry} is not writable ({error.strerror}); choose one with --registry DIR"]
         ) from None
+    held = _hold(staging)  # held until the folder is gone: a restarted server leaves it alone
     try:
         os.chmod(staging, 0o755)  # the sandbox's user (nobody) runs the smoke match from it
         return _submit_copy(
@@ -170,6 +178,7 @@ def submit_bot(
         )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        os.close(held)
         for path in made:  # a registry made for a bot that was refused
             try:
                 path.rmdir()

@@ -71,9 +71,12 @@ def test_a_token_is_found_by_its_id_and_checked_whole(tmp_path):
     assert book.authenticate(f"arena_{token_id}_{other.split('_', 2)[2]}") is None  # bob's secret under ann's id
 
 
-def test_a_restarted_queue_removes_only_the_staging_of_a_dead_submit(tmp_path):
-    # A server killed mid-validation leaves its child's REGISTRY/.incoming-PID-*: removed at
-    # the next start. A shell `arena submit` running at that moment keeps its copy.
+def test_a_restarted_queue_removes_only_the_staging_no_submit_holds(tmp_path):
+    # A server killed mid-validation leaves its child's REGISTRY/.incoming-*: removed at the
+    # next start (the child's lock died with it, zombie or not). A shell `arena submit`
+    # running at that moment keeps its copy: it holds the lock.
+    import fcntl
+    import os
     import subprocess
     import sys
 
@@ -81,15 +84,27 @@ def test_a_restarted_queue_removes_only_the_staging_of_a_dead_submit(tmp_path):
     from arena.web.queue import QueueSettings, ValidationQueue
 
     registry = tmp_path / "reg"
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead = registry / f".incoming-{gone.stdout.strip()}-abc"
-    alive = registry / ".incoming-1-xyz"  # pid 1 always runs
-    old = registry / ".incoming-q9w8e7"  # an older arena's name, without a pid
-    for folder in (dead, alive, old):
+    dead, alive = registry / ".incoming-1-abc", registry / ".incoming-2-xyz"
+    for folder in (dead, alive):
         (folder / "bot").mkdir(parents=True)
-    assert sorted(abandoned_staging(registry)) == sorted([dead, old])
-    queue = ValidationQueue(Book(registry), QueueSettings(jobs=1, sandbox="local")).start()
+    # A process that took the lock and was killed: its lock is gone with it.
+    killed = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"), str(dead)],
+        stdout=subprocess.PIPE, text=True)
+    assert killed.stdout.readline() == "held\n"
+    assert abandoned_staging(registry) == [alive]  # not held yet: nobody's
+    held = os.open(alive, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)  # a submit running now
     try:
-        assert sorted(p.name for p in registry.glob(".incoming-*")) == [alive.name]
+        assert abandoned_staging(registry) == []
+        killed.kill()
+        killed.wait()
+        assert abandoned_staging(registry) == [dead]
+        queue = ValidationQueue(Book(registry), QueueSettings(jobs=1, sandbox="local")).start()
+        try:
+            assert [p.name for p in registry.glob(".incoming-*")] == [alive.name]
+        finally:
+            queue.stop()
     finally:
-        queue.stop()
+        os.close(held)

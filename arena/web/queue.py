@@ -81,14 +81,17 @@ class ValidationQueue:
                 shutil.rmtree(leftover, ignore_errors=True)
         # A validation killed with the server (-9) leaves arena.submit's staging copy: never
         # seen as a bot (a dot name), removed here; a shell `arena submit` into this registry
-        # that is running now keeps its copy (its process is alive).
-        for staging in abandoned_staging(self.registry):
-            shutil.rmtree(staging, ignore_errors=True)
+        # that is running now keeps its copy (it holds a lock on it: arena.submit).
+        self._sweep()
         for number in range(self.settings.jobs):
             thread = threading.Thread(target=self._work, name=f"arena-validate-{number}", daemon=True)
             thread.start()
             self._threads.append(thread)
         return self
+
+    def _sweep(self) -> None:
+        for staging in abandoned_staging(self.registry):
+            shutil.rmtree(staging, ignore_errors=True)
 
     def wake(self) -> None:
         with self._cond:
@@ -124,6 +127,7 @@ class ValidationQueue:
             try:
                 self._check(row)
             finally:
+                self._sweep()  # a check killed with an earlier server may end only now
                 with self._cond:
                     self._holding.discard(row.name)
                     self._cond.notify_all()
