@@ -241,11 +241,12 @@ def test_a_jq_bot_in_the_base_image_is_told_jq_is_missing_from_the_image(docker_
     from arena.sandbox.docker.engine import default_image
 
     # Found before the container starts (issue 26): one line, what is wrong and what to do.
+    said = " ".join(run.stdout.split())  # the terminal's lines are wrapped at 80 columns
     assert (
         f"jq-bot: CRASH at the start of the game: its program 'jq' is not in its image {default_image()} "
         "(arena's base image (python3 only)): set language in bot.toml to one that has it (c, cpp, rust, go, "
-        "java, node, python; docs/protocol.md, Your language), or bring a Dockerfile\n"
-    ) in run.stdout
+        "java, node, python; docs/protocol.md, Your language), or bring a Dockerfile it wrote nothing"
+    ) in said
 
 
 def test_the_docker_hint_for_a_missing_program_names_language_and_dockerfile():

@@ -285,8 +285,9 @@ def test_ctrl_c_stops_after_storing_what_finished_and_says_how_to_resume(tmp_pat
     assert running.returncode == 130, err
     stored = _done(out)
     assert 3 <= stored < 20
-    assert f"arena: stopped: {stored} of 20 games are stored in {out}; run the same command to resume: arena run" in err
-    assert "'" + str(bot_dirs[0].parent / "*") + "'" in err  # the glob is quoted, ready to paste
+    said = " ".join(err.split())  # the terminal's lines are wrapped at 80 columns
+    assert f"arena: stopped: {stored} of 20 games are stored in {out}; run the same command to resume: arena run" in said
+    assert "'" + str(bot_dirs[0].parent / "*") + "'" in said  # the glob is quoted, ready to paste
 
 
 def test_bots_start_side_by_side_and_a_silent_one_times_out_at_the_start(tmp_path, bot_dirs):
