@@ -16,7 +16,7 @@ command does, until it accepts H0 or H1 (no cap but a safety one of 200,000 game
 beyond any run). It prints how often it accepted H1 when the truth was ELO0 (target: at
 most alpha + 1.5 percentage points) and H0 when the truth was ELO1 (at most beta + 1.5),
 the mean and median games to a decision, and the share of runs that would still be
-undecided at the command's default cap of 20,000 games (`arena.sprt.DEFAULT_GAMES`).
+undecided at the command's default cap of 20,000 games (`arena.ratings.sprt.DEFAULT_GAMES`).
 Figures in docs/performance.md.
 
 The pair structure. A pentanomial distribution has four free parameters beyond its mean;
@@ -37,8 +37,8 @@ almost no draws, and more 1-1 pairs than independent games would give (the deal 
 decides): pair variance about 0.113 of the normalized score against 0.125.
 
 The test after each pair is computed for all runs at once with numpy (the same formulas
-as arena/sprt.py: maximum-likelihood theta by safeguarded Newton); every run's stopping
-pair is then checked with `arena.sprt.sprt_status` itself (the decision there, none a
+as arena/ratings/sprt.py: maximum-likelihood theta by safeguarded Newton); every run's stopping
+pair is then checked with `arena.ratings.sprt.sprt_status` itself (the decision there, none a
 pair earlier), and the first few runs of each row pair by pair along their whole path.
 """
 
@@ -61,8 +61,7 @@ except ImportError:  # a benchmark's own need, not arena's: say how to get it
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.seeds import RunKey  # noqa: E402
-from arena.sprt import (  # noqa: E402
+from arena.ratings.sprt import (  # noqa: E402
     DEFAULT_GAMES,
     EMPTY_BUCKET,
     NORMALIZED,
@@ -72,6 +71,7 @@ from arena.sprt import (  # noqa: E402
     pair_bucket,
     sprt_status,
 )
+from arena.store.seeds import RunKey  # noqa: E402
 
 # Pentanomial counts [LL, LD, WL+DD, WD, WW] of random against random, 3UP 3DOWN, default
 # rules: `python bench/confidence.py --measure 4000 --seed 1` (see the module docstring).
@@ -79,7 +79,7 @@ MEASURED = (889, 11, 2220, 8, 872)
 SPRT_BOUNDS = (0.0, 10.0)
 SPRT_MARGIN = 0.015  # the targets: alpha (beta) + 1.5 percentage points
 SAFETY_CAP_PAIRS = 100_000
-CHECKED_PATHS = 3  # runs per row re-checked pair by pair with arena.sprt
+CHECKED_PATHS = 3  # runs per row re-checked pair by pair with arena.ratings.sprt
 
 
 # ------------------------------------------------------------------ the pair structure
@@ -194,21 +194,21 @@ def simulate_sprt(probabilities: list[float], settings: SprtSettings, runs: int,
 
 
 def _check_with_arena(counts: np.ndarray, decisions, last: np.ndarray, paths: list[list[int]], settings) -> None:
-    """Every stopping pair agrees with arena.sprt, and the first runs' whole paths do."""
+    """Every stopping pair agrees with arena.ratings.sprt, and the first runs' whole paths do."""
     for final, decision, bucket in zip(counts.astype(int).tolist(), decisions, last.tolist()):
         before = list(final)
         before[bucket] -= 1
         if sprt_status(final, settings).decision != (decision or None) or (
             decision and sprt_status(before, settings).decision is not None
         ):
-            raise RuntimeError(f"the simulation and arena.sprt disagree at the counts {final} ({decision!r})")
+            raise RuntimeError(f"the simulation and arena.ratings.sprt disagree at the counts {final} ({decision!r})")
     for number, path in enumerate(paths):
         running = [0] * 5
         for index, bucket in enumerate(path):
             running[bucket] += 1
             expected = decisions[number] if index == len(path) - 1 else ""
             if (sprt_status(running, settings).decision or "") != expected:
-                raise RuntimeError(f"run {number}: arena.sprt decides otherwise at pair {index + 1} ({running})")
+                raise RuntimeError(f"run {number}: arena.ratings.sprt decides otherwise at pair {index + 1} ({running})")
 
 
 def sprt_table(runs: int, seed: int, base: tuple[int, ...] = MEASURED) -> dict:
@@ -290,7 +290,7 @@ def _tournament_bench():
 
 def _judge(intervals: dict, order: list[str], true_order: list[str]) -> dict:
     """What one set of rank intervals gets right and wrong against the true order."""
-    from arena.confidence import rank_groups, separated
+    from arena.ratings.confidence import rank_groups, separated
 
     true_place = {bot: place for place, bot in enumerate(true_order, 1)}
     shown = wrong = 0
@@ -310,7 +310,7 @@ def _judge(intervals: dict, order: list[str], true_order: list[str]) -> dict:
 
 def _read(ledger, true_order: list[str]) -> dict:
     """Arena's intervals now, and the same drawn from the ratings as rated in order."""
-    from arena.confidence import rank_intervals
+    from arena.ratings.confidence import rank_intervals
 
     standings = ledger.table().standings
     order = [line.bot for line in standings]
@@ -320,8 +320,8 @@ def _read(ledger, true_order: list[str]) -> dict:
 
 def separation_run(task: tuple[str, int, tuple[int, ...]]) -> dict:
     """One tournament of the graded field, read at each size (games per bot)."""
-    from arena.rating import RatingLedger
-    from arena.schedule import round_robin
+    from arena.ratings.ledger import RatingLedger
+    from arena.run.schedule import round_robin
 
     bench = _tournament_bench()
     fmt, seed, sizes = task
@@ -347,8 +347,8 @@ def separation_speed(bots: int = SPEED_BOTS, games: int = SPEED_GAMES, seed: int
     """Seconds for the confidence of `bots` bots after `games` four-seat games (results drawn
     from fixed skills plus noise): the rating pass that keeps its updates, as `arena
     standings` makes it, then the smoothing sweep and the rank intervals."""
-    from arena.confidence import rank_intervals
-    from arena.rating import RatedGame, RatingLedger
+    from arena.ratings.confidence import rank_intervals
+    from arena.ratings.ledger import RatedGame, RatingLedger
 
     rng = random.Random(f"speed/{seed}")
     names = [f"bot{index:02d}" for index in range(bots)]

@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.botfolder import load_bot  # noqa: E402
+from arena.config.botfolder import load_bot  # noqa: E402
+from arena.game.protocol import MatchOver, Start  # noqa: E402
 from arena.langs.build import run_build  # noqa: E402
 from arena.langs.kits import available, new_bot  # noqa: E402
-from arena.play import remote_bot  # noqa: E402
-from arena.protocol import MatchOver, Start  # noqa: E402
+from arena.run.play import remote_bot  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
 from arena.sandbox.docker import DockerSandbox, engine_problem  # noqa: E402
-from arena.seeds import RunKey  # noqa: E402
+from arena.store.seeds import RunKey  # noqa: E402
 from engine import get_game  # noqa: E402
 from engine.players import random_action  # noqa: E402
 

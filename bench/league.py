@@ -19,14 +19,14 @@ uniformly over the field's, so its true place among the 31 is known. The league 
 batch after batch, and after every second batch (the league checks after every batch;
 and once the newcomer's in-order sigma is at most SIGMA_GATE, 4: the report shows that
 this decided nothing) its rank intervals are
-computed from every game so far: arena's own ledger and posterior (`arena.rating`), the
-intervals as `arena.confidence.rank_interval_levels` computes them (2,000 draws of the
+computed from every game so far: arena's own ledger and posterior (`arena.ratings.ledger`), the
+intervals as `arena.ratings.confidence.rank_interval_levels` computes them (2,000 draws of the
 field; with numpy here, for speed: `place_intervals`) and arena's definition of settled
-(`arena.confidence`: its 95% rank interval spans at most 7 places among 31). A trial
+(`arena.ratings.confidence`: its 95% rank interval spans at most 7 places among 31). A trial
 counts the newcomer's games until it is settled, and whether the settled interval (that
 95% one) holds its true place, and the 90% band shown then too. Every trial is run twice,
 from the same warmed league with the same newcomer: with arena's matchmaker
-(`arena.matchmaker.make_tables`) and with random table filling (the same, every seat drawn
+(`arena.run.matchmaker.make_tables`) and with random table filling (the same, every seat drawn
 at random), side by side.
 
 Targets, in every field: the matchmaker settles newcomers in at most 0.7x the games random
@@ -55,10 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tournament import GradedPlayer, graded_players, play_scheduled  # noqa: E402 - bench/tournament.py
 
-from arena.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span  # noqa: E402
-from arena.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
-from arena.rating import RatedGame, RatingLedger  # noqa: E402
-from arena.schedule import ScheduledGame, deal_seed  # noqa: E402
+from arena.ratings.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span  # noqa: E402
+from arena.ratings.ledger import RatedGame, RatingLedger  # noqa: E402
+from arena.run.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
+from arena.run.schedule import ScheduledGame, deal_seed  # noqa: E402
 
 FIELD = 30
 SEATS = 4
@@ -170,7 +170,7 @@ def warm_league(seed: int, span: float, real: bool = False) -> League:
 
 def place_intervals(skills: dict[str, tuple[float, float]], bot: str, seed: int) -> dict[float, tuple[int, int]]:
     """`bot`'s rank intervals at LEVEL (the band shown) and SETTLE_LEVEL (what "settled"
-    looks at) as arena.confidence.rank_interval_levels computes them (SAMPLES draws of every
+    looks at) as arena.ratings.confidence.rank_interval_levels computes them (SAMPLES draws of every
     bot's skill; the 90% band runs from the 5th to the 95th percentile of the bot's place),
     with numpy: the pure-Python original costs about 0.1 s for 31 bots, which thousands of
     checks make the whole run's time."""

@@ -38,8 +38,8 @@ if "--tree" in sys.argv:  # another tree's arena and engine (the --baseline runs
 else:
     sys.path.insert(0, str(ROOT))
 
-from arena.referee import play_game  # noqa: E402
-from arena.seats import InProcessBot  # noqa: E402
+from arena.game.referee import play_game  # noqa: E402
+from arena.game.seats import InProcessBot  # noqa: E402
 from engine import get_game  # noqa: E402
 
 

@@ -5,7 +5,7 @@ of replays of real games.
     python bench/report.py --json          # one JSON object
     python bench/report.py --bots 100 --games 5000 --keep /tmp/store   # smaller; keep the folder
 
-1. A synthetic store (the real `arena.store` schema, bulk-loaded in one transaction):
+1. A synthetic store (the real `arena.store.db` schema, bulk-loaded in one transaction):
    rounds of 250 four-seat tables, every bot once per round, places drawn from a
    per-bot strength plus noise (so ratings spread out), an empty replay per game.
    Loading it is not timed as part of the render.
@@ -33,11 +33,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.record import GameResult, Replay, ReplayAction
-from arena.report import load_site_data, write_site
-from arena.report_replay import replay_frames, script_text
-from arena.schedule import ScheduledGame
-from arena.store import STORE_FILE, Store
+from arena.game.record import GameResult, Replay, ReplayAction
+from arena.run.schedule import ScheduledGame
+from arena.site.replay import replay_frames, script_text
+from arena.site.writer import load_site_data, write_site
+from arena.store.db import STORE_FILE, Store
 from engine.players import play_random_game
 
 SEATS = 4
@@ -141,7 +141,7 @@ def render(folder: Path) -> dict:
 
 def rating_pass_s(folder: Path) -> float:
     """The TrueSkill pass alone (in the render it runs beside the game pages)."""
-    from arena.report import rate
+    from arena.site.writer import rate
 
     data = load_site_data(folder, background=True)
     data.ratings_ready()
@@ -153,8 +153,8 @@ def rating_pass_s(folder: Path) -> float:
 def game_lists(folder: Path) -> dict:
     """The bots' full game lists alone (in the render they are part of the pages): each
     game's rating and rank change for every seat, then one data script per bot."""
-    from arena.rating import is_swiss
-    from arena.report import _aggregate, _write_game_data, rating_moves
+    from arena.ratings.ledger import is_swiss
+    from arena.site.writer import _aggregate, _write_game_data, rating_moves
 
     data = load_site_data(folder)
     order = [line.bot for line in data.standings]

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import RatedGame, RatingLedger, Ratings, rate_results
-from arena.schedule import gauntlet, round_robin, swiss_round
+from arena.ratings.ledger import RatedGame, RatingLedger, Ratings, rate_results
+from arena.run.schedule import gauntlet, round_robin, swiss_round
 
 
 def random_result(game, rng: random.Random) -> RatedGame:

@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from arena.seats import InProcessBot  # noqa: E402
-from arena.tournament import run_tournament, validate_config  # noqa: E402
+from arena.game.seats import InProcessBot  # noqa: E402
+from arena.run.tournament import run_tournament, validate_config  # noqa: E402
 
 
 def build_site(out: Path) -> list[str]:

@@ -56,10 +56,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.play import remote_bot  # noqa: E402
-from arena.protocol import MatchOver  # noqa: E402
+from arena.game.protocol import MatchOver  # noqa: E402
+from arena.run.play import remote_bot  # noqa: E402
+from arena.run.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
 from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
-from arena.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
 
 FIELD = [("random", 4), ("threeup-heuristic", 4)]
 ROUND = 8  # games of one design round: 2 tables of 4, each in 4 rotations

@@ -4,7 +4,7 @@
         [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
         [--subprocess-rounds N] [--tt-seeds N] [--close-seeds N]
 
-Overhead: the real runner (`arena.tournament.run_tournament`) with 64 in-process bots and
+Overhead: the real runner (`arena.run.tournament.run_tournament`) with 64 in-process bots and
 5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
 part timed by wrapping what the runner calls), beside the time spent playing and the bare
 engine time of the same games; again with a progress callback; then local subprocess bots,
@@ -63,8 +63,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.rating import RatedGame, RatingLedger, RatingSettings, RatingTable
-from arena.schedule import (
+from arena.ratings.ledger import RatedGame, RatingLedger, RatingSettings, RatingTable
+from arena.run.schedule import (
     ScheduledGame,
     deal_seed,
     key_order,
@@ -734,9 +734,9 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     (referee, bots, engine). The HTML site is not built (`report=False`): it is the report,
     not the tournament.
     """
-    import arena.tournament as runner
-    from arena.rating import OrderedLedger, RatingLedger
-    from arena.store import Store
+    import arena.run.tournament as runner
+    from arena.ratings.ledger import OrderedLedger, RatingLedger
+    from arena.store.db import Store
 
     def keep(spec: Any, *args: Any, **kwargs: Any) -> Any:
         game = play(spec, *args, **kwargs)
@@ -763,7 +763,7 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
 
 def graded_seat_factory(player: GradedPlayer) -> Callable[[], Any]:
     """A factory of InProcessBot seats playing as `player` (the runner makes one per game)."""
-    from arena.seats import InProcessBot
+    from arena.game.seats import InProcessBot
 
     games = itertools.count()
 
@@ -781,8 +781,8 @@ def graded_seat_factory(player: GradedPlayer) -> Callable[[], Any]:
 
 
 def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, progress: bool) -> dict[str, Any]:
-    """Run one tournament through `arena.tournament.run_tournament`, its time split by part."""
-    from arena.tournament import run_tournament, validate_config
+    """Run one tournament through `arena.run.tournament.run_tournament`, its time split by part."""
+    from arena.run.tournament import run_tournament, validate_config
 
     timer, played = PartTimer(), []
     with tempfile.TemporaryDirectory() as out:

@@ -3,7 +3,7 @@
 A replay table is one moment of a game as a small dict of zones (JSON-able: card ids,
 counts, flags), built from what the engine shows. A game builds two (`ReplayTables`):
 the full table from the state and every seat's observation, and a seat's table from that
-seat's observation alone. The site (arena/report_replay.py) stores the full table per
+seat's observation alone. The site (arena/site/replay.py) stores the full table per
 step and rebuilds a seat's view from it by a general mask, storing only where the seat's
 own table differs, so a game's zones follow these names:
 

@@ -2,7 +2,7 @@
 bot that writes to stderr and has a hostile version text, and in-process bots, one of them
 named like a script tag and one that forfeits its first game by an illegal answer.
 
-A bot.toml's version is now held to a strict pattern (arena.botfolder), so the hostile
+A bot.toml's version is now held to a strict pattern (arena.config.botfolder), so the hostile
 version is written into the store after the run, as a store made elsewhere (an older
 arena, a copied folder) may hold it, and the site is rendered again from it."""
 
@@ -14,9 +14,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from arena.report import render_site
-from arena.seats import InProcessBot
-from arena.tournament import run_tournament, validate_config
+from arena.game.seats import InProcessBot
+from arena.run.tournament import run_tournament, validate_config
+from arena.site.writer import render_site
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "<script>alert(1)</script>"
@@ -63,7 +63,7 @@ def _blunders_once():
 
 def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress=None, stop=None, **settings) -> Path:
     """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
-    renders the site at its end (`arena.tournament.render_report`)."""
+    renders the site at its end (`arena.run.tournament.render_report`)."""
     bots = out.parent / f"{out.name}-bots"
     bots.mkdir(parents=True, exist_ok=True)
     folder = chatty_bot(bots)

@@ -91,19 +91,19 @@ def test_engine_imports_nothing_outside_engine_but_the_standard_library():
 
 def test_layers_that_must_not_know_each_other():
     rules = {
-        "arena.protocol": ("arena.sandbox",),  # the protocol is the bot's contract, not a sandbox's
-        "arena.report": ("arena.referee",),  # the report reads stored records
-        "arena.report_replay": ("arena.referee",),
-        "arena.report_pages": ("arena.referee",),
-        "arena.store": ("arena.rating",),  # the store persists results; rating.py turns them into ratings
-        "arena.record": ("arena.referee", "arena.store", "arena.sandbox"),  # a leaf
+        "arena.game.protocol": ("arena.sandbox",),  # the protocol is the bot's contract, not a sandbox's
+        "arena.site.writer": ("arena.game.referee",),  # the report reads stored records
+        "arena.site.replay": ("arena.game.referee",),
+        "arena.site.pages": ("arena.game.referee",),
+        "arena.store.db": ("arena.ratings.ledger",),  # the store persists results; rating.py turns them into ratings
+        "arena.game.record": ("arena.game.referee", "arena.store.db", "arena.sandbox"),  # a leaf
         "arena.faults": ("arena",),  # a leaf
-        "arena.seeds": ("arena", "engine"),  # a leaf (a test bot imports it alone)
-        "arena.cluster": ("arena.tournament",),
-        "arena.workers": ("arena.tournament", "arena.cluster"),
-        "arena.play": ("arena.tournament", "arena.match", "arena.cluster", "arena.workers"),  # below all four
-        "arena.referee": ("arena.human",),  # the human seat is a seat like any other: the referee knows none
-        "arena.seats": ("arena.human",),
+        "arena.store.seeds": ("arena", "engine"),  # a leaf (a test bot imports it alone)
+        "arena.run.cluster": ("arena.run.tournament",),
+        "arena.run.workers": ("arena.run.tournament", "arena.run.cluster"),
+        "arena.run.play": ("arena.run.tournament", "arena.run.match", "arena.run.cluster", "arena.run.workers"),  # below all four
+        "arena.game.referee": ("arena.human",),  # the human seat is a seat like any other: the referee knows none
+        "arena.game.seats": ("arena.human",),
         "arena.human.seat": ("arena.human.router", "arena.human.table", "fastapi"),  # the seat knows no web
     }
     broken = {
@@ -118,8 +118,8 @@ def test_layers_that_must_not_know_each_other():
 
 def test_the_served_arena_sits_on_top():
     """arena/web/ calls submit, league, store and the report's output; none of them calls it."""
-    below = ("arena.submit", "arena.league", "arena.store", "arena.report", "arena.botcopy", "arena.tournament",
-             "arena.match", "arena.referee", "arena.seats", "arena.sandbox")
+    below = ("arena.store.registry", "arena.run.league", "arena.store.db", "arena.site.writer", "arena.config.botcopy", "arena.run.tournament",
+             "arena.run.match", "arena.game.referee", "arena.game.seats", "arena.sandbox")
     reaching_up = {
         (name, imported)
         for name in MODULES

@@ -1,4 +1,4 @@
-"""Taking in a bot folder (`arena.botcopy`): a hostile submitter's folder brings nothing
+"""Taking in a bot folder (`arena.config.botcopy`): a hostile submitter's folder brings nothing
 from outside it into a registry, whatever it holds and however it changes while read."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from arena import botcopy
-from arena.botcopy import (
+from arena.config import botcopy
+from arena.config.botcopy import (
     FolderLimits,
     FolderLimitsError,
     copy_bot_folder,
     vet_bot_folder,
 )
-from arena.store import content_hash
+from arena.store.db import content_hash
 
 NOBODY = 65534
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root reads a folder as its owner")

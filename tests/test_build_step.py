@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfolder import BotFolderError, load_bot
+from arena.config.botfolder import BotFolderError, load_bot
 from arena.langs.build import BuildFailed, is_stale, run_build
-from arena.match import MatchError, run_match
+from arena.run.match import MatchError, run_match
 from arena.sandbox import Limits, get_sandbox
-from arena.store import Store, content_hash
-from arena.submit import SubmitRefused, submit_bot
+from arena.store.db import Store, content_hash
+from arena.store.registry import SubmitRefused, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"
@@ -192,8 +192,8 @@ def test_a_failed_dockerfile_build_leaves_no_image_behind(docker_box, tmp_path):
 
 
 def test_arena_run_builds_a_bot_before_its_games_and_stops_on_a_failed_build(tmp_path):
-    from arena.tournament import TournamentError, run_tournament
-    from arena.tournament_file import validate_config
+    from arena.config.tournament import validate_config
+    from arena.run.tournament import TournamentError, run_tournament
 
     bot = make_bot(tmp_path / "bot")
 

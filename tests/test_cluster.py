@@ -21,7 +21,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 import arena
-from arena.cluster import (
+from arena.ratings.ledger import stored_standings
+from arena.run.cluster import (
     BotShipment,
     BotShipmentError,
     ClusterFailure,
@@ -30,16 +31,15 @@ from arena.cluster import (
     task_key,
     unpack_bot,
 )
-from arena.rating import stored_standings
-from arena.sandbox.docker import engine_problem
-from arena.store import Store, content_hash
-from arena.tournament import (
+from arena.run.tournament import (
     TournamentError,
     TournamentInterrupted,
     load_tournament,
     run_tournament,
     validate_config,
 )
+from arena.sandbox.docker import engine_problem
+from arena.store.db import Store, content_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -203,7 +203,7 @@ def test_a_swiss_tournament_on_the_cluster_plays_round_by_round_like_a_local_one
 
 
 def _worker_slots() -> list[tuple[str, int, bool]]:
-    from arena.play import SLOTS
+    from arena.run.play import SLOTS
 
     return [(slot.name, slot.games, slot.session is not None) for slot in SLOTS.slots()]
 
@@ -380,7 +380,7 @@ def test_a_worker_with_another_arena_version_refuses_the_bots(tmp_path, bot_dirs
 
 
 def test_a_task_key_names_the_game_and_ignores_where_the_organiser_keeps_the_bots(tmp_path, bot_dirs):
-    from arena.tournament import GameSpec, resolve_bots
+    from arena.run.tournament import GameSpec, resolve_bots
 
     field, _ = resolve_bots(config(tmp_path, bot_dirs[:3]))
     spec = GameSpec(key="1-1-0", deal="1-1", seed=5, game="3up3down", rules={}, bots=field,
@@ -437,8 +437,8 @@ def test_in_process_bots_are_refused_on_a_cluster(bot_dirs):
 
 
 def resolve(bot_dirs, in_process: bool = False):
-    from arena.seats import InProcessBot
-    from arena.tournament import resolve_bots
+    from arena.game.seats import InProcessBot
+    from arena.run.tournament import resolve_bots
 
     extra = {"inproc": lambda: InProcessBot(lambda observation, legal: legal[0])} if in_process else None
     return resolve_bots(config(Path("unused"), bot_dirs[:3]), extra)

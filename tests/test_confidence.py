@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from arena.confidence import (
+from arena.ratings.confidence import (
     Confidence,
     RankInterval,
     ahead_probability,
@@ -18,7 +18,7 @@ from arena.confidence import (
     separated,
     settled_span,
 )
-from arena.rating import RatedGame, RatingLedger, RatingSettings, standings
+from arena.ratings.ledger import RatedGame, RatingLedger, RatingSettings, standings
 
 BETA = RatingSettings().beta
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import run_match
+from arena.run.match import run_match
+from arena.run.tournament import TournamentConfig, run_tournament
 from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.docker import engine_problem
-from arena.tournament import TournamentConfig, run_tournament
 
 BOTS = Path(__file__).parent / "bots"
 EXAMPLES = Path(__file__).parent.parent / "bots"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfolder import load_bot
-from arena.match import run_match
+from arena.config.botfolder import load_bot
+from arena.run.match import run_match
 from engine.registry import get_game
 from engine.three_thirteen.melds import min_penalty
 

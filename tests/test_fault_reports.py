@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.faults import BotFault, Reason, explain_fault, fault_hint
-from arena.match import run_match
-from arena.referee import play_game
-from arena.seats import InProcessBot, Seat
+from arena.game.referee import play_game
+from arena.game.seats import InProcessBot, Seat
+from arena.run.match import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random")
@@ -313,7 +313,7 @@ def test_the_documented_string_command_splits_as_the_doc_says(tmp_path):
     import json as json_module
     import re
 
-    from arena.botfolder import check_manifest
+    from arena.config.botfolder import check_manifest
 
     written, words = re.search(r'`command = "([^"]+)"` is `(\[[^`]+\])`', PROTOCOL_DOC.replace("\n", " ")).groups()
     manifest = check_manifest(tmp_path, {"name": "x", "version": "1", "command": written, "games": ["3up3down"]})

@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from arena.protocol import game_adapters, game_json_schema, json_schema
+from arena.game.protocol import game_adapters, game_json_schema, json_schema
 from engine import GameError, all_games, get_game
 
 GAMES = [game.name for game in all_games()]

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from nimtest_game import nim_registered
 
-from arena.match import MatchResult, run_match
-from arena.referee import verify_replay
+from arena.game.referee import verify_replay
+from arena.run.match import MatchResult, run_match
 from arena.sandbox import Limits, Reason, get_sandbox
 from arena.sandbox.docker import engine_problem
 

@@ -12,7 +12,7 @@ import pytest
 
 from arena.faults import fault_hint
 from arena.langs.binary import foreign_binary
-from arena.match import run_match
+from arena.run.match import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfolder import load_bot
+from arena.config.botfolder import load_bot
 from arena.langs.kits import KitError, available, new_bot
-from arena.match import run_match
+from arena.run.match import run_match
 from arena.sandbox import Limits
-from arena.store import content_hash
-from arena.submit import submit_bot
+from arena.store.db import content_hash
+from arena.store.registry import submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

@@ -20,7 +20,10 @@ from pathlib import Path
 import pytest
 import trueskill
 
-from arena.league import (
+from arena.config.tournament import TournamentError
+from arena.game.seats import InProcessBot
+from arena.ratings.ledger import RatingLedger, Ratings, rated_games, stored_standings
+from arena.run.league import (
     LeagueConfig,
     LeagueInterrupted,
     league_standings,
@@ -28,13 +31,10 @@ from arena.league import (
     registry_field,
     run_league,
 )
-from arena.rating import RatingLedger, Ratings, rated_games, stored_standings
-from arena.report import load_site_data
-from arena.schedule import key_order
-from arena.seats import InProcessBot
-from arena.store import Store, StoreError
-from arena.submit import SubmitRefused, submit_bot
-from arena.tournament_file import TournamentError
+from arena.run.schedule import key_order
+from arena.site.writer import load_site_data
+from arena.store.db import Store, StoreError
+from arena.store.registry import SubmitRefused, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

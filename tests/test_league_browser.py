@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import re
 
-from arena.league import run_league
-from arena.report import slug
+from arena.run.league import run_league
+from arena.site.writer import slug
 from arena.web.app import serve_site
 from tests.test_league import NAMES, bot_folder, config, in_process, registry_of
 from tests.test_report_browser import ARGS, CHROMIUM, _need_browser

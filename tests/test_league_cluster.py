@@ -8,7 +8,7 @@ import shutil
 
 from distributed import LocalCluster
 
-from arena.league import run_league
+from arena.run.league import run_league
 from tests.test_league import (
     bot_folder,
     config,

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from arena.matchmaker import NEAR, NEWCOMER_GAMES, Candidate, make_tables
+from arena.run.matchmaker import NEAR, NEWCOMER_GAMES, Candidate, make_tables
 
 
 def field(count: int = 12, games: int = 40) -> list[Candidate]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import league_marks, run_league
-from arena.store import Store
+from arena.run.league import league_marks, run_league
+from arena.store.db import Store
 from tests.test_league import bot_folder, config, members_of
 
 as_root = pytest.mark.skipif(

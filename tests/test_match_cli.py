@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import GameResult
-from arena.referee import verify_replay
-from arena.seeds import RunKey
+from arena.game.record import GameResult
+from arena.game.referee import verify_replay
+from arena.store.seeds import RunKey
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random")

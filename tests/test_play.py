@@ -16,13 +16,13 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from arena.game.referee import play_game, verify_replay
+from arena.game.seats import InProcessBot
 from arena.human.seat import Channel, GameStopped, HumanSeat
 from arena.human.serve import play_app
 from arena.human.table import PlayHost, TableConfig
-from arena.referee import play_game, verify_replay
 from arena.sandbox.base import Reason
-from arena.seats import InProcessBot
-from arena.store import Store
+from arena.store.db import Store
 from tests.play_helpers import RANDOM, card_ids
 
 SHORT = {"max_turns_per_round": 2}
@@ -446,7 +446,7 @@ def test_arena_play_serves_a_table_stores_its_games_and_stops_on_ctrl_c(tmp_path
 
 
 def test_arena_play_says_what_to_change_without_a_traceback(tmp_path, monkeypatch, capsys):
-    from arena.cli import main
+    from arena.cli.app import main
 
     for args, said in [
         (["chess"], "unknown game 'chess'"),

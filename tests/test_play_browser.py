@@ -17,10 +17,10 @@ import random
 
 import pytest
 
+from arena.game.referee import verify_replay
 from arena.human.table import TableConfig
-from arena.referee import verify_replay
-from arena.report_replay import replay_frames
-from arena.store import Store
+from arena.site.replay import replay_frames
+from arena.store.db import Store
 from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401 - the fixture
 from tests.test_report_pages_browser import _axe, violations

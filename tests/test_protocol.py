@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena import arena_bot
-from arena.botfolder import BotFolderError, load_bot
-from arena.protocol import (
+from arena.config.botfolder import BotFolderError, load_bot
+from arena.game.protocol import (
     ActionAnswer,
     Ready,
     decode_bot,

@@ -9,8 +9,8 @@ import trueskill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import trueskill_ffa
-from arena.rating import (
+from arena.ratings import trueskill_ffa
+from arena.ratings.ledger import (
     RatedGame,
     RatingLedger,
     Ratings,

@@ -9,21 +9,21 @@ from pathlib import Path
 import pytest
 from nimtest_game import NIM, nim_registered
 
-from arena.match import run_match, standings
-from arena.protocol import GameOver, Start
-from arena.rating import RatedGame
-from arena.rating import standings as rating_standings
-from arena.record import GameResult, Incident
-from arena.referee import (
+from arena.game.protocol import GameOver, Start
+from arena.game.record import GameResult, Incident
+from arena.game.referee import (
     ReplayMismatch,
     fallback_rng,
     places_with_forfeits,
     play_game,
     verify_replay,
 )
+from arena.game.seats import InProcessBot, Seat
+from arena.ratings.ledger import RatedGame
+from arena.ratings.ledger import standings as rating_standings
+from arena.run.match import run_match, standings
 from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.base import BotFault, Reason
-from arena.seats import InProcessBot, Seat
 
 ROOT = Path(__file__).resolve().parent.parent
 

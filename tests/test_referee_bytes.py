@@ -17,7 +17,7 @@ from pathlib import Path
 import pydantic_core
 import pytest
 
-from arena.protocol import (
+from arena.game.protocol import (
     PROTOCOL_VERSION,
     Events,
     Hello,
@@ -28,9 +28,9 @@ from arena.protocol import (
     encode_events,
     encode_request,
 )
-from arena.referee import play_game
+from arena.game.referee import play_game
+from arena.game.seats import RemoteBot
 from arena.sandbox.base import BotProcess, BotSpec, Limits, Reason, Sandbox
-from arena.seats import RemoteBot
 from engine import get_game
 
 READY = json.dumps({"type": "ready", "name": "recorder", "version": "1", "protocol": PROTOCOL_VERSION}).encode()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.report import render_site
-from arena.report_replay import rebuild, replay_frames
-from arena.store import Store
+from arena.site.replay import rebuild, replay_frames
+from arena.site.writer import render_site
+from arena.store.db import Store
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE_LOG, build_tournament
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
@@ -336,7 +336,7 @@ def test_an_older_game_without_decisions_still_shows(browser, cup, tmp_path):  #
     assert data["decisions"] is None
     copy = tmp_path / "site"
     shutil.copytree(cup / "site", copy)
-    from arena.report_replay import FORMAT, script_text
+    from arena.site.replay import FORMAT, script_text
 
     (copy / "replays" / f"{key}.r{FORMAT}.js").write_text(script_text(data, key))
     watched = Watched(browser, DESKTOP)

@@ -1,6 +1,6 @@
 """Each game owns its replay viewer: its table builders and its drawing script live in its
 engine folder, the site serves a copy of that script as `replay-<game>.js`, and the generic
-parts (arena/report_replay.py, templates/assets/replay.js) name no game."""
+parts (arena/site/replay.py, templates/assets/replay.js) name no game."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from report_helpers import build_tournament
 
-from arena.match import run_match
-from arena.referee import verify_replay
-from arena.report import render_site
+from arena.game.referee import verify_replay
 from arena.resources import templates_dir
+from arena.run.match import run_match
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits
+from arena.site.writer import render_site
 from engine import all_games
 from engine.registry import get_game
 
@@ -105,7 +105,7 @@ def test_each_bot_decision_records_its_think_time_legal_count_and_stderr_lines(g
 
 
 def test_a_decisions_stderr_is_capped_per_decision_and_per_game():
-    from arena.seats import (
+    from arena.game.seats import (
         DECISION_LOG_LINE_CHARS,
         DECISION_LOG_LINES,
         GAME_LOG_CHARS,
@@ -129,7 +129,7 @@ def test_a_decisions_stderr_is_capped_per_decision_and_per_game():
 
 
 def test_old_records_without_decision_fields_still_load_and_replay(tmp_path):
-    from arena.record import Replay
+    from arena.game.record import Replay
 
     old = Replay.model_validate_json('{"actions": [{"seat": 0, "action": {"type": "pickup"}, "by": "bot"}], "events": []}')
     assert (old.actions[0].think_s, old.actions[0].legal, old.actions[0].stderr) == (None, None, None)

@@ -19,10 +19,21 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.rating import stored_history, stored_standings
-from arena.record import GameResult, Replay, ReplayAction
-from arena.report import (
+from arena.cli.app import app
+from arena.game.record import GameResult, Replay, ReplayAction
+from arena.ratings.ledger import stored_history, stored_standings
+from arena.run.tournament import TournamentInterrupted
+from arena.site.replay import (
+    FORMAT,
+    ReplayUnavailable,
+    diff,
+    mask,
+    patch,
+    rebuild,
+    replay_frames,
+    script_text,
+)
+from arena.site.writer import (
     ReportError,
     load_site_data,
     page_links,
@@ -34,18 +45,7 @@ from arena.report import (
     slug,
     write_site,
 )
-from arena.report_replay import (
-    FORMAT,
-    ReplayUnavailable,
-    diff,
-    mask,
-    patch,
-    rebuild,
-    replay_frames,
-    script_text,
-)
-from arena.store import Store
-from arena.tournament import TournamentInterrupted
+from arena.store.db import Store
 from arena.web.app import serve_site
 from arena.web.errors import WebError
 from engine.players import play_random_game
@@ -547,11 +547,11 @@ def test_render_site_without_a_store_says_what_is_missing(tmp_path):
         render_site(tmp_path)
 
 
-# --- what the pages say (arena.report_pages; the browser side: test_site_truth_browser.py) ---
+# --- what the pages say (arena.site.pages; the browser side: test_site_truth_browser.py) ---
 
 
 def test_a_log_excerpt_starts_at_a_line_and_an_incident_tail_drops_its_partial_first_line():
-    from arena.report_pages import last_lines, log_excerpt
+    from arena.site.pages import last_lines, log_excerpt
 
     log = "".join(f"line {n}\n" for n in range(1, 400))
     text, cut = log_excerpt(log, 100)
@@ -567,7 +567,7 @@ def test_a_log_excerpt_starts_at_a_line_and_an_incident_tail_drops_its_partial_f
 
 
 def test_head_to_head_cells_show_percents_that_add_up_and_colour_by_what_they_show():
-    from arena.report_pages import h2h_cells
+    from arena.site.pages import h2h_cells
 
     bots = ["a", "b", "c"]
     model = {"a": {"b": 0.505, "c": 0.625}, "b": {"a": 0.495, "c": 0.502}, "c": {"a": 0.375, "b": 0.498}}
@@ -586,8 +586,8 @@ def test_head_to_head_cells_show_percents_that_add_up_and_colour_by_what_they_sh
 
 
 def test_a_league_bots_membership_says_when_it_played_and_from_when_it_stopped():
-    from arena.report_pages import bot_membership
-    from arena.store import MemberRow
+    from arena.site.pages import bot_membership
+    from arena.store.db import MemberRow
 
     suspended = MemberRow("c@1", "c", 42, 56, "suspended", "5 forfeits in a row")
     assert bot_membership(suspended, [42, 43, 55]) == (

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.rating import stored_standings
-from arena.report import slug
-from arena.report_replay import rebuild, replay_frames
-from arena.store import Store
+from arena.ratings.ledger import stored_standings
+from arena.site.replay import rebuild, replay_frames
+from arena.site.writer import slug
+from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament

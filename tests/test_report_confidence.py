@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.rating
-from arena.cli import app
-from arena.rating import SCORE_MEANS, stored_confidence
-from arena.report import CACHE_FILE, load_site_data, rate_with_confidence
-from arena.store import Store
+import arena.ratings.ledger
+from arena.cli.app import app
+from arena.ratings.ledger import SCORE_MEANS, stored_confidence
+from arena.site.writer import CACHE_FILE, load_site_data, rate_with_confidence
+from arena.store.db import Store
 from tests.report_helpers import build_tournament
 
 
@@ -114,7 +114,7 @@ def test_the_sites_confidence_is_kept_until_a_game_is_added(cup, monkeypatch, tm
         raise AssertionError("the confidence was computed again")
 
     with monkeypatch.context() as patched:
-        patched.setattr(arena.rating.RatingLedger, "confidence", recomputed)
+        patched.setattr(arena.ratings.ledger.RatingLedger, "confidence", recomputed)
         assert rate_with_confidence(data.games, bots, data.settings, cache) == full
     # Games added since the cache: resumed ratings, confidence from every game again.
     rate_with_confidence(data.games[:2], bots, data.settings, cache)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.rating import stored_history, stored_standings
-from arena.report import slug
-from arena.store import Store
+from arena.ratings.ledger import stored_history, stored_standings
+from arena.site.writer import slug
+from arena.store.db import Store
 from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)

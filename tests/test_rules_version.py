@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 from report_helpers import build_tournament
 
-from arena.referee import ReplayMismatch, verify_replay
-from arena.report import render_site
-from arena.report_replay import ReplayUnavailable, replay_frames
-from arena.store import Store
+from arena.game.referee import ReplayMismatch, verify_replay
+from arena.site.replay import ReplayUnavailable, replay_frames
+from arena.site.writer import render_site
+from arena.store.db import Store
 from engine.registry import get_game
 
 

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.rating import stored_standings
-from arena.referee import verify_replay
-from arena.seats import InProcessBot
-from arena.store import Store
-from arena.tournament import (
+from arena.game.referee import verify_replay
+from arena.game.seats import InProcessBot
+from arena.ratings.ledger import stored_standings
+from arena.run.tournament import (
     SettingsChanged,
     TournamentInterrupted,
     run_tournament,
     validate_config,
 )
+from arena.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"
@@ -310,8 +310,8 @@ def test_bots_start_side_by_side_and_a_silent_one_times_out_at_the_start(tmp_pat
 def test_a_game_spec_is_small_and_picklable_for_a_cluster(tmp_path, bot_dirs):
     import pickle
 
-    from arena.schedule import round_robin
-    from arena.tournament import GameSpec, play_scheduled_game, resolve_bots
+    from arena.run.schedule import round_robin
+    from arena.run.tournament import GameSpec, play_scheduled_game, resolve_bots
 
     settings = config(tmp_path / "out", bot_dirs[:3])
     field, _ = resolve_bots(settings)

@@ -83,15 +83,15 @@ def test_run_lists_the_incidents_with_their_reasons_under_the_standings(tmp_path
 def test_ctrl_c_while_the_site_is_written_says_the_games_are_safe_and_how_to_finish_it(tmp_path, field, monkeypatch):
     from typer.testing import CliRunner
 
-    import arena.report
-    import arena.tournament
-    from arena.cli import app
+    import arena.run.tournament
+    import arena.site.writer
+    from arena.cli.app import app
 
     def interrupted(*args, **kwargs):
         (tmp_path / "out" / "site").mkdir(parents=True, exist_ok=True)  # half written
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena.tournament, "render_report", interrupted)
+    monkeypatch.setattr(arena.run.tournament, "render_report", interrupted)
     run = CliRunner().invoke(app, ["run", "--game", "3up3down", "--seats", "2", "--bots", str(field / "ann"),
                                    "--bots", str(field / "bob"), "--rule", "max_turns=60", "--out",
                                    str(tmp_path / "out"), "--quiet"])
@@ -102,7 +102,7 @@ def test_ctrl_c_while_the_site_is_written_says_the_games_are_safe_and_how_to_fin
         f"arena: stopped while writing the site. The games are safe: 1 of 1 are stored in {out}. "
         f"The site in {out / 'site'} is incomplete: finish it with arena report {out}"
     )
-    monkeypatch.setattr(arena.report, "write_site", interrupted)
+    monkeypatch.setattr(arena.site.writer, "write_site", interrupted)
     again = CliRunner().invoke(app, ["report", str(out)])
     assert again.exit_code == 130
     said = again.output[again.output.index("arena: stopped"):]

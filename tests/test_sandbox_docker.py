@@ -832,7 +832,7 @@ def random_copies(folder: Path, names: list[str]) -> list[Path]:
 
 
 def tournament(out: Path, bots: list[Path], **limits: float):
-    from arena.tournament import validate_config
+    from arena.run.tournament import validate_config
 
     return validate_config({
         "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 11,
@@ -842,7 +842,7 @@ def tournament(out: Path, bots: list[Path], **limits: float):
 
 def stored_results(out: Path) -> dict:
     """Every stored game: key -> its whole record (seats, places, scores, incidents, replay)."""
-    from arena.store import Store
+    from arena.store.db import Store
 
     with Store.open(out) as store:
         return {game.key: store.game_result(game.key).model_dump(exclude=TIMING) for game in store.games("done")}
@@ -851,7 +851,7 @@ def stored_results(out: Path) -> dict:
 def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result(engine, tmp_path):
     import docker
 
-    from arena.tournament import run_tournament
+    from arena.run.tournament import run_tournament
 
     class SlowEngine(docker.APIClient):
         """An engine that takes 1.6 s for each create and each start (a stalled daemon)."""
@@ -881,7 +881,7 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
 def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, design):
     import docker
 
-    from arena.tournament import run_tournament
+    from arena.run.tournament import run_tournament
 
     warm_start = design != "cold"
 

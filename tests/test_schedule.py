@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import (
+from arena.run.schedule import (
     COMPLETE_LIMIT,
     SWISS_REPEAT_COST,
     ScheduledGame,

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.protocol import PROTOCOL_VERSION, Hello, LimitsInfo
+from arena.game.protocol import PROTOCOL_VERSION, Hello, LimitsInfo
+from arena.game.seats import RemoteBot
 from arena.sandbox.base import (
     BotFault,
     BotProcess,
@@ -22,7 +23,6 @@ from arena.sandbox.base import (
     Sandbox,
     SandboxError,
 )
-from arena.seats import RemoteBot
 
 READY = json.dumps({"type": "ready", "name": "scripted", "version": "1", "protocol": PROTOCOL_VERSION}).encode()
 

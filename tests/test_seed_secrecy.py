@@ -1,6 +1,6 @@
 """The deal stays secret: with default settings a bot cannot compute any hidden card.
 
-Every seed of a run comes from its `RunKey` (arena/seeds.py): a stored secret by default,
+Every seed of a run comes from its `RunKey` (arena/store/seeds.py): a stored secret by default,
 the public key of a user's seed otherwise. The "seer" test bot (tests/bots/seer) knows
 arena's code, old and new, and tries every seed below a million with every derivation;
 with a public seed it must find its deal (so the test can fail), with the default secret
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import match_deal, run_match
+from arena.game.seats import InProcessBot
+from arena.run.match import match_deal, run_match
+from arena.run.tournament import TournamentInterrupted, run_tournament, validate_config
 from arena.sandbox.base import Limits
-from arena.seats import InProcessBot
-from arena.seeds import RunKey, SeedError
-from arena.store import Store, StoreError
-from arena.tournament import TournamentInterrupted, run_tournament, validate_config
+from arena.store.db import Store, StoreError
+from arena.store.seeds import RunKey, SeedError
 
 ROOT = Path(__file__).resolve().parent.parent
 SEER = ROOT / "tests" / "bots" / "seer"
@@ -42,7 +42,7 @@ PATIENT = {"decision_s": 600, "time_bank_s": 0, "startup_s": 30}
 
 
 def seer_folder(tmp_path: Path, seeds: int, steal: tuple[str, ...] = ()) -> Path:
-    """The seer with its own copy of arena.seeds and engine (as a bot that read arena's
+    """The seer with its own copy of arena.store.seeds and engine (as a bot that read arena's
     source would carry them), so it runs whatever user the sandbox runs it as."""
     folder = tmp_path / "seer"
     shutil.copytree(SEER, folder, ignore=shutil.ignore_patterns("__pycache__"))

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import run_league
-from arena.report import load_site_data, slug, write_site
-from arena.report_pages import last_lines, log_excerpt
-from arena.seats import InProcessBot
-from arena.store import Store
-from arena.tournament import run_tournament, validate_config
+from arena.game.seats import InProcessBot
+from arena.run.league import run_league
+from arena.run.tournament import run_tournament, validate_config
+from arena.site.pages import last_lines, log_excerpt
+from arena.site.writer import load_site_data, slug, write_site
+from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament

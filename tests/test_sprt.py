@@ -1,4 +1,4 @@
-"""The SPRT of `arena match --sprt` (arena/sprt.py): the LLR, bounds, Elo interval and LOS
+"""The SPRT of `arena match --sprt` (arena/ratings/sprt.py): the LLR, bounds, Elo interval and LOS
 against arithmetic written out here and against fastchess's published figures; the edge
 cases; and the command with two real bots."""
 
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import GameResult
-from arena.seeds import RunKey
-from arena.sprt import (
+from arena.game.record import GameResult
+from arena.ratings.sprt import (
     SprtError,
     SprtSettings,
     elo_estimate,
@@ -26,6 +25,7 @@ from arena.sprt import (
     pentanomial,
     sprt_status,
 )
+from arena.store.seeds import RunKey
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random")

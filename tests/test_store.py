@@ -6,10 +6,15 @@ import sqlite3
 
 import pytest
 
-from arena.rating import rate_results, rated_games, stored_history, stored_standings
-from arena.record import GameResult, Incident, Replay, ReplayAction
-from arena.schedule import ScheduledGame
-from arena.store import BotRecord, DuplicateResult, Store, StoreError, content_hash
+from arena.game.record import GameResult, Incident, Replay, ReplayAction
+from arena.ratings.ledger import (
+    rate_results,
+    rated_games,
+    stored_history,
+    stored_standings,
+)
+from arena.run.schedule import ScheduledGame
+from arena.store.db import BotRecord, DuplicateResult, Store, StoreError, content_hash
 
 
 def scheduled(round_no: int, table_no: int, bots: tuple[str, ...], rotation: int = 0) -> ScheduledGame:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import Limits
-from arena.store import content_hash
-from arena.submit import SubmitRefused, list_registry, submit_bot
+from arena.store.db import content_hash
+from arena.store.registry import SubmitRefused, list_registry, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"
@@ -262,7 +262,7 @@ def test_names_and_versions_follow_one_pattern_checked_with_the_rest_of_bot_toml
 
 
 def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
-    import arena.submit
+    import arena.store.registry
 
     bot = random_copy(tmp_path)
     registry = tmp_path / "registry"
@@ -274,7 +274,7 @@ def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
         assert list_registry(registry) == []
         raise RuntimeError("the machine broke mid-match")
 
-    monkeypatch.setattr(arena.submit, "run_match", broken_match)
+    monkeypatch.setattr(arena.store.registry, "run_match", broken_match)
     with pytest.raises(RuntimeError, match="the machine broke mid-match"):
         submit_bot(bot, registry, limits=QUICK)
     assert list(registry.iterdir()) == []
@@ -283,7 +283,7 @@ def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
 def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypatch):
     """The Docker image is built from the copy in the registry's staging folder, never
     from the submitter's folder (which may change after it was vetted)."""
-    import arena.submit
+    import arena.store.registry
     from arena.sandbox import BotFault, Reason
 
     seen = []
@@ -298,7 +298,7 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
             seen.append((spec.folder, sorted(p.name for p in spec.folder.iterdir())))
             raise BotFault(Reason.CRASH, "stopped here by the test")
 
-    monkeypatch.setattr(arena.submit, "get_sandbox", lambda name: Recorder())
+    monkeypatch.setattr(arena.store.registry, "get_sandbox", lambda name: Recorder())
     bot = random_copy(tmp_path)
     (bot / "Dockerfile").write_text("FROM scratch\nCOPY . /bot\n")
     (bot / "__pycache__").mkdir()
@@ -338,7 +338,7 @@ def test_the_command_refuses_a_link_to_etc_shadow_and_a_big_file_in_one_line_eac
 
 
 def test_a_bot_toml_that_is_a_link_is_never_read_nor_listed(tmp_path):
-    from arena.botfolder import BotFolderError, load_bot
+    from arena.config.botfolder import BotFolderError, load_bot
 
     elsewhere = random_copy(tmp_path, name="real")
     registry = tmp_path / "registry"

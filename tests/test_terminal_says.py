@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import LeagueInterrupted, run_league, where_it_stands
-from arena.report import render_site
-from arena.seats import InProcessBot
+from arena.game.seats import InProcessBot
+from arena.run.league import LeagueInterrupted, run_league, where_it_stands
+from arena.site.writer import render_site
 from tests.test_league import (
     NAMES,
     WAIT_S,

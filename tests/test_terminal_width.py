@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import app
+from arena.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

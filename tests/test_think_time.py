@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from nimtest_game import nim_registered
 
-from arena.match import run_match
+from arena.run.match import run_match
 from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.docker import engine_problem
 

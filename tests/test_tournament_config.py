@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import (
+from arena.run.tournament import (
     TournamentError,
     load_tournament,
     resolve_bots,
@@ -163,7 +163,7 @@ def test_dask_is_an_extra_and_a_cluster_without_it_says_how_to_install_it(monkey
 
 def test_the_command_line_tool_starts_without_dask():
     run = subprocess.run(
-        [sys.executable, "-c", "import sys, arena.cli, arena.tournament; print('distributed' in sys.modules)"],
+        [sys.executable, "-c", "import sys, arena.cli.app, arena.run.tournament; print('distributed' in sys.modules)"],
         capture_output=True, text=True, timeout=60,
     )
     assert run.stdout.strip() == "False", run.stderr

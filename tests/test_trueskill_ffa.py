@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trueskill import backends
 
-from arena import trueskill_ffa
-from arena.rating import Ratings, RatingSettings
+from arena.ratings import trueskill_ffa
+from arena.ratings.ledger import Ratings, RatingSettings
 
 
 def package_rate(env, groups, ranks):

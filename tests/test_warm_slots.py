@@ -1,4 +1,4 @@
-"""Warm slots and bot sessions: the slot pool (arena.play), the local sandbox's processes
+"""Warm slots and bot sessions: the slot pool (arena.run.play), the local sandbox's processes
 started ahead of need, and `bot_process = "per-slot"`, seen from the bots' side.
 
 The test bots say on stderr what their process saw (tests/bots/counter: a token per
@@ -17,8 +17,11 @@ from pathlib import Path
 import pytest
 from nimtest_game import NIM, nim_registered
 
-from arena.field import BotRef
-from arena.play import (
+from arena.config.field import BotRef
+from arena.config.tournament import fingerprint_of
+from arena.game.protocol import Hello, LimitsInfo, MatchOver
+from arena.game.seats import RemoteBot
+from arena.run.play import (
     SLOTS,
     GameSpec,
     SlotPool,
@@ -26,13 +29,10 @@ from arena.play import (
     rotation_of,
     slot_name,
 )
-from arena.protocol import Hello, LimitsInfo, MatchOver
+from arena.run.tournament import SettingsChanged, run_tournament, validate_config
 from arena.sandbox import BotFault, BotSpec, Limits, Reason
 from arena.sandbox.local import LocalSandbox
-from arena.seats import RemoteBot
-from arena.store import Store
-from arena.tournament import SettingsChanged, run_tournament, validate_config
-from arena.tournament_file import fingerprint_of
+from arena.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = Path(__file__).parent / "bots"
@@ -363,7 +363,6 @@ def test_the_python_helper_reseeds_from_each_start_so_a_session_plays_each_game_
     import random
 
     from arena import arena_bot
-
     hello = {"type": "hello", "protocol": 1, "game": "nim-test", "players": 2, "rules": {"stones": 5}, "games": 2,
              "seed": 42, "limits": {"startup_s": 1, "decision_s": 1, "time_bank_s": 1, "max_line_bytes": 100,
                                     "memory_mb": 64}}
@@ -395,7 +394,7 @@ def test_the_python_helper_reseeds_from_each_start_so_a_session_plays_each_game_
 def test_the_end_of_a_run_kills_the_spares_and_ends_the_sessions(tmp_path, stopped):
     import threading
 
-    from arena.tournament import TournamentInterrupted
+    from arena.run.tournament import TournamentInterrupted
 
     bots = copies(tmp_path / "bots", "counter", ["ann", "bob", "cat"])
     box = LocalSandbox(warn=False)
@@ -420,7 +419,7 @@ def test_the_end_of_a_run_kills_the_spares_and_ends_the_sessions(tmp_path, stopp
 def test_arena_run_flags_set_how_processes_live_and_a_wrong_one_is_one_mistake(tmp_path):
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.app import app
 
     bots = copies(tmp_path / "bots", "counter", ["ann", "bob"])
     common = ["run", "--game", "nim-test", "--seats", "2", "--seed", "3", "--quiet", "--out", str(tmp_path / "out"),

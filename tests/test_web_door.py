@@ -16,7 +16,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.app import app
 from arena.web.authors import Book
 from arena.web.client import pack, submit_remote
 from tests.web_helpers import ROOT, bot_folder, door_server, leftovers, token_for

@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from arena.report import slug
-from arena.tournament import run_tournament, validate_config
+from arena.run.tournament import run_tournament, validate_config
+from arena.site.writer import slug
 from arena.web.app import AppServer
 from arena.web.pages import door_app
 from arena.web.queue import QueueSettings
@@ -92,8 +92,8 @@ def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_r
     stderr too: served with stderr hidden, neither the game page nor the replay has them."""
     import shutil
 
-    from arena.report import load_site_data, write_site
-    from arena.report_replay import FORMAT, script_text
+    from arena.site.replay import FORMAT, script_text
+    from arena.site.writer import load_site_data, write_site
 
     copy = tmp_path / "cup"
     shutil.copytree(cup, copy)

@@ -1,4 +1,4 @@
-"""Worker processes for `--jobs N` (arena/workers.py): a game played in a worker is the game
+"""Worker processes for `--jobs N` (arena/run/workers.py): a game played in a worker is the game
 played here, a run with more than one job plays in workers and stores what a one-job run
 stores, bots given as Python objects stay in this process, and workers end with the run,
 even when it is killed."""
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-import arena.workers
-from arena.play import GameSpec, play_scheduled_game
-from arena.schedule import round_robin
-from arena.seats import InProcessBot
-from arena.store import Store
-from arena.tournament import resolve_bots, run_tournament, validate_config
-from arena.workers import WorkerPool
+import arena.run.workers
+from arena.game.seats import InProcessBot
+from arena.run.play import GameSpec, play_scheduled_game
+from arena.run.schedule import round_robin
+from arena.run.tournament import resolve_bots, run_tournament, validate_config
+from arena.run.workers import WorkerPool
+from arena.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = {"max_turns": 60}
@@ -116,7 +116,7 @@ def test_a_run_with_two_jobs_plays_in_workers_and_stores_what_one_job_stores(tmp
         submitted.append(spec.key)
         return submit(self, fn, spec, *args)
 
-    monkeypatch.setattr(arena.workers.WorkerPool, "submit", counted)
+    monkeypatch.setattr(arena.run.workers.WorkerPool, "submit", counted)
     two = run_tournament(config(tmp_path / "two", bot_dirs, jobs=2, duplicate=True), report=False)
     two_submitted, submitted[:] = list(submitted), []
     one = run_tournament(config(tmp_path / "one", bot_dirs, jobs=1, duplicate=True), report=False)
@@ -134,7 +134,7 @@ def test_in_process_bots_with_two_jobs_play_in_threads_of_this_process(tmp_path,
     def never(*args, **kwargs):
         raise AssertionError("in-process bots cannot play in a worker process")
 
-    monkeypatch.setattr(arena.workers.WorkerPool, "__init__", never)
+    monkeypatch.setattr(arena.run.workers.WorkerPool, "__init__", never)
     bots = {f"first{n}": (lambda: InProcessBot(lambda observation, legal: 0)) for n in range(4)}
     outcome = run_tournament(
         validate_config({"game": "3up3down", "seats": 4, "jobs": 2, "output": str(tmp_path / "out"), "rules": SHORT}),
@@ -214,8 +214,7 @@ def test_a_warm_docker_game_tells_its_worker_which_coming_slots_to_make_ready(tm
 
 
 def test_a_worker_prepares_the_slots_it_is_told_under_the_names_their_first_game_uses(tmp_path, bot_dirs, monkeypatch):
-    from arena import play
-
+    from arena.run import play
     games = table_games(tmp_path, bot_dirs, "1-1", [0, 1, 2])
     spec = games[0].model_copy(update={"warm_start": True, "run": "ahead-test", "rules": SHORT})
     coming = games[1].model_copy(update={"warm_start": True, "run": "ahead-test", "rules": SHORT})
@@ -240,8 +239,8 @@ def test_a_worker_prepares_the_slots_it_is_told_under_the_names_their_first_game
 
 KILLED_RUNNER = """
 import sys, time
-from arena.workers import WorkerPool
-from arena.play import play_scheduled_game
+from arena.run.workers import WorkerPool
+from arena.run.play import play_scheduled_game
 import pickle
 spec = pickle.loads(bytes.fromhex(sys.argv[1]))
 pool = WorkerPool(2, "local")

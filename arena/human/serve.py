@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from arena.human.router import play_router
 from arena.human.table import PlayHost, PlayTable, TableConfig
-from arena.report import SITE_DIR
+from arena.site.writer import SITE_DIR
 from arena.web.app import AppServer, create_app
 
 HOST = "127.0.0.1"

@@ -1,9 +1,9 @@
 """A table where people play bots: its games run in a thread, each one stored.
 
 `PlayTable` seats the people (`HumanSeat`s, one `Channel` and one secret token per person)
-and the bots (each game a fresh process per bot, `arena.play.remote_bot`, in the table's
-sandbox), plays one game after another with the referee (`arena.referee.play_game`) and
-stores each finished game in its store (`arena.store.Store`, e.g. ./arena-play), so the
+and the bots (each game a fresh process per bot, `arena.run.play.remote_bot`, in the table's
+sandbox), plays one game after another with the referee (`arena.game.referee.play_game`) and
+stores each finished game in its store (`arena.store.db.Store`, e.g. ./arena-play), so the
 site's replay viewer shows it. The people's rows in the store's `bots` table have
 `kind = 'human'`: that is what marks a human game (no other schema change). A new deal
 starts once every person at the table has asked for one. `PlayHost` keeps the tables of
@@ -21,18 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botfolder import BotFolderError, BotManifest, load_bot
-from arena.field import unique_names
+from arena.config.botfolder import BotFolderError, BotManifest, load_bot
+from arena.config.field import unique_names
+from arena.game.protocol import GameOver, MatchOver
+from arena.game.referee import play_game
+from arena.game.seats import RemoteBot, Seat
 from arena.human.games import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
-from arena.play import remote_bot
-from arena.protocol import GameOver, MatchOver
-from arena.referee import play_game
+from arena.run.play import remote_bot
+from arena.run.schedule import ScheduledGame, key_order
 from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
-from arena.schedule import ScheduledGame, key_order
-from arena.seats import RemoteBot, Seat
-from arena.seeds import RunKey
-from arena.store import BotRecord, Store, StoreError, content_hash
+from arena.store.db import BotRecord, Store, StoreError, content_hash
+from arena.store.seeds import RunKey
 from engine.api import GameError
 from engine.registry import get_game
 
@@ -329,7 +329,7 @@ class PlayTable:
         when the table does not render its site or rendering failed (the game is stored)."""
         if not self.config.render_site:
             return None
-        from arena.report import render_site
+        from arena.site.writer import render_site
 
         try:
             render_site(self.config.out, jobs=1)

@@ -7,7 +7,7 @@ shipped is removed first, so what runs is what the sandbox made, and the registr
 it); `arena match` and `arena run` run it when build/ has no mark of a build that
 succeeded (`build/.arena-built`, written by arena) or the mark is older than the newest
 source file. Only `build/` (BUILD_DIR) of the bot's folder is writable; the
-content hash (arena.store.content_hash) leaves build/ out and covers the sources,
+content hash (arena.store.db.content_hash) leaves build/ out and covers the sources,
 bot.toml and so the command.
 
 Docker: a container of the bot's image (its language's, or the base image) with the

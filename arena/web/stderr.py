@@ -86,7 +86,7 @@ def stderr_router(door) -> APIRouter:  # noqa: ANN001
             return who
         if door.league_dir is None or not KEY.match(key):
             return JSONResponse({"error": f"no game {key}"}, status_code=404)
-        from arena.store import Store, StoreError
+        from arena.store.db import Store, StoreError
 
         try:
             with Store.open(door.league_dir) as store:

@@ -32,7 +32,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from arena.botfolder import BotFolderError, load_bot
+from arena.config.botfolder import BotFolderError, load_bot
 from arena.web.authors import DOOR, Book
 from arena.web.queue import UNPACKED, QueueSettings, ValidationQueue, quarantine_dir
 from arena.web.unpack import MB, UploadLimits, UploadRefused, unpack
@@ -70,8 +70,8 @@ class Door:
         """Where `name` (its newest version) stands in the league, or None without one."""
         if self.league_dir is None or not (self.league_dir / "arena.sqlite").is_file():
             return None
-        from arena.league import league_standings
-        from arena.store import Store
+        from arena.run.league import league_standings
+        from arena.store.db import Store
 
         # A write may sit in the WAL file a while before the store file itself changes.
         stamp = max(_mtime(path) for path in self.league_dir.glob("arena.sqlite*"))
@@ -296,7 +296,7 @@ def door_router(door: Door) -> APIRouter:
 
 def _versions(registry: Path, name: str) -> list[dict[str, Any]]:
     """A bot's submitted versions in the registry, oldest first."""
-    from arena.submit import RECORD
+    from arena.store.registry import RECORD
 
     if not _SAFE.fullmatch(name):
         return []

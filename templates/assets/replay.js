@@ -1,7 +1,7 @@
 /* arena replay viewer. The game page loads replays/<key>.r1.js, which registers the data
    in window.ARENA_REPLAYS; this script loads the game's own drawing script beside it,
    assets/replay-<game>.js (engine/<game>/replay.js, which registers itself in
-   window.ARENA_VIEWERS), and draws the replay with it. Data shape: arena/report_replay.py.
+   window.ARENA_VIEWERS), and draws the replay with it. Data shape: arena/site/replay.py.
    Everything from the data is put in the page with textContent, never as markup.
    Keys: left/right arrows step, Home/End go to the deal/the end, space plays or pauses
    (also when a control of the viewer has the focus, except where the key is its own);

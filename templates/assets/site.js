@@ -7,7 +7,7 @@
    - The standings' search box shows only the bots whose name holds what is typed.
    - Game lists: a bot's page lists every game of the bot, and the game list filtered by
      a bot does too, from the bot's data script (data/bots/<slug>.js, written by
-     arena/report.py), filtered by round and table-mate, 50 to a page. The game list
+     arena/site/writer.py), filtered by round and table-mate, 50 to a page. The game list
      filtered by round jumps to the pages that hold the round. Filters live in the
      address (#bot=...&round=...&with=...&page=...), so a filtered list can be shared.
    - The rating chart of a bot's page: the point nearest the pointer (or chosen with the

@@ -17,7 +17,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
+from arena.config.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
 from arena.langs.binary import foreign_binary, foreign_line
 from arena.langs.images import BASE_LANGUAGE, LANGUAGES, image_tag, unknown_language
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError

@@ -12,7 +12,7 @@ It writes one line to stderr: "SEER PREDICTED deal seed D (how)" or "SEER BLIND 
 seeds", plays the first legal action and goes on. First it tries to read each file listed
 under "steal" in seer.json: "SEER STOLE path" or "SEER DENIED path".
 
-Standard library plus arena's `arena.seeds` and `engine` (found through seer.json's
+Standard library plus arena's `arena.store.seeds` and `engine` (found through seer.json's
 "root"), as a bot that read arena's source would have them.
 """
 
@@ -28,7 +28,7 @@ with open(os.path.join(HERE, "seer.json")) as source:
     SETTINGS = json.load(source)
 sys.path.insert(0, os.path.join(HERE, SETTINGS["root"]))  # relative to the bot folder
 
-from arena.seeds import RunKey  # noqa: E402
+from arena.store.seeds import RunKey  # noqa: E402
 from engine import get_game  # noqa: E402
 
 NAMES = SETTINGS.get("names", ["seer"])  # the ids arena may have given this bot
@@ -113,7 +113,7 @@ def search(hello, start, own_cards):
             game, players, rules, probe, seat
         ), "the seer's partial shuffle disagrees with the engine"
 
-    # arena.seeds derives a bot or deal seed as the top bits of HMAC-SHA256(key, label): the
+    # arena.store.seeds derives a bot or deal seed as the top bits of HMAC-SHA256(key, label): the
     # labels are fixed, so they are built once (checked against RunKey itself first).
     digest, sha = hmac.digest, hashlib.sha256
     match_deal = f"match-{number:05d}"
@@ -124,7 +124,7 @@ def search(hello, start, own_cards):
     assert all(
         int.from_bytes(digest(probe.material, label, "sha256")[:8], "big") >> 16 == probe.bot_seed(scope, name)
         for label, scope, name in bot_labels
-    ), "the seer's bot seeds disagree with arena.seeds"
+    ), "the seer's bot seeds disagree with arena.store.seeds"
     assert int.from_bytes(digest(probe.material, deal_labels[0], "sha256")[:8], "big") >> 1 == probe.deal_seed(match_deal)
     old_deals = [(deal, name) for deal in deals for name in NAMES]
 

@@ -1,17 +1,17 @@
 """Running a tournament: schedule its games, play them, store each as it finishes.
 
-`run_tournament(config)` resolves the bots (`arena.field`), schedules the games
-(`arena.schedule`), plays the games not yet stored with `jobs` at once (each one
-`arena.play.play_scheduled_game`, in worker processes (`arena.workers`), in threads or on a
+`run_tournament(config)` resolves the bots (`arena.config.field`), schedules the games
+(`arena.run.schedule`), plays the games not yet stored with `jobs` at once (each one
+`arena.run.play.play_scheduled_game`, in worker processes (`arena.run.workers`), in threads or on a
 cluster), and commits each finished
-game to the store (`arena.store`) as soon as it finishes; ratings are fed in schedule
-order as games come in (`arena.rating`). Running it again on the same output folder
+game to the store (`arena.store.db`) as soon as it finishes; ratings are fed in schedule
+order as games come in (`arena.ratings.ledger`). Running it again on the same output folder
 resumes: finished games are never played again; a changed file is refused, naming what
-changed (`arena.tournament_file`). Swiss rounds are scheduled only once the previous
+changed (`arena.config.tournament`). Swiss rounds are scheduled only once the previous
 round is all stored.
 
 The tournament file, the field, one game and the ratings live in their own modules; the
-names a caller needs are imported here too (`from arena.tournament import ...`).
+names a caller needs are imported here too (`from arena.run.tournament import ...`).
 """
 
 from __future__ import annotations
@@ -25,37 +25,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.field import BotRef, SeatFactory, load_tournament, resolve_bots
-from arena.langs.build import BuildFailed, build_bots
-from arena.play import (
-    GameSpec,
-    PlayedGame,
-    close_slots,
-    load_spec,
-    play_scheduled_game,
-    sandbox_named,
-)
-from arena.rating import (
-    OrderedLedger,
-    RatingSettings,
-    RatingSettingsError,
-    RatingTable,
-    rated_game,
-    rated_games,
-    store_ledger,
-    stored_standings,
-)
-from arena.sandbox import BotFault, Sandbox
-from arena.schedule import (
-    ScheduledGame,
-    ScheduleError,
-    gauntlet,
-    round_robin,
-    swiss_round,
-)
-from arena.seeds import RunKey
-from arena.store import DuplicateResult, Store
-from arena.tournament_file import (
+from arena.config.field import BotRef, SeatFactory, load_tournament, resolve_bots
+from arena.config.tournament import (
     FORMATS,
     SANDBOXES,
     LimitsConfig,
@@ -68,6 +39,35 @@ from arena.tournament_file import (
     settings_of,
     validate_config,
 )
+from arena.langs.build import BuildFailed, build_bots
+from arena.ratings.ledger import (
+    OrderedLedger,
+    RatingSettings,
+    RatingSettingsError,
+    RatingTable,
+    rated_game,
+    rated_games,
+    store_ledger,
+    stored_standings,
+)
+from arena.run.play import (
+    GameSpec,
+    PlayedGame,
+    close_slots,
+    load_spec,
+    play_scheduled_game,
+    sandbox_named,
+)
+from arena.run.schedule import (
+    ScheduledGame,
+    ScheduleError,
+    gauntlet,
+    round_robin,
+    swiss_round,
+)
+from arena.sandbox import BotFault, Sandbox
+from arena.store.db import DuplicateResult, Store
+from arena.store.seeds import RunKey
 
 __all__ = [
     "FORMATS", "SANDBOXES", "BotRef", "GameSpec", "LimitsConfig", "PlayedGame", "Progress", "RatingConfig",
@@ -148,12 +148,12 @@ class _Runner:
         self.progress = progress
         self.stop = stop or threading.Event()
         self.sandbox = sandbox
-        # This run's slots (arena.play): a session never outlives its run, nor serves another.
+        # This run's slots (arena.run.play): a session never outlives its run, nor serves another.
         self.run = uuid.uuid4().hex[:12]
         self.bot_games: Counter[str] = Counter()
         self.box: Sandbox | None = None  # the sandbox whose warm slots the run frees at its end
-        self.cluster = None  # arena.cluster.ClusterPool: connected on first use, once per run
-        self.workers = None  # arena.workers.WorkerPool: started on first use, once per run
+        self.cluster = None  # arena.run.cluster.ClusterPool: connected on first use, once per run
+        self.workers = None  # arena.run.workers.WorkerPool: started on first use, once per run
         self.hidden = list(hidden)  # what a bot may not see (the workers' sandboxes are told too)
         self.began = time.monotonic()
         self.played = 0
@@ -236,7 +236,7 @@ class _Runner:
         return self._leader
 
     def uses_workers(self) -> bool:
-        """Play in worker processes (`arena.workers`): more than one job, every bot a program,
+        """Play in worker processes (`arena.run.workers`): more than one job, every bot a program,
         and the sandbox named by the settings (an object of the caller's stays in this process)."""
         return (
             self.config.jobs > 1
@@ -250,7 +250,7 @@ class _Runner:
             if not self.uses_workers():
                 return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
             if self.workers is None:
-                from arena.workers import WorkerPool
+                from arena.run.workers import WorkerPool
 
                 if self.config.sandbox == "local":
                     from arena.sandbox.local import warn_not_isolated
@@ -259,7 +259,7 @@ class _Runner:
                 self.workers = WorkerPool(self.config.jobs, self.config.sandbox, self.hidden)
             return self.workers
         if self.cluster is None:
-            from arena.cluster import ClusterPool
+            from arena.run.cluster import ClusterPool
 
             self.cluster = ClusterPool(self.config.cluster, list(self.bots.values()), self.config.sandbox, run=self.run)
         return self.cluster
@@ -497,9 +497,9 @@ def run_key(config: TournamentConfig, store: Store) -> RunKey:
 
 
 def render_report(out_dir: Path) -> list[str]:
-    """Build the HTML site of the run (`arena.report`); a failure is a note, never a lost
+    """Build the HTML site of the run (`arena.site.writer`); a failure is a note, never a lost
     run. A league renders its site with it too."""
-    from arena.report import render_site
+    from arena.site.writer import render_site
 
     try:
         render_site(out_dir)

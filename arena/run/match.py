@@ -2,7 +2,7 @@
 bot for the whole match (`arena match`, the bot author's debugging tool).
 
 Game i (1-based) is dealt from the deal seed `key.deal_seed("match-i")` of the match's
-`arena.seeds.RunKey` (a secret drawn for the match, or the public key of `--seed`), and
+`arena.store.seeds.RunKey` (a secret drawn for the match, or the public key of `--seed`), and
 seat s is taken by bot (s + i - 1) mod n, so over n games every bot sits in every seat.
 A paired match (`paired=True`, what `arena match --sprt` plays) deals each deal once per
 seat rotation: game i's deal key is `match-k` with k = (i - 1) // n + 1, so for two bots
@@ -13,7 +13,7 @@ games of a pair would hold its opponent's cards the second time). `stop`, asked 
 each game, may end a match before its `games` (the SPRT's decision).
 Each bot's `hello` seed is `key.bot_seed("match", name)` (a paired match's process for
 rotation r > 0: `"match-rotation-r"`): neither seed can be computed from the other without
-the key. Each game is refereed by `arena.referee.play_game`
+the key. Each game is refereed by `arena.game.referee.play_game`
 and its `GameResult` kept; `standings` sums them up per bot.
 """
 
@@ -25,17 +25,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.botfolder import load_bot
-from arena.field import unique_names
+from arena.config.botfolder import load_bot
+from arena.config.field import unique_names
+from arena.game.protocol import MatchOver
+from arena.game.record import GameResult
+from arena.game.referee import Step, play_game
+from arena.game.seats import Seat
 from arena.langs.build import BuildFailed, build_bots
-from arena.play import remote_bot
-from arena.protocol import MatchOver
-from arena.record import GameResult
-from arena.referee import Step, play_game
+from arena.run.play import remote_bot
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits, Sandbox
-from arena.seats import Seat
-from arena.seeds import RunKey
+from arena.store.seeds import RunKey
 from engine.api import Game
 from engine.registry import get_game
 

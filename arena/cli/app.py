@@ -13,9 +13,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.rating import SCORE_MEANS, WINS_MEANS
+from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
+from arena.ratings.sprt import (
+    DEFAULT_GAMES as _SPRT_GAMES,  # shown in `arena match --help`
+)
 from arena.sandbox.base import Limits
-from arena.sprt import DEFAULT_GAMES as _SPRT_GAMES  # shown in `arena match --help`
 from arena.terminal import wrapped
 from engine import GameError, all_games, get_game
 
@@ -137,7 +139,7 @@ def demo_command(
     """
     import shutil
 
-    from arena.botfolder import load_bot
+    from arena.config.botfolder import load_bot
     from arena.resources import bots_dir
 
     get_game(game)
@@ -173,7 +175,7 @@ def schema_command(
     ] = None,
 ) -> None:
     """Print the JSON Schema of the bot protocol (both directions), or with --game G, of G's observation and action."""
-    from arena.protocol import game_json_schema, json_schema
+    from arena.game.protocol import game_json_schema, json_schema
 
     print(json.dumps(json_schema() if game is None else game_json_schema(get_game(game)), indent=2))
 
@@ -228,9 +230,9 @@ def match_command(
     ] = False,
 ) -> None:
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
-    from arena.match import run_match, standings
-    from arena.sprt import SprtError, SprtSettings
-    from arena.tournament_file import limits_from_flags
+    from arena.config.tournament import limits_from_flags
+    from arena.ratings.sprt import SprtError, SprtSettings
+    from arena.run.match import run_match, standings
 
     settings = None
     if sprt is None:
@@ -421,7 +423,7 @@ class _SprtProgress:
     """`arena match --sprt`: the first bot's pairs as pentanomial counts, the test after each pair."""
 
     def __init__(self, settings, quiet: bool):
-        from arena.sprt import sprt_status
+        from arena.ratings.sprt import sprt_status
 
         self.settings = settings
         self.quiet = quiet
@@ -434,7 +436,7 @@ class _SprtProgress:
 
     def add(self, result) -> None:
         """Score a finished game; after the second game of a pair, update the test and maybe print it."""
-        from arena.sprt import game_points, pair_bucket, sprt_status
+        from arena.ratings.sprt import game_points, pair_bucket, sprt_status
 
         if self.first is None:
             self.first = result.seats[0]
@@ -469,8 +471,8 @@ class _SprtProgress:
 
     def finish(self, result, as_json: bool) -> None:
         """The decision, the Elo difference with its 95% interval and the LOS: as lines, or one JSON object."""
-        from arena.match import standings
-        from arena.sprt import elo_estimate
+        from arena.ratings.sprt import elo_estimate
+        from arena.run.match import standings
 
         first, second = result.bots[0].name, result.bots[1].name
         status, settings, estimate = self.status, self.settings, elo_estimate(self.counts)
@@ -535,7 +537,7 @@ _SPARE_COLUMNS = ("wins", "sigma", "games", "mu", "place", "score", "bhz", "mu-3
 def _standings_table(standings, confidence, title: str, swiss: bool, width: int = 80, marks=None) -> Table:
     """The standings as a rich table, in their order (a Swiss's by score and tie-break), each
     bot's 90% rank interval as its band, and a blank line between groups of bots that are
-    separated (arena.confidence); at most `width` columns wide while spare columns remain."""
+    separated (arena.ratings.confidence); at most `width` columns wide while spare columns remain."""
     from rich import box
 
     columns = ["#", "band", "bot"] + (["score", "bhz"] if swiss else [])
@@ -596,8 +598,8 @@ def _standings_notes(swiss: bool) -> list[str]:
 def _stored_standings(out_dir: Path) -> tuple:
     """A tournament's standings (`RatingTable`), how sure they are (`Confidence`), its settings,
     and how many games are stored of how many scheduled."""
-    from arena.rating import stored_confidence
-    from arena.store import Store
+    from arena.ratings.ledger import stored_confidence
+    from arena.store.db import Store
 
     with Store.open(out_dir) as store:
         table, confidence = stored_confidence(store)
@@ -606,7 +608,7 @@ def _stored_standings(out_dir: Path) -> tuple:
 
 def _print_standings(table, confidence, settings: dict, title: str) -> None:
     """The standings table and what its columns and blank lines mean."""
-    from arena.rating import is_swiss
+    from arena.ratings.ledger import is_swiss
 
     swiss = is_swiss(settings)
     console.print(_standings_table(table.standings, confidence, title, swiss, console.width))
@@ -615,9 +617,9 @@ def _print_standings(table, confidence, settings: dict, title: str) -> None:
 
 
 def _stored_gauntlet(out_dir: Path, settings: dict) -> list:
-    """A gauntlet's challenger-against-each-opponent lines (arena.schedule.GauntletLine); [] for other formats."""
-    from arena.schedule import gauntlet_results
-    from arena.store import Store
+    """A gauntlet's challenger-against-each-opponent lines (arena.run.schedule.GauntletLine); [] for other formats."""
+    from arena.run.schedule import gauntlet_results
+    from arena.store.db import Store
 
     if settings.get("format") != "gauntlet":
         return []
@@ -653,7 +655,7 @@ def _print_gauntlet(lines) -> None:
 def _print_stored_incidents(out_dir: Path, sandbox: str | None) -> None:
     """A run's incidents, under its standings: per bot and reason how many, and the first of
     each with the end of the bot's stderr and a hint (the site's bot pages list them all)."""
-    from arena.store import Store
+    from arena.store.db import Store
 
     with Store.open(out_dir) as store:
         incidents = store.incidents()
@@ -737,7 +739,7 @@ def run_command(
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
 ) -> None:
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
-    from arena.tournament import (
+    from arena.run.tournament import (
         SiteInterrupted,
         TournamentInterrupted,
         load_tournament,
@@ -854,7 +856,7 @@ def _stop(bar) -> None:
 
 
 def _warn_public_seed(seed: int) -> None:
-    from arena.seeds import PUBLIC_SEED_WARNING
+    from arena.store.seeds import PUBLIC_SEED_WARNING
 
     _say("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), errors)
 
@@ -869,13 +871,13 @@ def secret_command(
 ) -> None:
     """Print a tournament's secret key, or check the stored deals against a published one.
 
-    Every deal seed is HMAC-SHA256(secret, "deal/" + deal key) (arena/seeds.py). Publish
+    Every deal seed is HMAC-SHA256(secret, "deal/" + deal key) (arena/store/seeds.py). Publish
     the secret only once the tournament is over: with it, anyone can compute every deal.
     The secret is kept in DIR/secret.key (mode 0600), or in $ARENA_SECRET_DIR when the
     tournament ran with it set; never in DIR/arena.sqlite.
     """
-    from arena.seeds import RunKey, SeedError
-    from arena.store import Store
+    from arena.store.db import Store
+    from arena.store.seeds import RunKey, SeedError
 
     with Store.open(out_dir) as store:
         settings = store.settings() or {}
@@ -999,10 +1001,10 @@ def submit_command(
         raise typer.Exit(
             submit_remote(bot_dir, to, read_token(token_file), say=_say, league=league is not None, wait_s=wait_s)
         )
-    from arena.botcopy import FolderLimits, FolderLimitsError
-    from arena.submit import submit_bot
-    from arena.tournament import load_tournament
-    from arena.tournament_file import limits_from_flags
+    from arena.config.botcopy import FolderLimits, FolderLimitsError
+    from arena.config.tournament import limits_from_flags
+    from arena.run.tournament import load_tournament
+    from arena.store.registry import submit_bot
 
     try:
         folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
@@ -1013,7 +1015,7 @@ def submit_command(
         config = load_tournament(tournament)
         limits, sandbox = config.limits.limits(), config.sandbox
     if league is not None:
-        from arena.league import load_league
+        from arena.run.league import load_league
 
         joined = load_league(league)
         limits, sandbox, registry = joined.limits.limits(), joined.sandbox, registry or joined.registry_dir()
@@ -1022,7 +1024,7 @@ def submit_command(
     verb = "already in the registry" if done.already_there else "accepted"
     _say(f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")
     if league is not None:
-        from arena.league import where_it_stands
+        from arena.run.league import where_it_stands
 
         _say(where_it_stands(league, done.name, done.version, wait_s))
 
@@ -1035,7 +1037,7 @@ def bots_command(
 ) -> None:
     """List the bots of a registry: name, version, games, content hash, date."""
     from arena.resources import bots_dir
-    from arena.submit import REGISTRY_ENV, default_registry, list_registry
+    from arena.store.registry import REGISTRY_ENV, default_registry, list_registry
 
     where = registry or default_registry()
     if not where.is_dir():
@@ -1066,7 +1068,7 @@ def report_command(
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Processes that render replays (default: up to 4).")] = None,
 ) -> None:
     """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
-    from arena.report import SITE_DIR, load_site_data, write_site
+    from arena.site.writer import SITE_DIR, load_site_data, write_site
 
     try:
         data = load_site_data(out_dir, background=True)
@@ -1138,7 +1140,7 @@ def serve_command(
     BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
     image build, a smoke match, in Docker) and lands in the registry, where a running
     `arena league` picks it up (docs/server.md: running a competition from one machine)."""
-    from arena.report import SITE_DIR, render_site
+    from arena.site.writer import SITE_DIR, render_site
 
     site = out_dir / SITE_DIR
     if not (site / "index.html").is_file() and (out_dir / "arena.sqlite").is_file():
@@ -1203,9 +1205,9 @@ def play_command(
     exactly what your seat may see and offers your legal moves; each finished game is stored
     in --out (`arena report OUT` draws its replays); Ctrl-C stops.
     """
+    from arena.config.tournament import limits_from_flags
     from arena.human.serve import run_play
     from arena.human.table import PlayError, TableConfig
-    from arena.tournament_file import limits_from_flags
 
     try:
         rules = get_game(game).parse_options(rule or [])
@@ -1293,7 +1295,12 @@ def league_command(
     matchmaker plays batches of games, the site is re-rendered after each, and `arena
     standings TARGET` or `arena serve TARGET` show it at any time. Runs until Ctrl-C,
     --games or --until-stable; the same command resumes it (docs/league.md)."""
-    from arena.league import LeagueInterrupted, check_league, load_league, run_league
+    from arena.run.league import (
+        LeagueInterrupted,
+        check_league,
+        load_league,
+        run_league,
+    )
 
     overrides = {
         key: value
@@ -1382,7 +1389,7 @@ def _league_server(target: Path, config, port, host: str, validate_sandbox: str,
 
 def _league_states(out_dir: Path, table, confidence) -> dict:
     """A league's bots for `arena standings --json`: status, reason, settled."""
-    from arena.store import Store
+    from arena.store.db import Store
 
     with Store.open(out_dir) as store:
         members = {member.bot: member for member in store.members()}
@@ -1398,13 +1405,13 @@ def _league_states(out_dir: Path, table, confidence) -> dict:
 
 def _print_league(out_dir: Path, hide_retired: bool = False) -> None:
     """A league's standings, each bot marked retired, suspended, settled or provisional."""
-    from arena.league import league_marks
+    from arena.run.league import league_marks
 
     table, confidence, settings, done, total = _stored_standings(out_dir)
     marks, notes, hidden = league_marks(out_dir, hide_retired)
     shown = [line for line in table.standings if line.bot not in hidden]
     if hidden:  # ranks and bands among the bots shown
-        from arena.confidence import Confidence
+        from arena.ratings.confidence import Confidence
 
         confidence = Confidence.of({line.bot: confidence.skills[line.bot] for line in shown}, confidence.beta)
     console.print(
@@ -1416,13 +1423,13 @@ def _print_league(out_dir: Path, hide_retired: bool = False) -> None:
 
 def main() -> None:
     """Entry point of the `arena` command."""
-    from arena.botfolder import BotFolderError
-    from arena.match import MatchError
-    from arena.report import ReportError
+    from arena.config.botfolder import BotFolderError
+    from arena.run.match import MatchError
+    from arena.run.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
-    from arena.store import StoreError
-    from arena.submit import SubmitRefused
-    from arena.tournament import TournamentError
+    from arena.site.writer import ReportError
+    from arena.store.db import StoreError
+    from arena.store.registry import SubmitRefused
     from arena.web.errors import WebError
 
     try:

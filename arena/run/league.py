@@ -2,14 +2,14 @@
 is matched, rated and shown without anyone rerunning anything.
 
 `run_league(config)` watches a registry (the folder `arena submit` writes to) and plays
-batches of games picked by the matchmaker (`arena.matchmaker`) into a league folder, until
+batches of games picked by the matchmaker (`arena.run.matchmaker`) into a league folder, until
 Ctrl-C, `games` or `until_stable`. Running it again on the same folder resumes (kill -9
 safe: every finished game is stored once, as in `arena run`).
 
 How it stays a pure function of what is stored:
 - Games are scheduled in batches; a game's key is 'BATCH-TABLE-ROTATION' and its
   schedule sequence number (`games.seq`) follows the keys, so the ratings, which rate in
-  key order (`arena.rating`), rate in the order the games were scheduled.
+  key order (`arena.ratings.ledger`), rate in the order the games were scheduled.
 - Batch b is matched from the ratings of batches 1 .. b-2 only (every one of them stored)
   and from the schedule itself: what finished first, and how many jobs or machines play,
   changes nothing. Two batches play at once, so the pool never waits for a batch's last
@@ -18,15 +18,15 @@ How it stays a pure function of what is stored:
   next batch to be scheduled, a new version retires the old from that batch, a bot gone
   from the registry is removed from it, a bot with `suspend_after` forfeits in a row
   (in batches 1 .. b-2) is suspended from batch b. A bot whose folder cannot be played
-  from (`_League._unpreparable`: gone, refused by `arena.botcopy`, closed to nobody, or
+  from (`_League._unpreparable`: gone, refused by `arena.config.botcopy`, closed to nobody, or
   its image does not build) is suspended from the next batch to be scheduled when it
   joins, when a run starts, or when a game of it fails with arena's error. A league fed the same submissions at
   the same batches schedules the same games.
-- Deal seeds and bots' hello seeds come from the league's run key (`arena.seeds`): a
+- Deal seeds and bots' hello seeds come from the league's run key (`arena.store.seeds`): a
   stored secret unless a public seed is given; the matchmaker's random draws too.
 
 A bot is "settled" when its 95% rank interval spans at most `SETTLED_SPAN` places, and at
-most a third of the field (`arena.confidence.settled_span`, `Confidence.settled`).
+most a third of the field (`arena.ratings.confidence.settled_span`, `Confidence.settled`).
 docs/league.md is the organiser's guide.
 """
 
@@ -50,29 +50,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
-from arena.botfolder import BotFolderError, load_bot
-from arena.confidence import LEVEL, SETTLE_LEVEL, SETTLED_SPAN, Confidence, settled_span
-from arena.field import BotRef, SeatFactory
-from arena.matchmaker import RANDOM_SHARE, Candidate, make_tables
-from arena.play import GameSpec, load_spec, play_scheduled_game, sandbox_named
-from arena.rating import (
-    RatedGame,
-    RatingLedger,
-    RatingTable,
-    inherited,
-    rated_game,
-    rated_games,
-    store_ledger,
-)
-from arena.rating import settings_of as rating_settings
-from arena.sandbox import BotFault, Sandbox
-from arena.sandbox.access import NOBODY, nobody_may
-from arena.schedule import ScheduledGame, key_order, rotate
-from arena.seeds import RunKey
-from arena.store import DuplicateResult, MemberRow, Store
-from arena.submit import RegistryEntry, default_registry, list_registry
-from arena.tournament_file import (
+from arena.config.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
+from arena.config.botfolder import BotFolderError, load_bot
+from arena.config.field import BotRef, SeatFactory
+from arena.config.tournament import (
     LimitsConfig,
     RatingConfig,
     TournamentError,
@@ -81,6 +62,31 @@ from arena.tournament_file import (
     game_mistakes,
     known_game,
 )
+from arena.ratings.confidence import (
+    LEVEL,
+    SETTLE_LEVEL,
+    SETTLED_SPAN,
+    Confidence,
+    settled_span,
+)
+from arena.ratings.ledger import (
+    RatedGame,
+    RatingLedger,
+    RatingTable,
+    inherited,
+    rated_game,
+    rated_games,
+    store_ledger,
+)
+from arena.ratings.ledger import settings_of as rating_settings
+from arena.run.matchmaker import RANDOM_SHARE, Candidate, make_tables
+from arena.run.play import GameSpec, load_spec, play_scheduled_game, sandbox_named
+from arena.run.schedule import ScheduledGame, key_order, rotate
+from arena.sandbox import BotFault, Sandbox
+from arena.sandbox.access import NOBODY, nobody_may
+from arena.store.db import DuplicateResult, MemberRow, Store
+from arena.store.registry import RegistryEntry, default_registry, list_registry
+from arena.store.seeds import RunKey
 from engine.api import GameError
 from engine.registry import get_game
 
@@ -221,7 +227,7 @@ def load_league(
 
 
 def _stored_settings(folder: Path) -> dict[str, Any] | None:
-    from arena.store import STORE_FILE
+    from arena.store.db import STORE_FILE
 
     if not (folder / STORE_FILE).is_file():
         return None
@@ -512,7 +518,7 @@ class _League:
 
     def _unpreparable(self, ref: BotRef) -> str | None:
         """Why no game can start the bot from its folder (None: nothing is wrong with it):
-        gone, holding what no bot folder may hold (`arena.botcopy`: links, devices, files
+        gone, holding what no bot folder may hold (`arena.config.botcopy`: links, devices, files
         its owner cannot read, over the size limits), or closed to the user the bots run as."""
         folder = Path(ref.folder)
         if not folder.is_dir():
@@ -653,16 +659,16 @@ class _League:
     # -- the loop -------------------------------------------------------------------------
 
     def _pool(self):
-        """Worker processes (`arena.workers`: more than one job, every bot a program, the
+        """Worker processes (`arena.run.workers`: more than one job, every bot a program, the
         sandbox named by the settings), else threads, or the cluster."""
         if not self.config.cluster:
             if self.config.jobs > 1 and self.sandbox is None and not self.in_process:
-                from arena.workers import WorkerPool
+                from arena.run.workers import WorkerPool
 
                 self.workers = WorkerPool(self.config.jobs, self.config.sandbox, [self.config.output_dir(), self.registry])
                 return self.workers
             return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-league")
-        from arena.cluster import ClusterPool
+        from arena.run.cluster import ClusterPool
 
         self.cluster = ClusterPool(
             self.config.cluster, [ref for ref in self.refs.values() if ref.kind == "folder"], self.config.sandbox
@@ -755,7 +761,7 @@ class _League:
             if self.renderer is not None:
                 self.renderer.close()
         if failure is not None:
-            from arena.tournament import stopped_by
+            from arena.run.tournament import stopped_by
 
             raise stopped_by(failure)
 
@@ -839,7 +845,7 @@ class _SiteRenderer:
 def check_league(config: LeagueConfig) -> None:
     """TournamentError if the league's folder holds a tournament, or a league with other
     settings: what `run_league` would refuse, said before anything is printed or played."""
-    from arena.store import STORE_FILE
+    from arena.store.db import STORE_FILE
 
     if not (config.output_dir() / STORE_FILE).is_file():
         return
@@ -914,7 +920,7 @@ def run_league(
 def render(out_dir: Path) -> list[str]:
     """Render the league's site (only the pages that changed are written): the runner's
     `render_report`, whose failure is a note, never a stopped league."""
-    from arena.tournament import render_report
+    from arena.run.tournament import render_report
 
     return render_report(out_dir)
 

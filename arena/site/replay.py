@@ -35,7 +35,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from arena.record import GameResult
+from arena.game.record import GameResult
 from engine.api import GameError
 from engine.registry import get_game
 from engine.replay_tables import ReplayTables, Table
@@ -237,7 +237,7 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
 def _faults(result: GameResult) -> list[list[Any]]:
     """Each forfeit at the step where the viewer shows it: the first action of the seat
     from its fault on (the fallback player's first choice), with the bot's last lines."""
-    from arena.report_pages import last_lines
+    from arena.site.pages import last_lines
 
     out = []
     for incident in result.incidents:

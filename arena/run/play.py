@@ -35,13 +35,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from arena.field import BotRef, SeatFactory
-from arena.protocol import Hello, LimitsInfo, MatchOver
-from arena.record import GameResult
-from arena.referee import play_game
+from arena.config.field import BotRef, SeatFactory
+from arena.config.tournament import LimitsConfig, TournamentError, _Strict
+from arena.game.protocol import Hello, LimitsInfo, MatchOver
+from arena.game.record import GameResult
+from arena.game.referee import play_game
+from arena.game.seats import RemoteBot, Seat
 from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
-from arena.seats import RemoteBot, Seat
-from arena.tournament_file import LimitsConfig, TournamentError, _Strict
 
 
 class AheadSlot(_Strict):
@@ -135,7 +135,7 @@ def remote_bot(
     session: bool = False,
 ) -> RemoteBot:
     """A bot program as a seat, with the `hello` it will get: the one way a tournament game
-    and a match set a bot up (its seed from the run's key, `arena.seeds`)."""
+    and a match set a bot up (its seed from the run's key, `arena.store.seeds`)."""
     hello = Hello(game=game, players=players, rules=dict(rules), games=games, seed=seed, limits=limits_info(limits))
     return RemoteBot(bot, sandbox, limits, hello, slot=slot, session=session)
 

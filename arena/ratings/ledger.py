@@ -16,7 +16,7 @@ The package's built-in maths raises FloatingPointError on large rating gaps; tha
 is then rated again with the mpmath backend (and, failing that, with more digits); an
 update that still cannot be computed is skipped and listed, never a crash.
 
-Each update is first computed by `arena.trueskill_ffa`, the same algorithm with plain
+Each update is first computed by `arena.ratings.trueskill_ffa`, the same algorithm with plain
 floats and the same results to the bit; only where it hands over does the package run.
 """
 
@@ -36,10 +36,10 @@ from typing import Any
 import mpmath
 import trueskill
 
-from arena import trueskill_ffa
-from arena.confidence import Confidence
-from arena.record import GameResult
-from arena.schedule import key_order
+from arena.game.record import GameResult
+from arena.ratings import trueskill_ffa
+from arena.ratings.confidence import Confidence
+from arena.run.schedule import key_order
 
 # Digits for the last retry when even mpmath at its default precision gives up.
 FALLBACK_DIGITS = 60
@@ -243,7 +243,7 @@ class Ratings:
         if len(bots) < 2 or len(ranks) != len(bots) or len(set(bots)) != len(bots):
             raise ValueError(f"an update needs 2 or more distinct bots and one rank each, got {list(bots)} and {list(ranks)}")
         groups = [(self.rating(bot),) for bot in bots]
-        # The package's own algorithm with plain floats, bit for bit (arena/trueskill_ffa.py, about
+        # The package's own algorithm with plain floats, bit for bit (arena/ratings/trueskill_ffa.py, about
         # 10x faster); when it hands over (None), the package and its fallback run as before.
         rated = trueskill_ffa.rate(self._env, groups, ranks) or _attempt(self._env, groups, ranks)
         if rated is None:
@@ -516,7 +516,7 @@ class RatingLedger:
 
     def confidence(self) -> Confidence:
         """How sure the standings are now: every bot's skill given all the games
-        (`Ratings.posterior`), its rank interval, and who is separated (arena.confidence).
+        (`Ratings.posterior`), its rank interval, and who is separated (arena.ratings.confidence).
         Needs `record=True`."""
         ratings = self._now()
         skills = ratings.posterior()
@@ -646,7 +646,7 @@ def _rate_deal(ratings: Ratings, games: list[RatedGame]) -> None:
 
 # ----------------------------------------------------------- a tournament's stored results
 # The store persists results; these turn them into ratings (the store imports nothing of
-# this module). `store` is an `arena.store.Store`, or anything with its read API.
+# this module). `store` is an `arena.store.db.Store`, or anything with its read API.
 
 
 def settings_of(stored: Mapping[str, Any] | None) -> RatingSettings:

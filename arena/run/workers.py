@@ -3,7 +3,7 @@
 One Python process plays one game's referee work (building observations, writing and
 reading JSON, the engine) under one lock, the GIL: a few dozen games a second at most,
 whatever `--jobs` says. `WorkerPool` runs `jobs` worker processes instead, each playing
-one game at a time with `arena.play.play_scheduled_game` (a pure function of a picklable
+one game at a time with `arena.run.play.play_scheduled_game` (a pure function of a picklable
 `GameSpec`, as on a cluster). The runner keeps everything else: the schedule, the store
 (each result stored once, as it comes back), the ratings in schedule order, resume.
 
@@ -43,7 +43,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from arena.play import (
+from arena.run.play import (
     AheadSlot,
     GameSpec,
     PlayedGame,

@@ -36,8 +36,9 @@ from distributed import Client
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import arena
-from arena.field import BotRef
-from arena.play import (
+from arena.config.field import BotRef
+from arena.config.tournament import TournamentError, check_address
+from arena.run.play import (
     GameSpec,
     PlayedGame,
     close_sandboxes,
@@ -47,8 +48,7 @@ from arena.play import (
     sandbox_named,
 )
 from arena.sandbox import BotFault, SandboxError
-from arena.store import content_hash
-from arena.tournament_file import TournamentError, check_address
+from arena.store.db import content_hash
 
 CONNECT_TIMEOUT_S = 15.0
 # How long a run waits for the first worker before it gives up with a message.
@@ -87,7 +87,7 @@ class ClusterFailure(SandboxError):
 
 
 def _files(folder: Path) -> list[Path]:
-    # The same selection as arena.store.content_hash: Python caches are not the bot's content.
+    # The same selection as arena.store.db.content_hash: Python caches are not the bot's content.
     return sorted(
         path
         for path in folder.rglob("*")

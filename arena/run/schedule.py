@@ -1,6 +1,6 @@
 """Schedules: which bots sit at which table, in which seats, with which deal.
 
-Pure functions of their arguments (and the run's key, `arena.seeds.RunKey`, or a public
+Pure functions of their arguments (and the run's key, `arena.store.seeds.RunKey`, or a public
 integer seed): no bots, no processes, no store, no clock.
 Three formats, all returning lists of `ScheduledGame` in schedule order:
 
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from arena.seeds import RunKey
+from arena.store.seeds import RunKey
 
 MIN_SEATS = 2
 MAX_SEATS = 6

@@ -3,18 +3,18 @@
 Pages (jinja2 templates in `templates/`, autoescaped: a bot controls its name, version and
 log, and none of it can run in a spectator's browser):
 - `index.html`: standings (sortable) with each bot's 90% rank interval and the groups of
-  bots not separated (`arena.confidence`), a Swiss's score and tie-break, settings,
+  bots not separated (`arena.ratings.confidence`), a Swiss's score and tie-break, settings,
   format and progress;
 - `bots/<slug>.html`: rating over time (inline SVG), results by seat, head-to-head,
   incidents with reasons, stderr excerpts, version and content hash;
 - `h2h.html`: for each pair at the top of the table, the rating model's chance that one
   places ahead of the other, beside how often it did;
 - `games/page-N.html`: the game list; `games/<key>.html`: a game with its replay viewer.
-Replay data (`arena.report_replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
+Replay data (`arena.site.replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
-Ratings come from `arena.rating` (`rate_cached`: the same ledger as the runner's and
+Ratings come from `arena.ratings.ledger` (`rate_cached`: the same ledger as the runner's and
 `arena standings`, and how sure the standings are), saved as JSON beside the store, so
 the next render only rates the games added since (and recomputes nothing when no game
 was added).
@@ -43,9 +43,9 @@ from typing import Any
 
 import jinja2
 
-from arena.botfolder import BotFolderError, load_bot, registry_folders
-from arena.confidence import SETTLE_LEVEL, Confidence, settled_span
-from arena.rating import (
+from arena.config.botfolder import BotFolderError, load_bot, registry_folders
+from arena.ratings.confidence import SETTLE_LEVEL, Confidence, settled_span
+from arena.ratings.ledger import (
     SCORE_MEANS,
     WINS_MEANS,
     BotStanding,
@@ -55,13 +55,13 @@ from arena.rating import (
     rate_cached,
     settings_of,
 )
-from arena.report_pages import bot_membership, h2h_cells, last_lines, log_excerpt
-from arena.report_pages import (
+from arena.resources import templates_dir
+from arena.site.pages import bot_membership, h2h_cells, last_lines, log_excerpt
+from arena.site.pages import (
     settings_summary as settings_summary,  # re-exported: the report's API
 )
-from arena.report_replay import FORMAT, ReplayUnavailable, replay_frames, script_text
-from arena.resources import templates_dir
-from arena.store import BotRecord, MemberRow
+from arena.site.replay import FORMAT, ReplayUnavailable, replay_frames, script_text
+from arena.store.db import BotRecord, MemberRow
 from engine.registry import all_games
 
 SITE_DIR = "site"
@@ -138,7 +138,7 @@ def rate(
     games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
 ) -> tuple[list[BotStanding], History]:
     """Standings and each bot's rating after each of its rated updates, in one pass
-    (`arena.rating.rate_cached`, resumed from `cache` when the games only grew)."""
+    (`arena.ratings.ledger.rate_cached`, resumed from `cache` when the games only grew)."""
     standings, history, _ = rate_with_confidence(games, bots, settings, cache)
     return standings, history
 
@@ -201,7 +201,7 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
     With `background`, a big store's rating pass runs in another process until
     `SiteData.ratings_ready()` (write_site calls it once the game pages are written).
     """
-    from arena.store import STORE_FILE, Store, StoreError
+    from arena.store.db import STORE_FILE, Store, StoreError
 
     tournament_dir = Path(tournament_dir)
     if not (tournament_dir / STORE_FILE).is_file():
@@ -782,7 +782,7 @@ def _write_game_pages(span: tuple[int, int]) -> int:
 
 def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:
     """Re-simulate one stored game into its replay script; False when it cannot be replayed."""
-    from arena.store import Store
+    from arena.store.db import Store
 
     with Store.open(tournament_dir) as store:
         result = store.game_result(key)

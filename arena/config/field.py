@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from arena import tournament_file
-from arena.botfolder import BotFolderError, BotManifest, load_bot
-from arena.seats import Seat
-from arena.store import BotRecord, content_hash
-from arena.tournament_file import TournamentConfig, TournamentError, _Strict
+from arena.config import tournament as tournament_file
+from arena.config.botfolder import BotFolderError, BotManifest, load_bot
+from arena.config.tournament import TournamentConfig, TournamentError, _Strict
+from arena.game.seats import Seat
+from arena.store.db import BotRecord, content_hash
 from engine.api import GameError
 from engine.registry import get_game
 
@@ -138,7 +138,7 @@ def bot_mistakes(data: Mapping[str, Any]) -> list[str]:
 def load_tournament(
     path: str | Path | None, overrides: Mapping[str, Any] | None = None, rule_args: Sequence[str] = ()
 ) -> TournamentConfig:
-    """`arena.tournament_file.load_tournament`, and when the settings have mistakes, those of
+    """`arena.config.tournament.load_tournament`, and when the settings have mistakes, those of
     their bot folders too: every mistake in one go."""
     try:
         return tournament_file.load_tournament(path, overrides, rule_args)

@@ -3,7 +3,7 @@
 Each finished game is committed in one transaction, exactly once: a second result for
 the same game key is refused (`DuplicateResult`), so a resume, a retried worker or a
 cluster can never count a game twice. Results are never edited; standings and ratings
-are recomputed from them in schedule order (`arena.rating`), never finishing order.
+are recomputed from them in schedule order (`arena.ratings.ledger`), never finishing order.
 
 Tables (every JSON column is UTF-8 JSON text):
 
@@ -14,7 +14,7 @@ Tables (every JSON column is UTF-8 JSON text):
                                                  secret_kept ('1' once a secret is kept). The
                                                  file is mode 0600.
 
-The run's secret key (`arena.seeds`) is never in the database: it is a file of its own,
+The run's secret key (`arena.store.seeds`) is never in the database: it is a file of its own,
 mode 0600 (`Store.secret_path`): `DIR/secret.key`, or `$ARENA_SECRET_DIR/SECRET_ID.key`
 when the organiser keeps secrets apart. A store from before (its secret in meta as
 `deal_secret`) is moved on open: the file is written, the row deleted with secure_delete,
@@ -42,7 +42,7 @@ the database vacuumed and its write-ahead log checkpointed and truncated, so tha
                                                  a store older than it)
     replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
     logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
-    members    bot TEXT PK                       a league's bots (`arena.league`; empty for a
+    members    bot TEXT PK                       a league's bots (`arena.run.league`; empty for a
                lineage TEXT                      tournament): the bot's name, shared by its versions
                joined INTEGER                    the batch from which it was matched
                left_at INTEGER                   the batch from which it no longer is (NULL: active)
@@ -57,7 +57,7 @@ NULL in a tournament), in the same order as the keys, which a league writes as
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
 The store only persists and returns results: ratings and standings are computed from
-them by `arena.rating` (`stored_standings(store)`, `stored_history(store)`).
+them by `arena.ratings.ledger` (`stored_standings(store)`, `stored_history(store)`).
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from arena.record import GameResult, Incident, Replay
-from arena.schedule import ScheduledGame, key_order
-from arena.seeds import read_secret_file, write_secret_file
+from arena.game.record import GameResult, Incident, Replay
+from arena.run.schedule import ScheduledGame, key_order
+from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where

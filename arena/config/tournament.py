@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from arena.rating import RatingSettings
+from arena.ratings.ledger import RatingSettings
 from arena.sandbox import Limits
 from engine.api import GameError
 from engine.registry import get_game
@@ -169,7 +169,7 @@ class RatingConfig(_Strict):
     duplicate_update: Literal["hand", "deal", "rotation"] = "hand"
 
     def settings(self) -> RatingSettings:
-        """arena.rating's settings."""
+        """arena.ratings.ledger's settings."""
         return RatingSettings(**self.model_dump())
 
 
@@ -377,7 +377,7 @@ def settings_of(
     config: TournamentConfig, field_bots: Sequence[BaseModel], challengers: Sequence[BaseModel]
 ) -> dict[str, Any]:
     """The settings stored with the tournament (what the fingerprint covers, plus name); the
-    bots are `arena.field.BotRef`s."""
+    bots are `arena.config.field.BotRef`s."""
     settings = config.model_dump(mode="json")
     settings["bots"] = [bot.model_dump(include={"id", "name", "version", "content_hash", "kind"}) for bot in field_bots]
     settings["challengers"] = [

@@ -7,7 +7,7 @@ content hash, date, the smoke games it played); the example bots shipped with ar
 directly in `REGISTRY/NAME/`. Both layouts are listed.
 
 The folder is first copied into a staging folder inside the registry
-(`REGISTRY/.incoming-*`) by `arena.botcopy`: no link of any kind, no device, fifo or
+(`REGISTRY/.incoming-*`) by `arena.config.botcopy`: no link of any kind, no device, fifo or
 socket, nothing its owner cannot read (as root, the folder is read with its owner's
 rights), within the folder limits; every problem is one line naming its path. Everything
 after that uses only the copy: its bot.toml must be valid and name only known games; the
@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.botcopy import FolderLimits, copy_bot_folder
-from arena.botfolder import MANIFEST, BotFolderError, load_bot, registry_folders
+from arena.config.botcopy import FolderLimits, copy_bot_folder
+from arena.config.botfolder import MANIFEST, BotFolderError, load_bot, registry_folders
 from arena.langs.build import BuildFailed, run_build
-from arena.match import MatchError, run_match
 from arena.resources import bots_dir
+from arena.run.match import MatchError, run_match
 from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
-from arena.store import content_hash
+from arena.store.db import content_hash
 from engine.api import GameError
 from engine.registry import get_game
 
@@ -81,7 +81,7 @@ class RegistryEntry:
 
 # The registry when no --registry is given: this variable's folder, else ./bots.
 REGISTRY_ENV = "ARENA_REGISTRY"
-_INSTALLATION = Path(__file__).resolve().parent  # the arena package: never a registry
+_INSTALLATION = Path(__file__).resolve().parent.parent  # the arena package: never a registry
 
 
 STAGING_PREFIX = ".incoming-"  # REGISTRY/.incoming-PID-XXXX: a submission being checked

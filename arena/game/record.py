@@ -3,7 +3,7 @@
 A leaf module (pydantic and the fault reasons only), so the referee, the store, the report
 and the tools that read stored games share one definition without importing each other.
 A `GameResult` is stored once and never edited; its `replay` re-simulates the game
-(`arena.referee.verify_replay`).
+(`arena.game.referee.verify_replay`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ A bot that faults (BotFault) forfeits: an incident is recorded, its process is s
 and its seat is finished by a fallback player (a seeded random legal action) so the
 other seats' game completes. Forfeited seats share the last place (the table's size);
 the others are ranked among themselves by the game's own places. The record it returns
-(`GameResult`, in `arena.record`) is what later layers store; `verify_replay`
+(`GameResult`, in `arena.game.record`) is what later layers store; `verify_replay`
 re-simulates it.
 """
 
@@ -16,10 +16,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from arena.protocol import GameOver, Start
-from arena.record import GameResult, Incident, Replay
+from arena.game.protocol import GameOver, Start
+from arena.game.record import GameResult, Incident, Replay
+from arena.game.seats import Seat
 from arena.sandbox.base import BotFault, Reason
-from arena.seats import Seat
 from engine.api import Action, Game, GameError, State
 from engine.players import random_action
 from engine.registry import get_game

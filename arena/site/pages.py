@@ -1,5 +1,5 @@
 """What the site's pages say, in words and cells, apart from how they are written
-(`arena.report`): the settings as a summary, a league bot's membership, the head-to-head
+(`arena.site.writer`): the settings as a summary, a league bot's membership, the head-to-head
 matrix's cells, a stderr excerpt that starts at a line.
 Docs: docs/report.md.
 """

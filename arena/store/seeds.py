@@ -21,7 +21,7 @@ After a tournament the organiser may publish the secret (`arena secret DIR`): an
 can then recompute every deal seed with `deal_seed` and check the stored games.
 
 Where a secret is kept: a file of its own, mode 0600, never inside the results' database
-(`arena.store.Store.secret_path`: `DIR/secret.key` beside `arena.sqlite`, or a folder
+(`arena.store.db.Store.secret_path`: `DIR/secret.key` beside `arena.sqlite`, or a folder
 of the organiser's kept apart, $ARENA_SECRET_DIR), so that a copy of the store carries no
 secret. `write_secret_file` and `read_secret_file` do the file's part.
 
@@ -83,7 +83,7 @@ class RunKey:
     @classmethod
     def of_store(cls, seed: int | None, store: Any) -> RunKey:
         """A run's key (a tournament's or a league's): the public key of `seed`, else the
-        secret stored in `store` (an `arena.store.Store`), drawn and stored on the first run
+        secret stored in `store` (an `arena.store.db.Store`), drawn and stored on the first run
         so that a resume deals the same cards. Two runs starting one store at once keep the
         first secret stored."""
         if seed is not None:

@@ -1,0 +1,1 @@
+"""The command line: `arena ...` (typer). Parses, calls the layers below, prints; nothing else."""
