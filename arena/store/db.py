@@ -266,17 +266,37 @@ class Store:
         version = self._meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has store schema {version!r}; this arena reads schema {SCHEMA_VERSION}")
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
-        if "rules_version" not in columns:
-            # A store from before the rules version was kept: its games show it as unknown.
-            self._db.execute("ALTER TABLE games ADD COLUMN rules_version TEXT")
-        if "request" not in {row[1] for row in self._db.execute("PRAGMA table_info(incidents)")}:
-            # A store from before incidents kept the bot's request id: shown without it.
-            self._db.execute("ALTER TABLE incidents ADD COLUMN request INTEGER")
-        if "seq" not in columns:
-            self._db.execute("ALTER TABLE games ADD COLUMN seq INTEGER")
+        self._migrate()
         if self._meta("deal_secret") is not None:
             self._move_secret_out()
+
+    def _migrate(self) -> None:
+        """Columns added since a store's schema version was set, each added once: two runners
+        opening one old store at once take turns (BEGIN IMMEDIATE), the second sees the
+        first's columns."""
+        added = {
+            # A store from before the rules version was kept: its games show it as unknown.
+            ("games", "rules_version", "TEXT"),
+            # A store from before incidents kept the bot's request id: shown without it.
+            ("incidents", "request", "INTEGER"),
+            # A store from before leagues numbered their games.
+            ("games", "seq", "INTEGER"),
+        }
+
+        def missing() -> list[tuple[str, str, str]]:
+            have = {table: {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")} for table in ("games", "incidents")}
+            return sorted(column for column in added if column[1] not in have[column[0]])
+
+        if not missing():  # the common case writes nothing: a read-only store opens too
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for table, column, kind in missing():
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
