@@ -28,9 +28,9 @@ from arena.run.league import (
     LeagueInterrupted,
     league_standings,
     load_league,
-    registry_field,
     run_league,
 )
+from arena.run.members import registry_field
 from arena.run.schedule import key_order
 from arena.site.writer import load_site_data
 from arena.store.db import Store, StoreError

@@ -18,7 +18,7 @@ import pytest
 from nimtest_game import NIM, nim_registered
 
 from arena.config.field import BotRef
-from arena.config.tournament import fingerprint_of
+from arena.config.fingerprint import fingerprint_of
 from arena.game.protocol import Hello, LimitsInfo, MatchOver
 from arena.game.seats import RemoteBot
 from arena.run.play import (

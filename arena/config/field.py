@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 from arena.config import tournament as tournament_file
 from arena.config.botfolder import BotFolderError, BotManifest, load_bot
-from arena.config.tournament import TournamentConfig, TournamentError, _Strict
+from arena.config.tournament import Strict, TournamentConfig, TournamentError
 from arena.game.seats import Seat
 from arena.store.db import BotRecord, content_hash
 from engine.api import GameError
 from engine.registry import get_game
 
 
-class BotRef(_Strict):
+class BotRef(Strict):
     """A bot as a game needs it: id in the tournament, and where its program is."""
 
     id: str

@@ -1,17 +1,17 @@
-"""The tournament file: what a tournament is, validated, and how to tell that it changed.
+"""The tournament file: what a tournament is, validated.
 
 `load_tournament(path, overrides, rule_args)` reads a TOML tournament file (or none: flags
 alone), applies overrides (the `arena run` flags) and validates it with pydantic; every
 mistake is one line naming the key, the bad value and what is allowed (`TournamentError`).
-`settings_of` / `fingerprint_of` / `changed_settings` are the identity of a tournament that
-a resume checks (what is played, not how: name, jobs, output, cluster and warm_start may
-change; bot_process may not, since a bot that keeps its process between games may play
-differently).
+Reading a file (`read_file`) and putting the flags over it (`apply_overrides`) serve a
+league too (`arena.config.league`); so do `Strict` (the base of every settings model),
+the limits, the rating settings and the checks of `game`, `seats`, `rules` and `cluster`.
+What a resume compares (the stored settings and their fingerprint) is
+`arena.config.fingerprint`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import re
@@ -37,11 +37,7 @@ from engine.registry import get_game
 
 FORMATS = ("round-robin", "swiss", "gauntlet")
 SANDBOXES = ("local", "docker")
-# Settings that do not change what is played: free to differ between runs of one tournament.
-UNFINGERPRINTED = ("name", "jobs", "output", "cluster", "warm_start")
 BOT_PROCESSES = ("per-game", "per-slot")
-# What a store made before bot_process existed played: its fingerprint is kept for it.
-OLD_BOT_PROCESS = "per-game"
 
 
 def default_bot_process(sandbox: str) -> str:
@@ -107,11 +103,14 @@ def cluster_setting(cluster: str | None) -> str | None:
     return address
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """The base of every settings model of arena's: an unknown key is a mistake (named, with
+    the keys allowed), and a model, once validated, never changes (frozen)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class LimitsConfig(_Strict):
+class LimitsConfig(Strict):
     """Per bot per game: start-up, per decision, time bank, memory, CPU. The defaults are
     `arena.sandbox.Limits`'s (the one definition); the bounds are checked here, once, for
     the tournament file and for every command's limit flags (`limits_from_flags`)."""
@@ -158,7 +157,7 @@ def _shown(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-class RatingConfig(_Strict):
+class RatingConfig(Strict):
     """TrueSkill settings (see docs/tournaments.md)."""
 
     mu: float = 25.0
@@ -173,7 +172,7 @@ class RatingConfig(_Strict):
         return RatingSettings(**self.model_dump())
 
 
-class TournamentConfig(_Strict):
+class TournamentConfig(Strict):
     """A validated tournament file (after the flags' overrides)."""
 
     name: str = Field("tournament", min_length=1, max_length=200)
@@ -325,42 +324,59 @@ def validate_config(data: Mapping[str, Any], source: str = "tournament") -> Tour
         raise TournamentError(lines, source, dict(data)) from None
 
 
-def load_tournament(
-    path: str | Path | None,
-    overrides: Mapping[str, Any] | None = None,
-    rule_args: Sequence[str] = (),
-) -> TournamentConfig:
-    """Read a tournament file (or none), apply `overrides` (the flags) and validate it.
+def read_file(path: Path, source: str, table: str | None = None) -> dict[str, Any]:
+    """The settings of a TOML file (a tournament file's top level, or a league file's
+    `[league]` table: `table`), with `base_dir`, the folder relative paths start from."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TournamentError([f"{source} does not exist"], source) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise TournamentError([f"{path} is not valid TOML: {error}"], source) from None
+    if table is not None:
+        if not isinstance(document.get(table), dict):
+            raise TournamentError([f"{path} has no [{table}] table (a {table} file holds one)"], source)
+        document = dict(document[table])
+    document["base_dir"] = str(path.resolve().parent)
+    return document
 
-    `overrides` holds top-level keys; a `limits` or `rating` dict is merged key by key
-    into the file's. `rule_args` are `key=value` rule strings (the `--rule` flag), parsed
-    by the game's own option types and merged over the file's rules.
-    """
-    data: dict[str, Any] = {}
-    source = "command-line tournament"
-    if path is not None:
-        path = Path(path)
-        source = f"tournament file {path}"
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise TournamentError([f"tournament file {path} does not exist"], source) from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise TournamentError([f"{path} is not valid TOML: {error}"], source) from None
-        data["base_dir"] = str(path.resolve().parent)
+
+def apply_overrides(
+    data: dict[str, Any], overrides: Mapping[str, Any] | None, rule_args: Sequence[str] = ()
+) -> list[str]:
+    """Put the flags over the file's settings, in place (a tournament's and a league's):
+    `overrides` holds top-level keys, a `limits`, `rating` or `rules` dict merged key by key
+    into the file's; `rule_args` are `key=value` rule strings (`--rule`), parsed by the
+    game's own option types and merged over the rules. Returns the `--rule` mistakes."""
     for key, value in (overrides or {}).items():
         if key in ("limits", "rating", "rules") and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    rule_mistakes = []
-    if rule_args:
-        try:
-            parsed = get_game(str(data.get("game"))).parse_options(rule_args)
-        except GameError as error:
-            rule_mistakes.append(f"--rule: {error}")
-        else:
-            data["rules"] = {**(data.get("rules") or {}), **parsed}
+    if not rule_args:
+        return []
+    try:
+        parsed = get_game(str(data.get("game"))).parse_options(rule_args)
+    except GameError as error:
+        return [f"--rule: {error}"]
+    data["rules"] = {**(data.get("rules") or {}), **parsed}
+    return []
+
+
+def load_tournament(
+    path: str | Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    rule_args: Sequence[str] = (),
+) -> TournamentConfig:
+    """Read a tournament file (or none), apply `overrides` (the flags) and `rule_args`
+    (`--rule`, see `apply_overrides`) and validate it."""
+    data: dict[str, Any] = {}
+    source = "command-line tournament"
+    if path is not None:
+        path = Path(path)
+        source = f"tournament file {path}"
+        data = read_file(path, source)
+    rule_mistakes = apply_overrides(data, overrides, rule_args)
     try:
         config = validate_config(data, source)
     except TournamentError as invalid:
@@ -368,50 +384,3 @@ def load_tournament(
     if rule_mistakes:
         raise TournamentError(rule_mistakes, source, data)
     return config
-
-
-# ------------------------------------------------------------- what a resume compares
-
-
-def settings_of(
-    config: TournamentConfig, field_bots: Sequence[BaseModel], challengers: Sequence[BaseModel]
-) -> dict[str, Any]:
-    """The settings stored with the tournament (what the fingerprint covers, plus name); the
-    bots are `arena.config.field.BotRef`s."""
-    settings = config.model_dump(mode="json")
-    settings["bots"] = [bot.model_dump(include={"id", "name", "version", "content_hash", "kind"}) for bot in field_bots]
-    settings["challengers"] = [
-        bot.model_dump(include={"id", "name", "version", "content_hash", "kind"}) for bot in challengers
-    ]
-    return settings
-
-
-def fingerprint_of(settings: Mapping[str, Any]) -> str:
-    """sha256 of the settings that decide what is played (name, jobs, output excluded)."""
-    kept = {key: value for key, value in settings.items() if key not in UNFINGERPRINTED}
-    if kept.get("bot_process", OLD_BOT_PROCESS) == OLD_BOT_PROCESS:
-        kept.pop("bot_process", None)  # a store from before the setting played per-game
-    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()
-
-
-def changed_settings(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
-    """One line per setting that differs (fingerprinted settings only)."""
-    lines = []
-    before = {"bot_process": OLD_BOT_PROCESS, **before}
-    for key in sorted(set(before) | set(now)):
-        if key in UNFINGERPRINTED or before.get(key) == now.get(key):
-            continue
-        if key in ("bots", "challengers"):
-            old = {bot["id"]: bot for bot in before.get(key) or []}
-            new = {bot["id"]: bot for bot in now.get(key) or []}
-            for bot_id in sorted(set(old) | set(new)):
-                if bot_id not in new:
-                    lines.append(f"{key}: {bot_id} was in the tournament and is not now")
-                elif bot_id not in old:
-                    lines.append(f"{key}: {bot_id} is new")
-                elif old[bot_id] != new[bot_id]:
-                    what = [k for k in new[bot_id] if old[bot_id].get(k) != new[bot_id][k]]
-                    lines.append(f"{key}: {bot_id} changed its {', '.join(what)}")
-            continue
-        lines.append(f"{key}: was {json.dumps(before.get(key))}, now {json.dumps(now.get(key))}")
-    return lines

@@ -3,7 +3,7 @@
 `door_play_router(door)` is `play_router` with the door's sign-in (the author's bearer
 token, checked by the door's book) and a table per author against the current version of
 the ladder bot they name (the registry's newest version that plays the game, as the
-league plays it: `arena.run.league.registry_field`). The games are stored in their own store
+league plays it: `arena.run.members.registry_field`). The games are stored in their own store
 (default: `human-games/` beside the league's folder, or the registry's), never in the
 league's, so they are never rated in the league. The bot runs in the Docker sandbox, as
 every uploaded bot does; a person has `HUMAN_TIME_S` per move there, so a table left
@@ -44,7 +44,7 @@ def _games_of(door: Any) -> tuple[str, ...]:
 
 def ladder_bots(door: Any) -> list[dict[str, Any]]:
     """Every bot an author may play: each name's current version, per game."""
-    from arena.run.league import registry_field
+    from arena.run.members import registry_field
 
     out = []
     for game in _games_of(door):

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from arena.config.field import BotRef, SeatFactory
-from arena.config.tournament import LimitsConfig, TournamentError, _Strict
+from arena.config.tournament import LimitsConfig, Strict, TournamentError
 from arena.game.protocol import Hello, LimitsInfo, MatchOver
 from arena.game.record import GameResult
 from arena.game.referee import play_game
@@ -44,7 +44,7 @@ from arena.game.seats import RemoteBot, Seat
 from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
 
 
-class AheadSlot(_Strict):
+class AheadSlot(Strict):
     """A warm slot of a coming game, which the worker playing this one will also play:
     made ready (its container) while this game plays."""
 
@@ -53,7 +53,7 @@ class AheadSlot(_Strict):
     players: int
 
 
-class GameSpec(_Strict):
+class GameSpec(Strict):
     """Everything needed to play one scheduled game: small, picklable, no live objects."""
 
     key: str
@@ -294,6 +294,10 @@ def play_scheduled_game(
             slot = SLOTS.acquire(spec.run, bot, rotation_of(spec), players)
             slots.append(slot)
             if per_slot:
+                if slot.session is not None and slot.session.process_games >= slot.session.hello.games:
+                    # As many games as its hello said (a league's sessions): the next is fresh.
+                    _end_session(slot.session)
+                    slot.session = None
                 if slot.session is None:
                     # The session is the slot's warm resource: a replacement starts cold.
                     slot.session = remote_bot(

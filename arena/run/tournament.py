@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.config.field import BotRef, SeatFactory, load_tournament, resolve_bots
+from arena.config.fingerprint import changed_settings, fingerprint_of, settings_of
 from arena.config.tournament import (
     FORMATS,
     SANDBOXES,
@@ -34,9 +33,6 @@ from arena.config.tournament import (
     SettingsChanged,
     TournamentConfig,
     TournamentError,
-    changed_settings,
-    fingerprint_of,
-    settings_of,
     validate_config,
 )
 from arena.langs.build import BuildFailed, build_bots
@@ -50,23 +46,18 @@ from arena.ratings.ledger import (
     store_ledger,
     stored_standings,
 )
-from arena.run.play import (
-    GameSpec,
-    PlayedGame,
-    close_slots,
-    load_spec,
-    play_scheduled_game,
-    sandbox_named,
-)
+from arena.run.play import GameSpec, PlayedGame, load_spec, play_scheduled_game
+from arena.run.runner import Runner, render_report
 from arena.run.schedule import (
     ScheduledGame,
     ScheduleError,
+    SwissEntry,
     gauntlet,
     round_robin,
     swiss_round,
 )
 from arena.sandbox import BotFault, Sandbox
-from arena.store.db import DuplicateResult, Store
+from arena.store.db import Store
 from arena.store.seeds import RunKey
 
 __all__ = [
@@ -84,10 +75,6 @@ class SiteInterrupted(Exception):
     def __init__(self, done: int, total: int, output: Path):
         self.done, self.total, self.output = done, total, output
         super().__init__(f"stopped while writing the site of {output}; its {done} of {total} games are stored")
-
-
-# Games the worker pool may choose among for its next game (schedule order otherwise).
-LOOKAHEAD = 16
 
 
 class TournamentInterrupted(Exception):
@@ -134,29 +121,17 @@ class TournamentOutcome:
         return self.done == self.total
 
 
-class _Runner:
-    """One run of a tournament: schedule, pool, store."""
+class _Tournament(Runner):
+    """One run of a tournament: its schedule is the runner's source of games."""
 
     def __init__(self, config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden=()):
-        self.config = config
-        self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
-        self.store = store
+        super().__init__(config, store, key, in_process=in_process, stop=stop, sandbox=sandbox)
         self.bots = {bot.id: bot for bot in [*field_bots, *challengers]}
         self.field = [bot.id for bot in field_bots]
         self.challengers = [bot.id for bot in challengers]
-        self.in_process = in_process
         self.progress = progress
-        self.stop = stop or threading.Event()
-        self.sandbox = sandbox
-        # This run's slots (arena.run.play): a session never outlives its run, nor serves another.
-        self.run = uuid.uuid4().hex[:12]
-        self.bot_games: Counter[str] = Counter()
-        self.box: Sandbox | None = None  # the sandbox whose warm slots the run frees at its end
-        self.cluster = None  # arena.run.cluster.ClusterPool: connected on first use, once per run
-        self.workers = None  # arena.run.workers.WorkerPool: started on first use, once per run
-        self.hidden = list(hidden)  # what a bot may not see (the workers' sandboxes are told too)
-        self.began = time.monotonic()
-        self.played = 0
+        self.bot_counts: Counter[str] = Counter()
+        self.hidden = list(hidden)
         self.game_s = 0.0
         self.startup_s = 0.0
         self._leader: str | None = None
@@ -165,6 +140,47 @@ class _Runner:
         for result in rated_games(store):
             self.ratings.add(result)
         self.deals: dict[str, str] = {}
+        self.total = 0
+        self.done = 0
+        self.next_round = 1  # Swiss: the round to schedule once the one before is stored
+        self.unstored: set[str] = set()  # games queued and not stored yet
+
+    def start(self, allow_changes: bool) -> None:
+        """Schedule what is known before any game is played: a round-robin's or a gauntlet's
+        every game (Swiss rounds come one by one, `refill`)."""
+        if self.config.format == "swiss":
+            self.total = self.swiss_total()
+            return
+        games = self.full_schedule()
+        done = self.store.done_keys()
+        self.scheduled([game for game in games if game.key not in done] if allow_changes else games)
+        self.total = len(self.store.games())
+        self.enqueue(games)
+
+    def enqueue(self, games: Sequence[ScheduledGame]) -> None:
+        """Queue the games not stored yet, in schedule order."""
+        done = self.store.done_keys()
+        pending = [game for game in games if game.key not in done]
+        self.done = len(done)
+        self.queue = list(reversed(pending))
+        self.unstored = {game.key for game in pending}
+
+    def refill(self) -> None:
+        """Swiss: the next round, once every game of the one before is stored."""
+        while (
+            self.config.format == "swiss" and not self.queue and not self.unstored
+            and self.next_round <= self.config.rounds
+        ):
+            games = self.swiss_schedule(self.next_round)
+            self.next_round += 1
+            self.scheduled(games)
+            self.enqueue(games)
+
+    def finished(self) -> bool:
+        return not self.queue and not (self.config.format == "swiss" and self.next_round <= self.config.rounds)
+
+    def bot_games(self, bot: str) -> int:
+        return self.bot_counts[bot]
 
     def scheduled(self, games: Sequence[ScheduledGame]) -> None:
         """Store newly scheduled games and tell the ratings the schedule's order."""
@@ -173,17 +189,15 @@ class _Runner:
         self.deals = {game.key: game.deal for game in stored}
         if self.config.format == "swiss":  # at most one table a round, each of its rotations
             per_round = self.config.seats if self.config.duplicate else 1
-            self.bot_games = Counter({bot: self.config.rounds * per_round for bot in self.bots})
+            self.bot_counts = Counter({bot: self.config.rounds * per_round for bot in self.bots})
         else:
-            self.bot_games = Counter(bot for game in stored for bot in game.bots)
+            self.bot_counts = Counter(bot for game in stored for bot in game.bots)
         self.ratings.schedule([game.key for game in stored])
 
-    def total(self) -> int:
-        """How many games the whole tournament has (Swiss: rounds times one round's games)."""
-        if self.config.format != "swiss":
-            return len(self.store.games())
+    def swiss_total(self) -> int:
+        """How many games a Swiss tournament has: rounds times one round's games."""
         first = swiss_round(
-            [_Entry(bot) for bot in self.field], self.config.seats, round=1, seed=self.key,
+            [SwissEntry(bot) for bot in self.field], self.config.seats, round=1, seed=self.key,
             duplicate=self.config.duplicate,
         )
         return len(first) * self.config.rounds
@@ -208,24 +222,6 @@ class _Runner:
             duplicate=self.config.duplicate,
         )
 
-    def spec(self, game: ScheduledGame) -> GameSpec:
-        """The GameSpec of a scheduled game."""
-        return GameSpec(
-            key=game.key,
-            deal=game.deal,
-            seed=game.seed,
-            game=self.config.game,
-            rules=self.config.rules,
-            bots=[self.bots[bot_id] for bot_id in game.table],
-            bot_seeds=[self.key.bot_seed(game.key, bot_id) for bot_id in game.table],
-            limits=self.config.limits,
-            sandbox=self.config.sandbox,
-            bot_process=self.config.bot_process,
-            warm_start=self.config.warm_start,
-            run=self.run,
-            bot_games=[self.bot_games[bot_id] for bot_id in game.table],
-        )
-
     def leader(self) -> str | None:
         """The current leader, recomputed at most once a second (display only)."""
         now = time.monotonic()
@@ -235,140 +231,30 @@ class _Runner:
             self._leader_at = now
         return self._leader
 
-    def uses_workers(self) -> bool:
-        """Play in worker processes (`arena.run.workers`): more than one job, every bot a program,
-        and the sandbox named by the settings (an object of the caller's stays in this process)."""
-        return (
-            self.config.jobs > 1
-            and self.sandbox is None
-            and all(bot.kind == "folder" for bot in self.bots.values())
-        )
+    def commit(self, game: ScheduledGame, played: PlayedGame, drained: bool = False) -> None:
+        self.unstored.discard(game.key)
+        super().commit(game, played, drained)
 
-    def _pool(self):
-        """The run's worker processes, a thread pool for this batch, or the run's cluster."""
-        if not self.config.cluster:
-            if not self.uses_workers():
-                return ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="arena-game")
-            if self.workers is None:
-                from arena.run.workers import WorkerPool
-
-                if self.config.sandbox == "local":
-                    from arena.sandbox.local import warn_not_isolated
-
-                    warn_not_isolated()  # once, here: the workers do not say it again
-                self.workers = WorkerPool(self.config.jobs, self.config.sandbox, self.hidden)
-            return self.workers
-        if self.cluster is None:
-            from arena.run.cluster import ClusterPool
-
-            self.cluster = ClusterPool(self.config.cluster, list(self.bots.values()), self.config.sandbox, run=self.run)
-        return self.cluster
-
-    def in_flight(self) -> int:
-        """Games to keep running: `jobs` locally; on a cluster, enough for its worker threads."""
-        return self.config.jobs if self.cluster is None else self.cluster.capacity()
-
-    def close(self) -> None:
-        """End the run's bot sessions and free the sandbox's warm slots (here; worker processes
-        do it as they end, and every worker of a cluster when it is told), then end the
-        worker processes and disconnect from the cluster."""
-        try:
-            close_slots(self.run)
-            if self.box is not None:
-                self.box.close()
-        finally:
-            try:
-                if self.workers is not None:
-                    self.workers.close()
-            finally:
-                if self.cluster is not None:
-                    self.cluster.close()
-
-    def next_game(self, queue: list[ScheduledGame], pool) -> tuple[ScheduledGame, GameSpec]:
-        """The next game to play (`queue` is in reverse schedule order) and its spec: the
-        first, unless the pool chooses among the next few (worker processes keep a bot
-        slot's games on the worker that has the slot warm)."""
-        choose = getattr(pool, "choose", None)
-        if choose is None:
-            game = queue.pop()
-            return game, self.spec(game)
-        window = queue[-LOOKAHEAD:][::-1]
-        specs = [self.spec(game) for game in window]
-        chosen = choose(specs)
-        return queue.pop(len(queue) - 1 - chosen), specs[chosen]
-
-    def play(self, games: Sequence[ScheduledGame], total: int) -> None:
-        """Play `games` with `jobs` at once, storing each as it finishes."""
-        done = self.store.done_keys()
-        pending = [game for game in games if game.key not in done]
-        self.done = len(self.store.done_keys())
-        queue = list(reversed(pending))
-        running: dict[Future, str] = {}
-        failure: BaseException | None = None
-        pool = self._pool()
-        try:
-            while queue or running:
-                while queue and len(running) < self.in_flight() and not self.stop.is_set() and failure is None:
-                    game, spec = self.next_game(queue, pool)
-                    future = pool.submit(play_scheduled_game, spec, self.in_process, self.sandbox)
-                    running[future] = game.key
-                if not running:
-                    break
-                finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    running.pop(future)
-                    try:
-                        played = future.result()
-                    except Exception as error:  # noqa: BLE001 - arena's own failure: stop after the games in flight
-                        failure = failure or error
-                        continue
-                    try:
-                        self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
-                    except DuplicateResult:
-                        continue  # already stored (a game that ran twice on a cluster): keep the first
-                    deal = self.deals[played.key] if self.config.duplicate else None
-                    self.ratings.add(rated_game(played.key, deal, played.result))
-                    self.played += 1
-                    self.done += 1
-                    self.game_s += played.duration_s
-                    self.startup_s += played.startup_s
-                    if self.progress is not None:
-                        self.progress(
-                            Progress(
-                                done=self.done,
-                                total=total,
-                                played=self.played,
-                                key=played.key,
-                                leader=self.leader(),
-                                elapsed_s=time.monotonic() - self.began,
-                            )
-                        )
-        except KeyboardInterrupt:
-            # Ctrl-C: start nothing new, store what finishes, then say how far we got.
-            self.stop.set()
-            for future in list(running):
-                try:
-                    played = future.result()
-                except BaseException:  # noqa: BLE001, S112 - a game cut short by Ctrl-C is not stored
-                    continue
-                try:
-                    self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
-                except DuplicateResult:
-                    continue  # already stored: keep the first
-                self.played += 1
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if failure is not None:
-            raise stopped_by(failure)
-        if self.stop.is_set():
-            raise TournamentInterrupted(len(self.store.done_keys()), total, self.config.output_dir())
-
-
-@dataclass(frozen=True)
-class _Entry:
-    bot: str
-    score: float = 0.0
-    conservative: float = 0.0
+    def game_stored(self, game: ScheduledGame, played: PlayedGame, drained: bool) -> None:
+        """Rate the game and say how far the tournament is (not while stopping after Ctrl-C)."""
+        if drained:
+            return
+        deal = self.deals[played.key] if self.config.duplicate else None
+        self.ratings.add(rated_game(played.key, deal, played.result))
+        self.done += 1
+        self.game_s += played.duration_s
+        self.startup_s += played.startup_s
+        if self.progress is not None:
+            self.progress(
+                Progress(
+                    done=self.done,
+                    total=self.total,
+                    played=self.played,
+                    key=played.key,
+                    leader=self.leader(),
+                    elapsed_s=time.monotonic() - self.began,
+                )
+            )
 
 
 def run_tournament(
@@ -413,47 +299,34 @@ def run_tournament(
         store.add_bots(bot.record() for bot in [*field_bots, *challengers])
         resumed = len(store.done_keys())
         folder_bots = [bot for bot in [*field_bots, *challengers] if bot.kind == "folder"]
-        box = None  # the sandbox this machine runs bots in (none: in-process bots, or a cluster)
-        if folder_bots and not config.cluster:  # a cluster's workers run the bots, not this machine
-            box = sandbox or sandbox_named(config.sandbox)
-            # The output folder holds the store (with the deal secret) and the other bots'
-            # logs; the other bots' folders are theirs: a bot sees only its own folder.
-            box.hide_paths([config.output_dir(), *(bot.folder for bot in folder_bots)])  # the workers' too
-            # Processes or containers a killed earlier run left behind go before new ones start.
-            box.cleanup_leftovers()
-            try:
-                build_bots(box, [(bot.id, load_spec(bot)) for bot in folder_bots])
-            except BuildFailed as error:
-                raise TournamentError([str(error)]) from None
-            if config.sandbox == "docker":
-                # Build each bot's image once, here, not in several games at once; a failed
-                # build is remembered by the sandbox and forfeits that bot's games.
-                for bot in folder_bots:
-                    if bot.dockerfile:
-                        try:
-                            box.image_for(load_spec(bot))
-                        except BotFault:
-                            pass
         hidden = [config.output_dir(), *(bot.folder for bot in folder_bots)]
-        runner = _Runner(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden)
-        runner.box = box
+        runner = _Tournament(config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden)
         try:
-            if config.format == "swiss":
-                total = runner.total()
-                for round_no in range(1, config.rounds + 1):
-                    games = runner.swiss_schedule(round_no)
-                    runner.scheduled(games)
-                    runner.play(games, total)
-            else:
-                games = runner.full_schedule()
-                done = store.done_keys()
-                runner.scheduled([game for game in games if game.key not in done] if allow_changes else games)
-                total = len(store.games())
-                runner.play(games, total)
+            # The sandbox this machine runs bots in (none: in-process bots, or a cluster).
+            box = runner.open_sandbox() if folder_bots else None
+            if box is not None:
+                try:
+                    build_bots(box, [(bot.id, load_spec(bot)) for bot in folder_bots])
+                except BuildFailed as error:
+                    raise TournamentError([str(error)]) from None
+                if config.sandbox == "docker":
+                    # Build each bot's image once, here, not in several games at once; a failed
+                    # build is remembered by the sandbox and forfeits that bot's games.
+                    for bot in folder_bots:
+                        if bot.dockerfile:
+                            try:
+                                box.image_for(load_spec(bot))
+                            except BotFault:
+                                pass
+            runner.start(allow_changes)
+            runner.play()
         except ScheduleError as error:
             raise TournamentError([f"schedule: {error}"]) from None
         finally:
             runner.close()
+        if runner.stop.is_set():
+            raise TournamentInterrupted(len(store.done_keys()), runner.total, config.output_dir())
+        total = runner.total
         outcome = TournamentOutcome(
             output=config.output_dir(),
             total=total,
@@ -476,33 +349,6 @@ def run_tournament(
     return outcome
 
 
-def stopped_by(failure: BaseException) -> BaseException:
-    """What a run (a tournament's or a league's) raises when arena's own failure stopped it
-    after the games in flight: a sandbox's own failure (the engine, say) says what is safe."""
-    from arena.sandbox import SandboxError
-
-    if type(failure) is SandboxError:
-        error = SandboxError(
-            f"{failure}; the game was not stored and no bot was charged; every finished game "
-            "is stored: run the same command to resume"
-        )
-        error.__cause__ = failure
-        return error
-    return failure
-
-
 def run_key(config: TournamentConfig, store: Store) -> RunKey:
     """The run's key: the public key of `config.seed`, else the stored secret (`RunKey.of_store`)."""
     return RunKey.of_store(config.seed, store)
-
-
-def render_report(out_dir: Path) -> list[str]:
-    """Build the HTML site of the run (`arena.site.writer`); a failure is a note, never a lost
-    run. A league renders its site with it too."""
-    from arena.site.writer import render_site
-
-    try:
-        render_site(out_dir)
-    except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run
-        return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
-    return [f"site written to {out_dir / 'site'}"]
