@@ -117,12 +117,12 @@ def test_a_match_with_long_names_fits_80_columns_whole(long_named):
 
 
 def test_the_progress_bar_keeps_every_figure_whole_at_80_columns(monkeypatch):
-    import arena.cli.app
+    import arena.cli.progress
 
     for width, leader in ((80, False), (120, True)):
         screen = Console(width=width, force_terminal=True, file=io.StringIO(), color_system=None)
-        monkeypatch.setattr(arena.cli.app, "console", screen)
-        bar = arena.cli.app._progress_bar(quiet=False)
+        monkeypatch.setattr(arena.cli.progress, "console", screen)
+        bar = arena.cli.progress.progress_bar(quiet=False)
         task = bar.add_task("arena demo: 3up3down", total=1000, rate="4.6 games/s", leader="threeup-heuristic")
         bar.update(task, completed=48)
         screen.print(bar.make_tasks_table(bar.tasks))

@@ -1,0 +1,34 @@
+"""What the commands print through: the terminal's consoles, one line as it is (wrapped at
+the terminal's width, or whole when it ends in JSON or a link), and the mistake a user
+can fix (`UsageError`: one line, exit code 2)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from arena.terminal import wrapped
+
+console = Console()
+errors = Console(stderr=True)
+
+
+class UsageError(Exception):
+    """A mistake on the command line that the user can fix; printed as one line."""
+
+
+def say_json(line: str) -> None:
+    """Print a line that ends in a JSON value (`match --verbose`'s actions and events) or a
+    link (`arena play`'s) on one line, unwrapped: a wrapped one could not be read back."""
+    console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def say(line: str, to=None) -> None:
+    """Print a line as it is (no markup, no highlighting), wrapped at the terminal's width."""
+    where = to or console
+    where.print(wrapped(line, where.width), highlight=False, markup=False, soft_wrap=True)
+
+
+def warn_public_seed(seed: int) -> None:
+    from arena.store.seeds import PUBLIC_SEED_WARNING
+
+    say("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), errors)

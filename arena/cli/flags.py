@@ -1,0 +1,44 @@
+"""The limit flags, declared once for every command that takes them. A match's (`arena
+match`, `arena play`, `arena submit`'s smoke match) show their default; a tournament's and
+a league's (`arena run`, `arena league`) override the file's `[limits]` table. None is a
+flag not given; arena.config checks the values (`limits_from_flags`, the file's loader)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from arena.sandbox.base import Limits
+
+_LIMITS = Limits()  # the defaults shown in --help (one definition: arena.sandbox.Limits)
+
+# A match's limit flags (and `arena submit`'s smoke match's).
+DecisionFlag = Annotated[
+    Optional[float], typer.Option(help=f"Seconds per decision before the time bank is used (default {_LIMITS.decision_s:g}).")
+]
+TimeBankFlag = Annotated[
+    Optional[float],
+    typer.Option(help=f"Extra seconds per bot for the whole match, spent on overruns (default {_LIMITS.time_bank_s:g})."),
+]
+StartupFlag = Annotated[
+    Optional[float], typer.Option(help=f"Seconds from start to the bot's `ready` (default {_LIMITS.startup_s:g}).")
+]
+MemoryFlag = Annotated[Optional[int], typer.Option(help=f"Memory limit per bot, in MB (default {_LIMITS.memory_mb}).")]
+
+# A tournament's and a league's: each overrides its file's value.
+FileDecisionFlag = Annotated[Optional[float], typer.Option(help="Seconds per decision.")]
+FileTimeBankFlag = Annotated[Optional[float], typer.Option(help="Time bank per bot per game, seconds.")]
+FileStartupFlag = Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")]
+FileMemoryFlag = Annotated[Optional[int], typer.Option(help="Memory per bot, MB.")]
+FileCpuFlag = Annotated[Optional[int], typer.Option(help="CPU seconds per bot per game.")]
+
+
+def overrides_of(settings: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:
+    """What a tournament's or a league's flags override in its file: the settings given (not
+    None), and the limits given as its `limits` table."""
+    overrides = {key: value for key, value in settings.items() if value is not None}
+    limits = {key: value for key, value in limits.items() if value is not None}
+    if limits:
+        overrides["limits"] = limits
+    return overrides

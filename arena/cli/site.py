@@ -1,0 +1,128 @@
+"""`arena report` (render a store's site) and `arena serve` (serve it, and with
+--submissions take bots over HTTP)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.cli.console import errors, say
+
+
+def report_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder (with arena.sqlite).")],
+    replays: Annotated[
+        str, typer.Option(help="all: re-simulate every game not yet rendered into its replay; none: skip replays.")
+    ] = "all",
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Processes that render replays (default: up to 4).")] = None,
+) -> None:
+    """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
+    from arena.site.writer import SITE_DIR, load_site_data, write_site
+
+    try:
+        data = load_site_data(out_dir, background=True)
+        counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
+    except KeyboardInterrupt:
+        say(
+            f"arena: stopped: the site in {out_dir / SITE_DIR} is incomplete (the games stored in {out_dir} are "
+            f"untouched); run arena report {shlex.quote(str(out_dir))} again to finish it",
+            errors,
+        )
+        raise typer.Exit(130) from None
+    failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
+    say(
+        f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages, "
+        f"{counts['replays_written']} new replays{failed}")
+
+
+def serve_command(
+    out_dir: Annotated[Path, typer.Argument(help="A tournament's or league's folder (its site/ is served).")],
+    port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on. 127.0.0.1 (the default): this machine only, e.g. behind a TLS reverse "
+            "proxy (docs/server.md); any other needs --certfile/--keyfile or --insecure-http."
+        ),
+    ] = "127.0.0.1",
+    certfile: Annotated[Optional[Path], typer.Option(help="TLS certificate (PEM): serve HTTPS itself.")] = None,
+    keyfile: Annotated[Optional[Path], typer.Option(help="TLS private key (PEM) of --certfile.")] = None,
+    insecure_http: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-http", help="Allow a public --host without TLS (tokens and uploads cross the network in clear)."
+        ),
+    ] = False,
+    submissions: Annotated[
+        bool,
+        typer.Option(
+            "--submissions",
+            help="Also take bots over HTTP: the API (/api/docs) and the authors' page (/door/); accounts with "
+            "`arena authors add`.",
+        ),
+    ] = False,
+    registry: Annotated[
+        Optional[Path], typer.Option(help="With --submissions: where accepted bots land (default as `arena submit`).")
+    ] = None,
+    validate_jobs: Annotated[int, typer.Option(min=1, help="Submissions checked at once.")] = 1,
+    validate_sandbox: Annotated[
+        str,
+        typer.Option(
+            help="Where uploads' smoke matches run: docker (the default), or local, which runs the uploaded "
+            "code as you: only for authors you trust."
+        ),
+    ] = "docker",
+    max_upload_mb: Annotated[int, typer.Option(min=1, help="Packed upload limit, MB.")] = 50,
+    max_unpacked_mb: Annotated[int, typer.Option(min=1, help="Unpacked bot limit, MB.")] = 200,
+    max_files: Annotated[int, typer.Option(min=1, help="Files and folders a bot may hold.")] = 10_000,
+    uploads_per_hour: Annotated[int, typer.Option(min=1, help="Submissions per author per hour.")] = 10,
+    upload_s: Annotated[float, typer.Option(min=1, help="Seconds an upload may take to arrive.")] = 120.0,
+    requests_per_minute: Annotated[int, typer.Option(min=1, help="Requests per client address per minute.")] = 600,
+    show_stderr: Annotated[
+        bool, typer.Option("--show-stderr", help="Show bots' stderr lines in replays to everyone (default: hidden).")
+    ] = False,
+) -> None:
+    """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops.
+    Pages showing standings reload themselves when a running league re-renders the site.
+    With --submissions it is also the authors' door: they upload bots (`arena submit
+    BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
+    image build, a smoke match, in Docker) and lands in the registry, where a running
+    `arena league` picks it up (docs/server.md: running a competition from one machine)."""
+    from arena.site.writer import SITE_DIR, render_site
+
+    site = out_dir / SITE_DIR
+    if not (site / "index.html").is_file() and (out_dir / "arena.sqlite").is_file():
+        render_site(out_dir)
+    tls = {"certfile": certfile, "keyfile": keyfile, "insecure_http": insecure_http}
+    if not submissions:
+        from arena.web.app import serve_site
+
+        server, door = serve_site(site, port, host, **tls), None
+    else:
+        from arena.web.commands import serve_door
+
+        server, door = serve_door(
+            site, registry=registry, host=host, port=port, league_dir=out_dir, validate_jobs=validate_jobs,
+            validate_sandbox=validate_sandbox, show_stderr=show_stderr, tls=tls,
+            upload_limits={
+                "packed_mb": max_upload_mb, "unpacked_mb": max_unpacked_mb, "files": max_files,
+                "per_hour": uploads_per_hour, "upload_s": upload_s, "per_address": requests_per_minute,
+            },
+        )
+    say(f"serving {site} at {server.url} (Ctrl-C stops)")
+    if door is not None:
+        say(
+            f"taking submissions into {door.registry} (checked {validate_jobs} at a time in the "
+            f"{validate_sandbox} sandbox); authors' page: {server.url}door/"
+        )
+        door.start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass  # uvicorn stopped cleanly, then passed Ctrl-C on
+    finally:
+        if door is not None:
+            door.stop()
