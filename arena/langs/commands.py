@@ -1,5 +1,5 @@
-"""`arena images build|list` (a Typer sub-app cli.py adds) and `arena new` (cli.py's
-command calls `new_command`). Light at import: Typer only."""
+"""`arena images build|list` (a Typer sub-app arena/cli/app.py adds) and `arena new`
+(arena/cli/bots.py's command calls `new_command`). Light at import: Typer only."""
 
 from __future__ import annotations
 

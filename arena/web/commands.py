@@ -1,5 +1,5 @@
 """The served arena's commands: `arena authors add|list|rotate|revoke` (a Typer sub-app
-that cli.py adds) and the wiring `arena serve --submissions` and `arena league --serve`
+that arena/cli/app.py adds) and the wiring `arena serve --submissions` and `arena league --serve`
 share (`serve_door`). Light at import: FastAPI is imported when a server starts."""
 
 from __future__ import annotations
