@@ -45,6 +45,11 @@ class ReplayTables:
     script: Path
     """The game's viewer script (`replay.js` beside its builders), which draws these tables and
     faces in the browser; the site serves it as `assets/replay-<game>.js`."""
+    state: Callable[[Any], Table] | None = None
+    """Optional, for speed: the full table read from the state alone, for a game whose every
+    seat's table is exactly the mask of the full table (no exceptions). The site then asks
+    for no observation at most steps; it still compares the seats' own tables with the mask
+    at the first step and every `SPOT_CHECK`-th one, and goes the slow way if one differs."""
 
 
 def card_ids(cards: Sequence[dict[str, Any]] | None) -> list[int] | None:

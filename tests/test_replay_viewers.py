@@ -43,7 +43,7 @@ def test_the_site_serves_each_games_own_script_and_no_other(tmp_path):
 
 
 def test_the_generic_replay_code_names_no_game():
-    for path in (ROOT / "arena" / "report_replay.py", ASSETS / "replay.js"):
+    for path in (ROOT / "arena" / "site" / "replay.py", ASSETS / "replay.js"):
         text = path.read_text().lower()
         for game in all_games():
             for word in (game.name, game.title.lower()):

@@ -29,6 +29,7 @@ from arena.site.replay import (
     diff,
     mask,
     patch,
+    read_script,
     rebuild,
     replay_frames,
     script_text,
@@ -176,8 +177,8 @@ def test_the_runner_renders_every_page_and_replay(site):
     assert (pages / "games" / "page-1.html").is_file()
     for key in keys:
         assert (pages / "games" / f"{key}.html").is_file()
-        replay = (pages / "replays" / f"{key}.r{FORMAT}.js").read_text()
-        assert '"frames"' in replay and '"error"' not in replay
+        replay = read_script((pages / "replays" / f"{key}.r{FORMAT}.js").read_text())
+        assert len(replay["frames"]) == len(replay["steps"]) + 1 and "error" not in replay
     assert sorted(path.name for path in (pages / "bots").iterdir()) == sorted(f"{slug(bot)}.html" for bot in bots)
 
 
@@ -195,8 +196,9 @@ def test_a_forfeit_shows_on_the_game_page_and_the_bots_page(site):
     bot_page = (site / "site" / "bots" / f"{slug('greedy')}.html").read_text()
     assert f'<a href="../games/{key}.html">{key}</a></td><td>{incident.seat}</td><td><span class="tag bad">ILLEGAL_ACTION</span>' in bot_page
     assert f"<td>{when}</td>" in bot_page
-    replay = (site / "site" / "replays" / f"{key}.r{FORMAT}.js").read_text()
-    assert '"fallback"]' in replay  # the steps the fallback player took are marked
+    replay = read_script((site / "site" / "replays" / f"{key}.r{FORMAT}.js").read_text())
+    marked = [n for n, step in enumerate(replay["steps"], 1) if step[-1] == "fallback"]
+    assert marked and all(replay["steps"][n - 1][0] == incident.seat for n in marked)  # the fallback's steps are marked
 
 
 def test_everything_a_bot_controls_is_escaped(site):

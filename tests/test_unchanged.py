@@ -35,6 +35,7 @@ and shown) and may change their games; that is an intended change as well.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -158,7 +159,7 @@ def canonical(work: Path) -> dict[str, bytes]:
                     files[rel] = data
                     continue
                 if path.parent.name == "replays":
-                    text = mask_decisions(text)
+                    text = mask_decisions(unpack_replay(text))
                 files[rel] = mask(text, tmp + SITE_MASKS).encode()
     return files
 
@@ -193,7 +194,22 @@ SITE_MASKS = [
     (re.compile(r"(?<=<footer>Rendered by arena on )\d{4}-\d\d-\d\d \d\d:\d\d UTC(?= · |</footer>)"), TIMING_MARK),
 ]
 
-# A replay file of the site (site/replays/KEY.r3.js) lists each bot decision as
+# A replay file of the site (site/replays/KEY.r4.js) packs its bulk (decisions, steps,
+# frames, ...) as zlib-compressed JSON in base64 under "z" (issue 27): compressed, a think
+# time could not be masked, so the file is compared as its script with "z" left empty and
+# the inflated JSON after it (the packed bytes follow from that JSON: zlib is deterministic).
+PACKED = re.compile(r'"z":"([A-Za-z0-9+/=]*)"')
+
+
+def unpack_replay(text: str) -> str:
+    found = PACKED.search(text)
+    if not found:
+        return text
+    inflated = zlib.decompress(base64.b64decode(found.group(1))).decode()
+    return text[: found.start(1)] + text[found.end(1):] + "\n" + inflated + "\n"
+
+
+# The replay's data (inflated, above) lists each bot decision as
 # [think_s, legal, stderr] under "decisions": the think time (a number; null stays) is
 # masked at the start of each entry of that array only (found by scanning its brackets
 # and strings, so no other array and no stderr text is touched).

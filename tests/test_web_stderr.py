@@ -4,10 +4,13 @@ the API with their token, and `show_stderr` serves it to everyone."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
 from arena.run.tournament import run_tournament, validate_config
+from arena.site.replay import read_script
 from arena.site.writer import slug
 from arena.web.app import AppServer
 from arena.web.pages import door_app
@@ -40,7 +43,7 @@ def serve(cup, tmp_path, hide: bool):
 
 def chatty_game(cup) -> str:
     for script in sorted((cup / "site" / "replays").glob("*.js")):
-        if "thinking" in script.read_text():
+        if "thinking" in json.dumps(read_script(script.read_text())):
             return script.name.split(".")[0]
     raise AssertionError("no replay holds chatty's stderr")
 
@@ -56,8 +59,14 @@ def test_served_replays_and_bot_pages_leave_stderr_out_and_its_author_reads_it(c
             script_name = next((cup / "site" / "replays").glob(f"{key}.r*.js")).name
             served = client.get(f"/replays/{script_name}").text
             on_disk = (cup / "site" / "replays" / script_name).read_text()
-            assert "thinking \\u003cscript\\u003e" in on_disk and "thinking" not in served
-            assert served.startswith("window.ARENA_REPLAYS") and '"decisions":[[' in served  # think times stay
+            kept, stripped = read_script(on_disk), read_script(served)
+            assert "thinking <script>" in json.dumps(kept["decisions"]) and "thinking" not in json.dumps(stripped)
+            assert served.startswith("window.ARENA_REPLAYS") and '"z":"' in served  # packed again
+            # Think times and choices stay; only the lines go.
+            assert [d[:2] for d in stripped["decisions"]] == [d[:2] for d in kept["decisions"]]
+            assert any(d[2] for d in kept["decisions"]) and not any(d[2] for d in stripped["decisions"])
+            same = lambda data: {name: value for name, value in data.items() if name not in ("decisions", "faults")}  # noqa: E731
+            assert same(stripped) == same(kept)
             page = client.get(f"/bots/{slug('chatty')}.html").text
             assert "thinking &lt;script&gt;" not in page and "hidden: a bot&#39;s stderr" not in page
             assert "hidden: a bot's stderr is its author's" in page

@@ -27,11 +27,24 @@ Compactness (a long game is over 3,000 actions):
   is an exception stored, itself diffed. `replay_frames` checks every seat's view
   rebuilt this way equals the observation-derived one.
 The same `mask` and diff rules are implemented in `templates/assets/replay.js`.
+
+Speed: a game whose seats' tables are exactly the mask of its full table (no exceptions)
+gives `ReplayTables.state`, the full table read from the state; then only every
+SPOT_CHECK-th step asks the engine for every seat's observation, to check that claim (a
+step where it fails starts the game again the slow way, every step checked).
+
+On disk (`script_text`): the small facts as JSON (format, game, rules, seed, seats,
+places, scores, forfeits, faults, or error) and the bulk (PACKED: decisions, actions,
+legal, cards, steps, frames) as one zlib-compressed JSON, base64, in `z`; the viewer
+inflates it (DecompressionStream) before it draws. A long game's replay is 5-7x smaller
+so (docs/performance.md, "Replay size"); `read_script` gives the data back.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -40,7 +53,11 @@ from engine.api import GameError
 from engine.registry import get_game
 from engine.replay_tables import ReplayTables, Table
 
-FORMAT = 3  # bump when the data shape changes: cached replay files carry it in their name
+FORMAT = 4  # bump when the data shape changes: cached replay files carry it in their name
+
+PACKED = ("decisions", "actions", "legal", "cards", "steps", "frames")  # compressed into `z`
+SPOT_CHECK = 64  # with a state table: every seat's observation checked at this step interval
+UNPACKED_LIMIT = 256 * 1024 * 1024  # read_script refuses a `z` that inflates beyond this
 
 
 LEGAL_SHOWN = 200  # legal actions kept per step (the count of all of them is in `decisions`)
@@ -137,10 +154,34 @@ def _tables(name: str) -> ReplayTables:
     return tables
 
 
+class _NotMasked(Exception):
+    """A game's `state` table, or a seat's own table, differs from what the fast path assumes."""
+
+
+def _action_key(action: dict[str, Any]) -> Any:
+    """A hashable key equal for equal actions (type-exact: 1, 1.0 and True differ)."""
+    items = sorted(action.items())
+    key = (tuple(items), tuple([value.__class__ for _, value in items]))
+    try:
+        hash(key)
+        return key
+    except TypeError:  # a list or dict inside: compare by JSON
+        return json.dumps(action, sort_keys=True)
+
+
 def replay_frames(result: GameResult) -> dict[str, Any]:
     """Re-simulate a stored game into the viewer's data (see the module docstring)."""
     tables = _tables(result.game)
-    full_table, seat_table, card_face = tables.full, tables.seat, tables.card_face
+    if tables.state is not None:
+        try:
+            return _replay_frames(result, tables, fast=True)
+        except _NotMasked:
+            pass
+    return _replay_frames(result, tables, fast=False)
+
+
+def _replay_frames(result: GameResult, tables: ReplayTables, fast: bool) -> dict[str, Any]:
+    full_table, seat_table, card_face, state_table = tables.full, tables.seat, tables.card_face, tables.state
     try:
         game = get_game(result.game)
         if result.rules_version is not None and result.rules_version != game.rules_version:
@@ -156,13 +197,34 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     steps: list[list[Any]] = []  # [seat, action, events?, "fallback"?] per action
     frames: list[list[Any]] = []
     seen_events = 0
-    distinct: dict[str, int] = {}  # an action (as JSON) -> its number in `actions`
+    distinct: dict[Any, int] = {}  # an action's key -> its number in `actions`
+    listed: list[dict[str, Any]] = []  # the distinct actions, in that order
     legal_steps: list[list[int] | None] = []
     previous_full: Table = {}
     previous_exceptions: list[Table] = [{} for _ in range(players)]
+    no_exceptions = [{} for _ in range(players)]
+
+    def number_of(action: dict[str, Any]) -> int:
+        key = _action_key(action)
+        number = distinct.get(key)
+        if number is None:
+            number = distinct[key] = len(listed)
+            listed.append(action)
+        return number
 
     def snapshot() -> None:
         nonlocal previous_full
+        if fast:
+            full = state_table(state)  # type: ignore[misc]
+            if len(frames) % SPOT_CHECK == 0:
+                views = [state.observation(seat) for seat in range(players)]
+                if full != full_table(state, views) or any(
+                    seat_table(views[seat], seat) != mask(full, seat) for seat in range(players)
+                ):
+                    raise _NotMasked
+            frames.append([diff(previous_full, full), *no_exceptions])
+            previous_full = full
+            return
         views = [state.observation(seat) for seat in range(players)]
         full = full_table(state, views)
         frame: list[Any] = [diff(previous_full, full)]
@@ -179,16 +241,15 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
     for number, step in enumerate(result.replay.actions):
         options = None
         if step.by == "bot":  # [the chosen one, then each legal action], as numbers into `actions`
-            number_of = lambda action: distinct.setdefault(json.dumps(action, sort_keys=True), len(distinct))  # noqa: E731
             options = [number_of(step.action), *(number_of(a) for a in state.legal_actions()[:LEGAL_SHOWN])]
         legal_steps.append(options)
         try:
             state.apply(step.action)
         except GameError as error:
             raise ReplayUnavailable(f"action {number + 1} of the stored game does not replay: {error}") from None
-        public = state.events(None)
-        fresh = _collect_cards(public[seen_events:], card_face, cards)
-        seen_events = len(public)
+        public = state.events_since(None, seen_events)
+        fresh = _collect_cards(public, card_face, cards)
+        seen_events += len(public)
         # The event that only repeats the action (a draw, a discard) is left out: the
         # viewer describes the action itself.
         if fresh and fresh[0].get("type") == step.action.get("type") and set(fresh[0]) <= {"type", "seat", "source", "card"}:
@@ -202,6 +263,12 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
         snapshot()
     if not state.is_over:
         raise ReplayUnavailable("the stored actions end before the game is over")
+    if fast and (len(frames) - 1) % SPOT_CHECK != 0:  # the end is checked too
+        views = [state.observation(seat) for seat in range(players)]
+        if previous_full != full_table(state, views) or any(
+            seat_table(views[seat], seat) != mask(previous_full, seat) for seat in range(players)
+        ):
+            raise _NotMasked
     # Every card the game dealt, so frames can name any id they show.
     deal_cards: dict[int, list[Any]] = {}
     _collect_cards(state.spectator_view(), card_face, deal_cards)
@@ -225,7 +292,7 @@ def replay_frames(result: GameResult) -> dict[str, Any]:
         "forfeits": list(result.forfeits),
         # Per step, the acting bot's decision (None for every step of an older game).
         "decisions": decisions if any(decisions) else None,
-        "actions": [json.loads(text) for text in distinct],
+        "actions": listed,
         "legal": legal_steps if distinct else None,
         "faults": _faults(result),
         "cards": {str(card_id): face for card_id, face in sorted(deal_cards.items())},
@@ -271,9 +338,54 @@ def _script_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+def pack(data: dict[str, Any]) -> dict[str, Any]:
+    """The replay data as stored: the PACKED keys compressed into `z` (see the docstring)."""
+    bulk = {key: data[key] for key in PACKED if key in data}
+    if not bulk:
+        return dict(data)
+    text = json.dumps(bulk, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    out = {key: value for key, value in data.items() if key not in bulk}
+    out["z"] = base64.b64encode(zlib.compress(text, 6)).decode("ascii")
+    return out
+
+
+def unpack(stored: dict[str, Any]) -> dict[str, Any]:
+    """`pack`'s inverse; ValueError for a `z` that is not one (or inflates past UNPACKED_LIMIT)."""
+    if "z" not in stored:
+        return dict(stored)
+    try:
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(base64.b64decode(stored["z"], validate=True), UNPACKED_LIMIT)
+        if inflater.unconsumed_tail or not inflater.eof:
+            raise ValueError("the replay's packed data is cut short or too large")
+        bulk = json.loads(text)
+    except (zlib.error, ValueError, TypeError) as error:
+        raise ValueError(f"the replay's packed data does not read: {error}") from None
+    if not isinstance(bulk, dict):
+        raise ValueError("the replay's packed data is not an object")
+    out = {key: value for key, value in stored.items() if key != "z"}
+    out.update(bulk)
+    return out
+
+
 def script_text(data: dict[str, Any], key: str) -> str:
     """The replay as a script that registers it (file:// pages cannot fetch JSON)."""
-    # Escaped for a <script> context: nothing in the data can close the tag or open a comment.
-    payload = _script_json(data)
+    # Escaped for a <script> context: nothing in the data can close the tag or open a comment
+    # (the packed part is base64: letters, digits, '+', '/', '=').
+    payload = _script_json(pack(data))
     name = _script_json(key)
     return f"window.ARENA_REPLAYS=window.ARENA_REPLAYS||{{}};window.ARENA_REPLAYS[{name}]={payload};\n"
+
+
+def read_script(text: str) -> dict[str, Any]:
+    """The data of a replay script as `script_text` wrote it (unpacked); ValueError otherwise."""
+    head, _, rest = text.partition("]=")
+    if not head.startswith("window.ARENA_REPLAYS") or not rest:
+        raise ValueError("not a replay script")
+    try:
+        stored = json.loads(rest.rstrip().rstrip(";"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the replay script's data does not read: {error}") from None
+    if not isinstance(stored, dict):
+        raise ValueError("the replay script's data is not an object")
+    return unpack(stored)

@@ -4,7 +4,8 @@ published as it is); the served one answers without them:
 
 - a game's replay script (`replays/<key>.r<N>.js`): each decision's stderr lines and each
   forfeit's last lines become null (the viewer then says they are not shown), think time
-  and choices stay;
+  and choices stay (the decisions are in the script's compressed part: it is inflated,
+  stripped and packed again, `arena.site.replay.unpack`/`pack`);
 - a bot's page (`bots/<slug>.html`): its log excerpts are replaced by a note;
 - a game's page (`games/<key>.html`): each incident's last stderr lines, likewise.
 
@@ -37,7 +38,13 @@ def strip_replay(text: str) -> str:
     found = SCRIPT.match(text)
     if not found:
         return "/* this replay is not shown while stderr is hidden */\n"
-    data = json.loads(found.group(2))
+    from arena.site.replay import pack, unpack
+
+    try:
+        stored = json.loads(found.group(2))
+        data = unpack(stored)  # the decisions are in the packed part
+    except ValueError:
+        return "/* this replay is not shown while stderr is hidden */\n"
     for decision in data.get("decisions") or []:
         if isinstance(decision, list) and len(decision) > 2:
             decision[2] = None
@@ -45,7 +52,8 @@ def strip_replay(text: str) -> str:
         if isinstance(fault, list) and len(fault) > 4:
             fault[4] = None
     # As the site writes them: no '<' in a script's strings (nothing can close a tag).
-    return found.group(1) + json.dumps(data, separators=(",", ":")).replace("<", "\\u003c") + found.group(3)
+    out = pack(data) if "z" in stored else data
+    return found.group(1) + json.dumps(out, separators=(",", ":")).replace("<", "\\u003c") + found.group(3)
 
 
 class HideStderr:

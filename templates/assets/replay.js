@@ -1,5 +1,7 @@
-/* arena replay viewer. The game page loads replays/<key>.r1.js, which registers the data
-   in window.ARENA_REPLAYS; this script loads the game's own drawing script beside it,
+/* arena replay viewer. The game page loads replays/<key>.r4.js, which registers the data
+   in window.ARENA_REPLAYS: the small facts as they are, the bulk (steps, frames, ...)
+   zlib-compressed and base64 in `z`, which this script inflates (DecompressionStream, no
+   fetch: it works from file://). Then it loads the game's own drawing script beside it,
    assets/replay-<game>.js (engine/<game>/replay.js, which registers itself in
    window.ARENA_VIEWERS), and draws the replay with it. Data shape: arena/site/replay.py.
    Everything from the data is put in the page with textContent, never as markup.
@@ -12,34 +14,64 @@
   var root = document.getElementById("replay");
   if (!root) return;
   var key = root.getAttribute("data-key");
-  var data = (window.ARENA_REPLAYS || {})[key];
-  if (!data) return; // the page keeps its "not rendered" message
-  root.textContent = "";
-  if (data.error) {
-    note(root, "This game cannot be replayed: " + data.error);
-    return;
-  }
+  var stored = (window.ARENA_REPLAYS || {})[key];
+  if (!stored) return; // the page keeps its "not rendered" message
   var here = document.currentScript ? document.currentScript.src : "";
-  if (!/^[a-z0-9-]+$/.test(String(data.game))) {
-    note(root, "No replay viewer for this game.");
+  if (stored.error) {
+    root.textContent = "";
+    note(root, "This game cannot be replayed: " + stored.error);
     return;
   }
-  var script = document.createElement("script");
-  script.src = here.slice(0, here.lastIndexOf("/") + 1) + "replay-" + data.game + ".js";
-  script.onload = function () {
-    var make = (window.ARENA_VIEWERS || {})[data.game];
-    if (make) start(make);
-    else note(root, "No replay viewer for " + data.game + ".");
-  };
-  script.onerror = function () { note(root, "No replay viewer for " + data.game + "."); };
-  document.head.appendChild(script);
-
-  var players = data.players, steps = data.steps, frames = data.frames, cards = data.cards;
-  var last = frames.length - 1;
+  var data, players, steps, frames, cards, last;
   var CHECK = 64; // keep a full copy of every 64th frame so a jump is fast
   var checkpoints = {};
+  unpack(stored).then(begin, function (error) {
+    root.textContent = "";
+    note(root, "This replay cannot be read: " + (error && error.message ? error.message : error));
+  });
 
-  /* --- frames: the same patch and mask rules as report_replay.py ----------------------- */
+  /* --- the stored data: `z` inflated back into the data (arena/site/replay.py, pack) -- */
+  function unpack(packed) {
+    if (!("z" in packed)) return Promise.resolve(packed);
+    if (typeof DecompressionStream === "undefined" || typeof Blob === "undefined" || !Blob.prototype.stream) {
+      return Promise.reject(new Error("this browser cannot unpack it (it needs DecompressionStream: " +
+        "Chrome 80, Firefox 113, Safari 16.4 or later)."));
+    }
+    var text = atob(packed.z), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(function (json) {
+      var bulk = JSON.parse(json), out = {}, name;
+      for (name in packed) if (name !== "z") out[name] = packed[name];
+      for (name in bulk) out[name] = bulk[name];
+      return out;
+    });
+  }
+  function begin(full) {
+    data = full;
+    players = data.players; steps = data.steps; frames = data.frames; cards = data.cards;
+    last = frames.length - 1;
+    decisions = data.decisions || null;
+    legal = data.legal || null;
+    actions = data.actions || [];
+    (data.faults || []).forEach(function (fault) { (faults[fault[0]] = faults[fault[0]] || []).push(fault); });
+    root.textContent = "";
+    if (!/^[a-z0-9-]+$/.test(String(data.game))) {
+      note(root, "No replay viewer for this game.");
+      return;
+    }
+    var script = document.createElement("script");
+    script.src = here.slice(0, here.lastIndexOf("/") + 1) + "replay-" + data.game + ".js";
+    script.onload = function () {
+      var make = (window.ARENA_VIEWERS || {})[data.game];
+      if (make) start(make);
+      else note(root, "No replay viewer for " + data.game + ".");
+    };
+    script.onerror = function () { note(root, "No replay viewer for " + data.game + "."); };
+    document.head.appendChild(script);
+  }
+
+  /* --- frames: the same patch and mask rules as arena/site/replay.py ------------------ */
   function patch(old, change) {
     var out = {}, zone;
     for (zone in old) out[zone] = old[zone];
@@ -183,10 +215,9 @@
   }
 
   /* --- the acting bot's decision: think time, choices, stderr (absent in older games) --- */
-  var decisions = data.decisions || null; // per step: [think_s, legal, stderr lines] or null
-  var legal = data.legal || null, actions = data.actions || []; // per step: [chosen, ...legal] numbers into actions
+  var decisions = null; // per step: [think_s, legal, stderr lines] or null (set by begin)
+  var legal = null, actions = []; // per step: [chosen, ...legal] numbers into actions
   var faults = {}; // step -> [[step, seat, reason, detail, last stderr lines], ...]
-  (data.faults || []).forEach(function (fault) { (faults[fault[0]] = faults[fault[0]] || []).push(fault); });
   var FEW_ACTIONS = 8; // a list this short is shown open; a longer one is collapsed until opened
   var actionsOpen = null; // the reader opened or closed the list: kept from step to step
   function seconds(value) {
