@@ -96,7 +96,7 @@ def test_python_bots_carry_the_helper_and_import_nothing_of_arena(folder):
     outside_stdlib = imported - local - set(sys.stdlib_module_names)
     assert not outside_stdlib, f"{folder.name} needs {outside_stdlib}, which the base image lacks"
     if "arena_bot" in imported:
-        assert (folder / "arena_bot.py").read_bytes() == (ROOT / "arena" / "arena_bot.py").read_bytes()
+        assert (folder / "arena_bot.py").read_bytes() == (ROOT / "bots" / "arena_bot.py").read_bytes()
 
 
 # -- real matches (local sandbox) ----------------------------------------------------------

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import arena_bot
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.game.protocol import (
+    PROTOCOL_VERSION,
     ActionAnswer,
     Ready,
     decode_bot,
@@ -22,6 +22,7 @@ from arena.game.protocol import (
 )
 from arena.sandbox.base import BotFault, Reason
 from engine import get_game
+from tests.arena_bot_helper import HELPER, arena_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "protocol.md"
@@ -186,11 +187,20 @@ def test_the_helper_stops_at_end_of_input():
 
 
 def test_every_example_bot_carries_the_current_helper():
-    canonical = (ROOT / "arena" / "arena_bot.py").read_bytes()
+    canonical = HELPER.read_bytes()
     copies = list((ROOT / "bots").glob("*/arena_bot.py"))
     assert copies, "the example Python bots use the helper"
     for copy in copies:
-        assert copy.read_bytes() == canonical, f"{copy} differs from arena/arena_bot.py: copy it again"
+        assert copy.read_bytes() == canonical, f"{copy} differs from bots/arena_bot.py: copy it again"
+
+
+def test_the_helper_speaks_arenas_protocol_version():
+    # The helper lives outside the package (a bot carries a copy of it): its version is a
+    # copy too, checked here against the protocol's one home.
+    assert HELPER.parent == ROOT / "bots" and not (ROOT / "arena" / "arena_bot.py").exists()
+    assert arena_bot.PROTOCOL_VERSION == PROTOCOL_VERSION
+    answers, _ = run_helper(lambda observation, legal: 0, HELLO)
+    assert answers[0]["protocol"] == PROTOCOL_VERSION
 
 
 def write_manifest(folder: Path, text: str) -> Path:

@@ -362,7 +362,7 @@ def test_the_python_helper_reseeds_from_each_start_so_a_session_plays_each_game_
     import io
     import random
 
-    from arena import arena_bot
+    from tests.arena_bot_helper import arena_bot
     hello = {"type": "hello", "protocol": 1, "game": "nim-test", "players": 2, "rules": {"stones": 5}, "games": 2,
              "seed": 42, "limits": {"startup_s": 1, "decision_s": 1, "time_bank_s": 1, "max_line_bytes": 100,
                                     "memory_mb": 64}}

@@ -70,6 +70,7 @@ app.add_typer(images_app, name="images")
 def main() -> None:
     """Entry point of the `arena` command."""
     from arena.config.botfolder import BotFolderError
+    from arena.limits import LimitsError
     from arena.run.match import MatchError
     from arena.run.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
@@ -82,7 +83,7 @@ def main() -> None:
         app()
     except (
         GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused,
-        ReportError, WebError,
+        ReportError, WebError, LimitsError,
     ) as mistake:
         errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)

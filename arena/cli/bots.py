@@ -81,7 +81,7 @@ def submit_command(
             submit_remote(bot_dir, to, read_token(token_file), say=say, league=league is not None, wait_s=wait_s)
         )
     from arena.config.botcopy import FolderLimits, FolderLimitsError
-    from arena.config.tournament import limits_from_flags
+    from arena.limits import limits_from_flags
     from arena.run.tournament import load_tournament
     from arena.store.registry import submit_bot
 

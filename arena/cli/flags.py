@@ -1,7 +1,7 @@
 """The limit flags, declared once for every command that takes them. A match's (`arena
 match`, `arena play`, `arena submit`'s smoke match) show their default; a tournament's and
 a league's (`arena run`, `arena league`) override the file's `[limits]` table. None is a
-flag not given; arena.config checks the values (`limits_from_flags`, the file's loader)."""
+flag not given; arena.limits checks the values (`limits_from_flags`, the file's loader)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from arena.sandbox.base import Limits
+from arena.limits import Limits, help_of
 
-_LIMITS = Limits()  # the defaults shown in --help (one definition: arena.sandbox.Limits)
+_LIMITS = Limits()  # the defaults shown in --help (one definition: arena.limits.Limits)
 
 # A match's limit flags (and `arena submit`'s smoke match's).
 DecisionFlag = Annotated[
@@ -31,7 +31,7 @@ FileDecisionFlag = Annotated[Optional[float], typer.Option(help="Seconds per dec
 FileTimeBankFlag = Annotated[Optional[float], typer.Option(help="Time bank per bot per game, seconds.")]
 FileStartupFlag = Annotated[Optional[float], typer.Option(help="Seconds from start to `ready`.")]
 FileMemoryFlag = Annotated[Optional[int], typer.Option(help="Memory per bot, MB.")]
-FileCpuFlag = Annotated[Optional[int], typer.Option(help="CPU seconds per bot per game.")]
+FileCpuFlag = Annotated[Optional[int], typer.Option(help=help_of("cpu_s"))]  # what cpu_s means: arena.limits
 
 
 def overrides_of(settings: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:

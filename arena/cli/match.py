@@ -70,7 +70,7 @@ def match_command(
     ] = False,
 ) -> None:
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
-    from arena.config.tournament import limits_from_flags
+    from arena.limits import limits_from_flags
     from arena.ratings.sprt import SprtError, SprtSettings
     from arena.run.match import run_match, standings
 
@@ -226,9 +226,9 @@ def play_command(
     exactly what your seat may see and offers your legal moves; each finished game is stored
     in --out (`arena report OUT` draws its replays); Ctrl-C stops.
     """
-    from arena.config.tournament import limits_from_flags
     from arena.human.serve import run_play
     from arena.human.table import PlayError, TableConfig
+    from arena.limits import limits_from_flags
 
     try:
         rules = get_game(game).parse_options(rule or [])

@@ -30,8 +30,8 @@ from pydantic import (
     model_validator,
 )
 
+from arena.limits import LimitsSettings
 from arena.ratings.ledger import RatingSettings
-from arena.sandbox import Limits
 from engine.api import GameError
 from engine.registry import get_game
 
@@ -110,51 +110,8 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class LimitsConfig(Strict):
-    """Per bot per game: start-up, per decision, time bank, memory, CPU. The defaults are
-    `arena.sandbox.Limits`'s (the one definition); the bounds are checked here, once, for
-    the tournament file and for every command's limit flags (`limits_from_flags`)."""
-
-    startup_s: float = Field(Limits.startup_s, gt=0, le=600, description="Seconds from start to the bot's `ready`.")
-    decision_s: float = Field(Limits.decision_s, gt=0, le=600, description="Seconds per decision before the time bank.")
-    time_bank_s: float = Field(
-        Limits.time_bank_s, ge=0, le=3600, description="Extra seconds per game, spent on overruns."
-    )
-    memory_mb: int = Field(Limits.memory_mb, ge=16, le=65536, description="Memory per bot, MB.")
-    cpu_s: int = Field(Limits.cpu_s, ge=1, le=86400, description="CPU seconds per bot per game.")
-    cpus: float = Field(Limits.cpus, gt=0, le=64, description="CPU share in the docker sandbox.")
-
-    def limits(self) -> Limits:
-        """The sandbox's Limits."""
-        return Limits(
-            startup_s=self.startup_s,
-            decision_s=self.decision_s,
-            time_bank_s=self.time_bank_s,
-            memory_mb=self.memory_mb,
-            cpu_s=self.cpu_s,
-            cpus=self.cpus,
-        )
-
-
-def limits_from_flags(**flags: float | int | None) -> Limits:
-    """The Limits of a command's limit flags (None: the default); TournamentError names each
-    bad flag (`--decision-s 0: must be greater than 0`)."""
-    try:
-        return LimitsConfig(**{key: value for key, value in flags.items() if value is not None}).limits()
-    except ValidationError as invalid:
-        raise TournamentError(
-            [
-                f"--{str(error['loc'][0]).replace('_', '-')} {_shown(error.get('input'))}: "
-                + error["msg"].removeprefix("Input should be ").replace("greater", "must be greater")
-                .replace("less", "must be less")
-                for error in invalid.errors()
-            ],
-            "limit flags",
-        ) from None
-
-
-def _shown(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+# The files' `limits` table: made from the one definition of the limits (arena/limits.py).
+LimitsConfig = LimitsSettings
 
 
 class RatingConfig(Strict):

@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from arena.faults import BotFault, Reason
+from arena.limits import LimitsInfo  # made from the one definition of the limits
 from engine.api import Game, GameError
 
 PROTOCOL_VERSION = 1
@@ -36,17 +37,6 @@ PROTOCOL_VERSION = 1
 
 class _RefereeMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class LimitsInfo(BaseModel):
-    """The limits a bot plays under, told in `hello` (seconds and bytes)."""
-
-    model_config = ConfigDict(extra="forbid")
-    startup_s: float = Field(description="From process start to the `ready` answer.")
-    decision_s: float = Field(description="Per decision, before the time bank is drawn on.")
-    time_bank_s: float = Field(description="Extra time for the whole match, spent on overruns.")
-    max_line_bytes: int = Field(description="Longest line the bot may write.")
-    memory_mb: int = Field(description="Memory limit of the bot (all its processes).")
 
 
 class Hello(_RefereeMessage):

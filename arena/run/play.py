@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from arena.config.field import BotRef, SeatFactory
 from arena.config.tournament import LimitsConfig, Strict, TournamentError
-from arena.game.protocol import Hello, LimitsInfo, MatchOver
+from arena.game.protocol import Hello, MatchOver
 from arena.game.record import GameResult
 from arena.game.referee import play_game
 from arena.game.seats import RemoteBot, Seat
@@ -110,17 +110,6 @@ def close_sandboxes(sessions: bool = True) -> None:
         box.close()
 
 
-def limits_info(limits: Limits) -> LimitsInfo:
-    """The part of the limits a bot is told in `hello`."""
-    return LimitsInfo(
-        startup_s=limits.startup_s,
-        decision_s=limits.decision_s,
-        time_bank_s=limits.time_bank_s,
-        max_line_bytes=limits.max_line_bytes,
-        memory_mb=limits.memory_mb,
-    )
-
-
 def remote_bot(
     bot: BotSpec,
     sandbox: Sandbox,
@@ -136,7 +125,7 @@ def remote_bot(
 ) -> RemoteBot:
     """A bot program as a seat, with the `hello` it will get: the one way a tournament game
     and a match set a bot up (its seed from the run's key, `arena.store.seeds`)."""
-    hello = Hello(game=game, players=players, rules=dict(rules), games=games, seed=seed, limits=limits_info(limits))
+    hello = Hello(game=game, players=players, rules=dict(rules), games=games, seed=seed, limits=limits.told())
     return RemoteBot(bot, sandbox, limits, hello, slot=slot, session=session)
 
 

@@ -1,9 +1,9 @@
 """The one interface both sandboxes (local process, Docker container) implement.
 
 A `Sandbox` starts a bot and returns a `BotProcess`: a running bot that takes lines on
-stdin and gives lines on stdout, within `Limits`. Every fault of the bot is a `BotFault`
-with a `Reason`; a failure of arena's own machinery (e.g. the Docker engine) is a
-`SandboxError` and is never charged to the bot.
+stdin and gives lines on stdout, within `Limits` (their one definition: `arena.limits`).
+Every fault of the bot is a `BotFault` with a `Reason`; a failure of arena's own
+machinery (e.g. the Docker engine) is a `SandboxError` and is never charged to the bot.
 
 Shared building blocks for implementations (line caps, stderr log, time bank, exit
 words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
@@ -25,24 +25,7 @@ from pathlib import Path
 
 # The fault vocabulary is shared with the protocol and the game record (arena/faults.py).
 from arena.faults import BotFault, Reason, SandboxError  # noqa: F401 (their home; imported from here too)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource and time limits of one bot in one match (all settings)."""
-
-    startup_s: float = 10.0  # from start to the handshake answer
-    decision_s: float = 1.0  # per decision, before the time bank is drawn on
-    time_bank_s: float = 10.0  # shared by the whole match, spent on overruns
-    max_line_bytes: int = 1 << 20  # one line of output
-    max_decision_bytes: int = 4 << 20  # all output while one decision is awaited
-    stderr_keep_bytes: int = 64 << 10  # kept of the bot's log (the rest is drained and dropped)
-    memory_mb: int = 512
-    cpu_s: int = 600  # CPU seconds for the whole match (RLIMIT_CPU is cumulative)
-    cpus: float = 1.0  # Docker CPU quota
-    pids: int = 64
-    file_size_mb: int = 16
-    open_files: int = 64
+from arena.limits import Limits  # noqa: F401 (their one definition; imported from here too)
 
 
 @dataclass(frozen=True)

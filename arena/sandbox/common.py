@@ -216,7 +216,7 @@ def fault_for_exit(status: int | None, limits: Limits, oom: bool = False) -> Bot
     if oom:
         return BotFault(Reason.OUT_OF_MEMORY, f"was killed for using more than {limits.memory_mb} MB")
     if status is not None and status < 0 and -status == signal.SIGXCPU:
-        return BotFault(Reason.TIMEOUT, f"used up its CPU budget of {limits.cpu_s} s for the match")
+        return BotFault(Reason.TIMEOUT, f"used up its CPU budget of {limits.cpu_s} s")
     if status is not None and status < 0 and -status == signal.SIGXFSZ:
         return BotFault(Reason.CRASH, f"wrote a file larger than {limits.file_size_mb} MB (SIGXFSZ)")
     return BotFault(Reason.CRASH, describe_exit(status))

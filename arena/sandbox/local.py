@@ -3,8 +3,8 @@
 How a bot is started (its cost is measured in docs/performance.md):
 1. A small exec shim (arena's Python, `-I -S`) joins the bot's cgroup (pids.max and a
    memory limit, see `arena.sandbox.cgroups`), sets oom_score_adj 1000 and the rlimits
-   (RLIMIT_DATA, RLIMIT_CPU as the whole-match CPU budget, RLIMIT_FSIZE, RLIMIT_NOFILE,
-   no core files): rlimits are set in the child without `preexec_fn`, which can
+   (RLIMIT_DATA, RLIMIT_CPU as the process's CPU budget (a game's: `arena.limits`),
+   RLIMIT_FSIZE, RLIMIT_NOFILE, no core files): rlimits are set in the child without `preexec_fn`, which can
    deadlock a threaded parent.
 2. When it can (root): the shim unshares the network, PID, mount, IPC and UTS
    namespaces, forks their init (PID 1) and waits for it. The init, still root, builds
