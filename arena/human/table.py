@@ -29,9 +29,9 @@ from arena.game.seats import RemoteBot, Seat
 from arena.human.games import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
 from arena.run.play import remote_bot
-from arena.run.schedule import ScheduledGame, key_order
 from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
 from arena.store.db import BotRecord, Store, StoreError, content_hash
+from arena.store.keys import ScheduledGame, key_order
 from arena.store.seeds import RunKey
 from engine.api import GameError
 from engine.registry import get_game

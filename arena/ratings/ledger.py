@@ -2,7 +2,7 @@
 
 Each game is one `rate()` in which every bot is a one-player group, ranked by place
 (place 1 -> rank 0; equal places are a tie). Results are sorted by their scheduled game
-key (`schedule.key_order`), never by the order they finished in, so the same tournament
+key (`arena.store.keys.key_order`), never by the order they finished in, so the same tournament
 gives the same ratings whatever --jobs, a cluster or a resume did.
 
 In duplicate mode the games of one deal (every seat rotation of one table) are rated
@@ -39,7 +39,7 @@ import trueskill
 from arena.game.record import GameResult
 from arena.ratings import trueskill_ffa
 from arena.ratings.confidence import Confidence
-from arena.run.schedule import key_order
+from arena.store.keys import key_order
 
 # Digits for the last retry when even mpmath at its default precision gives up.
 FALLBACK_DIGITS = 60

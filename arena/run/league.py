@@ -72,9 +72,10 @@ from arena.run.matchmaker import Candidate, make_tables
 from arena.run.members import Membership, ref_of
 from arena.run.play import PlayedGame
 from arena.run.runner import Runner, render_report
-from arena.run.schedule import ScheduledGame, key_order, rotate
+from arena.run.tables import rotate
 from arena.sandbox import Sandbox
 from arena.store.db import MemberRow, Store
+from arena.store.keys import ScheduledGame, deal_key, key_order
 from arena.store.seeds import RunKey
 
 __all__ = [
@@ -295,7 +296,7 @@ class _League(Membership, Runner):
         seated = make_tables(candidates, seats, tables, rng, random_share=self.config.random_share)
         games = []
         for table_no, table in enumerate(seated, start=1):
-            seed = self.key.deal_seed(f"{b:05d}-{table_no:05d}")
+            seed = self.key.deal_seed(deal_key(b, table_no))
             for rotation in range(self.rotations):
                 games.append(ScheduledGame(b, table_no, rotation, rotate(table, rotation), seed))
         self.store.schedule(games, first_seq=self.seq + 1)

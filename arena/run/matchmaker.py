@@ -21,11 +21,12 @@ one table per `seats` bots gives every bot one game (a few two when the seats do
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from arena.run.tables import seat_by_use
 
 NEWCOMER_GAMES = 10  # below this many games a bot is a newcomer: it is seated first
 RANDOM_SHARE = 0.15  # the chance that a seat goes to a bot drawn at random
@@ -89,15 +90,8 @@ def make_tables(
                 table.append(near[rng.randrange(len(near))])
         for c in table:
             uses[c.bot] += 1
-        seated = _seat_by_use([c.bot for c in table], seat_use, rng)
+        seated = seat_by_use([c.bot for c in table], seat_use, rng)
         for seat, bot in enumerate(seated):
             seat_use[(bot, seat)] += 1
         out.append(seated)
     return out
-
-
-def _seat_by_use(bots: list[str], seat_use: Counter[tuple[str, int]], rng: random.Random) -> tuple[str, ...]:
-    """The seat order that puts each bot where it has sat least (ties broken at random)."""
-    orders = list(itertools.permutations(bots))
-    rng.shuffle(orders)
-    return min(orders, key=lambda order: sum(seat_use[(bot, seat)] for seat, bot in enumerate(order)))

@@ -20,10 +20,10 @@ from arena.config.botcopy import vet_bot_folder
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.config.field import BotRef
 from arena.run.play import load_spec
-from arena.run.schedule import ScheduledGame
 from arena.sandbox import BotFault
 from arena.sandbox.access import NOBODY, nobody_may
 from arena.store.db import MemberRow
+from arena.store.keys import ScheduledGame
 from arena.store.registry import RegistryEntry, list_registry
 
 

@@ -42,6 +42,7 @@ from arena.game.record import GameResult
 from arena.game.referee import play_game
 from arena.game.seats import RemoteBot, Seat
 from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
+from arena.store.keys import rotation_of as key_rotation
 
 
 class AheadSlot(Strict):
@@ -163,8 +164,7 @@ class Slot:
 
 def rotation_of(spec: GameSpec) -> str:
     """The seat rotation of the game's deal (its key is DEAL-ROTATION); "0" otherwise."""
-    prefix = spec.deal + "-"
-    return spec.key[len(prefix):] if spec.key.startswith(prefix) else "0"
+    return key_rotation(spec.key, spec.deal)
 
 
 def slot_name(key: tuple[str, str, str, str, int], k: int) -> str:

@@ -39,9 +39,9 @@ from arena.run.play import (
     play_scheduled_game,
     sandbox_named,
 )
-from arena.run.schedule import ScheduledGame
 from arena.sandbox import Sandbox
 from arena.store.db import DuplicateResult, Store
+from arena.store.keys import ScheduledGame
 from arena.store.seeds import RunKey
 
 # Games the worker pool may choose among for its next game (schedule order otherwise).

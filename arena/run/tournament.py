@@ -48,16 +48,11 @@ from arena.ratings.ledger import (
 )
 from arena.run.play import GameSpec, PlayedGame, load_spec, play_scheduled_game
 from arena.run.runner import Runner, render_report
-from arena.run.schedule import (
-    ScheduledGame,
-    ScheduleError,
-    SwissEntry,
-    gauntlet,
-    round_robin,
-    swiss_round,
-)
+from arena.run.schedule import ScheduleError, gauntlet, round_robin
+from arena.run.swiss import SwissEntry, swiss_round
 from arena.sandbox import BotFault, Sandbox
 from arena.store.db import Store
+from arena.store.keys import ScheduledGame
 from arena.store.seeds import RunKey
 
 __all__ = [

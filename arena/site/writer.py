@@ -62,6 +62,7 @@ from arena.site.pages import (
 )
 from arena.site.replay import FORMAT, ReplayUnavailable, replay_frames, script_text
 from arena.store.db import BotRecord, MemberRow
+from arena.store.keys import deal_of
 from engine.registry import all_games
 
 SITE_DIR = "site"
@@ -156,17 +157,13 @@ def rate_with_confidence(
     rated = [
         RatedGame(
             key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits),
-            deal=_deal(game.key) if duplicate else None,
+            deal=deal_of(game.key) if duplicate else None,
         )
         for game in games
     ]
     standings, points, confidence = rate_cached(rated, bots, settings, cache, inherit)
     history = {bot: [(p.games, p.mu, p.sigma, p.conservative) for p in line] for bot, line in points.items()}
     return standings, history, confidence
-
-
-def _deal(key: str) -> str:
-    return key.rsplit("-", 1)[0]
 
 
 def _can_fork() -> bool:

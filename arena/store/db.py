@@ -76,7 +76,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from arena.game.record import GameResult, Incident, Replay
-from arena.run.schedule import ScheduledGame, key_order
+from arena.store.keys import ScheduledGame, key_order
 from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
