@@ -111,21 +111,8 @@ def _give_back(out: Path, uid: int, gid: int) -> None:
             pass
 
 
-# A tiny shim in the build's child: rlimits, nobody when root, then exec (no preexec_fn).
-_SHIM = r"""
-import os, resource, sys
-cpu, data, fsize, drop = (int(x) for x in sys.argv[1:5])
-resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-resource.setrlimit(resource.RLIMIT_DATA, (data, data))
-resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-if drop:
-    os.setgroups([]); os.setgid(65534); os.setuid(65534)
-try:
-    os.execv(sys.argv[5], sys.argv[6:])
-except OSError as error:
-    sys.stderr.write(f"cannot run {sys.argv[5]!r}: {error.strerror}\n"); sys.exit(126)
-"""
+# The build's child, a program of its own: rlimits, nobody when root, then exec (no preexec_fn).
+SHIM = Path(__file__).with_name("build_shim.py")
 
 
 def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
@@ -140,7 +127,7 @@ def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
     if found is None or not Path(found).is_file():
         raise BuildFailed(_failed(spec, 127).split("; its output")[0])
     argv = [
-        sys.executable, "-I", "-S", "-c", _SHIM, str(int(timeout_s) + 1), str(BUILD_MEMORY_MB << 20),
+        sys.executable, "-I", "-S", str(SHIM), str(int(timeout_s) + 1), str(BUILD_MEMORY_MB << 20),
         str(BUILD_FILE_MB << 20), "1" if root else "0", found, *spec.build,
     ]
     process = subprocess.Popen(

@@ -24,6 +24,7 @@ import errno
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 # (AUDIT_ARCH_*, the numbers of add_key, request_key, keyctl, a mask for the ABI's flag bit)
 ABIS = {
@@ -70,14 +71,7 @@ def filter_program() -> list[tuple[int, int, int, int]] | None:
     return program
 
 
-_CLEAR = r"""
-import ctypes, os, sys
-uid, keyctl = int(sys.argv[1]), int(sys.argv[2])
-os.setgroups([]); os.setgid(uid); os.setuid(uid)
-libc = ctypes.CDLL(None, use_errno=True)
-for ring in (-4, -5):  # the user's keyring and its user session keyring
-    libc.syscall(keyctl, 7, ring)  # KEYCTL_CLEAR
-"""
+CLEAR = Path(__file__).with_name("keyring_clear.py")  # a program of its own, run as the user
 
 
 def clear_user_keyrings(uid: int, python: str | None = None) -> bool:
@@ -88,7 +82,7 @@ def clear_user_keyrings(uid: int, python: str | None = None) -> bool:
         return False
     try:
         done = subprocess.run(
-            [python or sys.executable, "-I", "-S", "-c", _CLEAR, str(uid), str(number)],
+            [python or sys.executable, "-I", "-S", str(CLEAR), str(uid), str(number)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):

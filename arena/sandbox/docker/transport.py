@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import math
 import os
 import select
 import shutil
@@ -24,15 +23,12 @@ from typing import TYPE_CHECKING, Any
 import docker
 import docker.errors
 
-from arena.sandbox.base import BotFault, BotProcess, Limits, Reason, SandboxError
+from arena.sandbox.base import BotFault, Limits, Reason, SandboxError
 from arena.sandbox.common import (
     CLOSED_STDOUT,
     STOPPED_READING,
-    LineBuffer,
-    StderrLog,
     describe_exit,
     fault_for_exit,
-    input_wait_s,
 )
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
@@ -45,6 +41,7 @@ from arena.sandbox.docker.engine import (
     _is_gone,
     _remove_quietly,
 )
+from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
 
 if TYPE_CHECKING:
     from arena.sandbox.docker import DockerSandbox
@@ -138,7 +135,7 @@ def _close_all() -> None:
             pass
 
 
-class DockerBotProcess(BotProcess):
+class DockerBotProcess(BotStdio):
     """A bot running in a container: stdin/stdout over two pipes or the attach socket.
 
     The attach socket is always there: it brings the bot's stderr (and, without pipes, its
@@ -155,7 +152,7 @@ class DockerBotProcess(BotProcess):
     ):
         self.sandbox = sandbox
         self.container = container
-        self.limits = limits
+        self._init_stdio(limits)
         self.io_dir = io_dir
         self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
@@ -187,13 +184,8 @@ class DockerBotProcess(BotProcess):
         self._header = bytearray()  # the part of a frame header read so far
         self._frame_stream = 0  # stream of the frame being read: 1 stdout, 2 stderr
         self._frame_left = 0  # payload bytes of that frame still to come (0: a header is next)
-        self._stdout = LineBuffer.from_limits(limits)
-        self._stderr = StderrLog(limits.stderr_keep_bytes)
         self._eof = False  # the container's output has ended (and was all read)
         self._stdout_closed = False  # the bot closed its stdout; its container may still run
-        self._fault: BotFault | None = (
-            None  # a fault that ends the bot: raised again if asked again
-        )
         self._closed = False
         self._oom: bool | None = None
         _OPEN.add(self)
@@ -213,7 +205,7 @@ class DockerBotProcess(BotProcess):
         """Read what is ready (waiting at most `wait_s` for something) and route it."""
         if self._eof:
             return
-        ready = {fd for fd, _ in self._reading.poll(_milliseconds(wait_s))}
+        ready = {fd for fd, _ in self._reading.poll(milliseconds(wait_s))}
         if self._out_fd is not None and self._out_fd in ready:
             self._read_pipe()
         if self._sock_fd in ready:  # data, or the end (POLLHUP): recv tells which
@@ -225,22 +217,13 @@ class DockerBotProcess(BotProcess):
 
     def _read_pipe(self) -> bool:
         """Read from the stdout pipe (at most 1 MiB); True if the pipe may hold more."""
-        for _ in range(16):  # bounded, so a flooding bot cannot keep us past a deadline
-            try:
-                chunk = os.read(self._out_fd, 1 << 16)
-            except BlockingIOError:
-                return False
-            if not chunk:
-                # Every writer has closed it: the bot closed its stdout or ended.
-                if not self._stdout_closed:
-                    self._stdout_closed = True
-                    for poller in (self._reading, self._writing):
-                        poller.unregister(self._out_fd)  # else it is "ready" forever
-                return False
-            self._stdout.feed(chunk)
-            if len(chunk) < (1 << 16):
-                return False
-        return True
+        more, ended = read_chunks(self._out_fd, self._stdout.feed)
+        if ended and not self._stdout_closed:
+            # Every writer has closed it: the bot closed its stdout or ended.
+            self._stdout_closed = True
+            for poller in (self._reading, self._writing):
+                poller.unregister(self._out_fd)  # else it is "ready" forever
+        return more
 
     def _read_socket(self) -> None:
         for _ in range(16):  # at most 1 MiB per call, so a stderr flood cannot keep us here
@@ -288,38 +271,21 @@ class DockerBotProcess(BotProcess):
                 # stderr (with pipes, the container's own stdout only carries init's words)
                 self._stderr.append(payload)
 
-    def receive_line(self, timeout_s: float) -> bytes:
-        """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
-        self._check_open()
-        if self._fault is not None:
-            raise self._fault
-        began = time.monotonic()
-        deadline = began + max(0.0, timeout_s)
-        # Attach mode: a wait that lasts looks now and then whether the bot still holds its
-        # stdout (answers come sooner than the first look, so they cost nothing).
-        next_look = began + WATCH_EVERY_S if self.watch is not None else math.inf
-        try:
-            while True:
-                line = self._stdout.next_line()
-                if line is not None:
-                    return line
-                if self._eof or self._stdout_closed:
-                    raise self._end_fault()
-                now = time.monotonic()
-                self._pump(min(deadline, next_look) - now)
-                if self._stdout.has_line() or self._eof or self._stdout_closed:
-                    continue
-                now = time.monotonic()
-                if now >= next_look and now < deadline:
-                    next_look = now + WATCH_EVERY_S
-                    self._look_at_stdout()
-                    continue
-                if now >= deadline:
-                    raise self._timeout(f"did not answer within {timeout_s:.3g} s", timeout_s > 0)
-        except BotFault as fault:
-            if fault.reason is not Reason.TIMEOUT:
-                self._fault = fault
-            raise
+    @property
+    def LOOK_EVERY_S(self) -> float | None:  # noqa: N802 - BotStdio's setting, per process here
+        """Attach mode, when /proc can tell: how often a long wait looks at the bot's stdout."""
+        return WATCH_EVERY_S if self.watch is not None else None
+
+    @property
+    def END_BEFORE_WRITE(self) -> bool:  # noqa: N802
+        """Over the attach socket nothing is written to a bot whose output has ended."""
+        return self._in_fd is None
+
+    def _output_ended(self) -> bool:
+        return self._eof or self._stdout_closed
+
+    def _look(self) -> None:
+        self._look_at_stdout()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -337,7 +303,7 @@ class DockerBotProcess(BotProcess):
         if not (self._eof or self._stdout.has_line()) and self.watch.closed():
             self._stdout_closed = True
 
-    def _timeout(self, detail: str, waited: bool = True) -> BotFault:
+    def _timeout(self, detail: str, waited: bool) -> BotFault:
         """TIMEOUT with `detail`, after making sure the engine did not cause it.
 
         Over the attach socket the engine carries stdin and stdout: if it does not answer
@@ -348,7 +314,10 @@ class DockerBotProcess(BotProcess):
             self.sandbox.check_engine(f"when {self.container.name} {detail}")
         return BotFault(Reason.TIMEOUT, detail)
 
-    def _end_fault(self) -> BotFault:
+    def _stopped_reading(self) -> BotFault:
+        return self._timeout(STOPPED_READING, True)
+
+    def _end_fault(self, pipe: str = "stdout") -> BotFault:
         """Why the bot's output ended: OUT_OF_MEMORY, CRASH with its exit code / signal, or
         CRASH because it closed its stdout and kept running."""
         if not self._eof:
@@ -398,7 +367,7 @@ class DockerBotProcess(BotProcess):
         poller.register(self._sock_fd, select.POLLIN)
         deadline = time.monotonic() + SETTLE_S
         while True:
-            events = dict(poller.poll(_milliseconds(deadline - time.monotonic())))
+            events = dict(poller.poll(milliseconds(deadline - time.monotonic())))
             if events.get(self._in_fd, 0) & select.POLLERR:
                 return False
             if self._sock_fd in events:
@@ -427,57 +396,28 @@ class DockerBotProcess(BotProcess):
         return self._stderr.since(mark)
 
     # -- writing -----------------------------------------------------------------------------
-    def send_line(self, line: bytes) -> None:
-        """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
-        self._check_open()
-        if self._fault is not None:
-            raise self._fault
-        self._stdout.start_decision()
+    # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
+    def _write_now(self, data: bytes | memoryview) -> int:
         try:
-            self._send(line + b"\n")
-        except BotFault as fault:
-            if fault.reason is not Reason.TIMEOUT:
-                self._fault = fault
-            raise
+            if self._in_fd is not None:
+                return os.write(self._in_fd, data)
+            return self._sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError as error:
+            if error.errno in (errno.EPIPE, errno.ECONNRESET):
+                # The socket's end is the container's; a pipe's, only that nobody reads it.
+                self._eof = self._eof or self._in_fd is None
+                raise self._end_fault() from None
+            raise SandboxError(f"the attach socket of {self.container.name} failed: {error}") from None
 
-    def _send(self, data: bytes) -> None:
-        # JSON never holds raw control bytes, so Docker's detach keys (ctrl-p ctrl-q) cannot occur.
+    def _wait_writable(self, wait_s: float) -> bool:
+        events = dict(self._writing.poll(milliseconds(wait_s)))
+        if any(mask & _READY_TO_READ for mask in events.values()):
+            # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
+            self._pump(0.0)
         target_fd = self._sock_fd if self._in_fd is None else self._in_fd
-        if self._in_fd is not None:
-            try:  # the common case: the pipe has room, one call, no poll
-                data = data[os.write(self._in_fd, data) :]
-            except BlockingIOError:
-                pass
-        view = memoryview(data)
-        deadline = time.monotonic() + input_wait_s(self.limits)
-        while view:
-            if self._eof or self._stdout_closed:
-                raise self._end_fault()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise self._timeout(STOPPED_READING)
-            events = dict(self._writing.poll(_milliseconds(remaining)))
-            if any(mask & _READY_TO_READ for mask in events.values()):
-                # A bot blocked on writing output cannot read: drain it to avoid a deadlock.
-                self._pump(0.0)
-            if not events.get(target_fd, 0) & select.POLLOUT:
-                continue
-            try:
-                if self._in_fd is not None:
-                    sent = os.write(self._in_fd, view)
-                else:
-                    sent = self._sock.send(view)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError as error:
-                if error.errno in (errno.EPIPE, errno.ECONNRESET):
-                    # The socket's end is the container's; a pipe's, only that nobody reads it.
-                    self._eof = self._eof or self._in_fd is None
-                    raise self._end_fault() from None
-                raise SandboxError(
-                    f"the attach socket of {self.container.name} failed: {error}"
-                ) from None
-            view = view[sent:]
+        return bool(events.get(target_fd, 0) & select.POLLOUT)
 
     # -- end ---------------------------------------------------------------------------------
     def close(self) -> Reason | None:
@@ -601,11 +541,6 @@ class DockerBotProcess(BotProcess):
 
 # At the end, how long the container's last output (its stderr) is read after the kill.
 LOG_DRAIN_S = 1.0
-
-
-def _milliseconds(seconds: float) -> int:
-    """A poll timeout: `seconds` rounded up to whole milliseconds, never negative."""
-    return max(0, math.ceil(seconds * 1000))
 
 
 def _as_returncode(status: int) -> int:

@@ -36,8 +36,9 @@ from arena.sandbox.docker.engine import (
     _slug,
 )
 from arena.sandbox.docker.launcher import LauncherUnavailable, launcher_binary
-from arena.sandbox.docker.transport import _milliseconds, _remove_io_dir
+from arena.sandbox.docker.transport import _remove_io_dir
 from arena.sandbox.docker.warm_process import WarmBotProcess
+from arena.sandbox.stdio import milliseconds
 
 if TYPE_CHECKING:
     from arena.sandbox.docker import DockerSandbox
@@ -394,7 +395,7 @@ class WarmContainer:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return False
-                if not poller.poll(_milliseconds(min(remaining, 0.05))):
+                if not poller.poll(milliseconds(min(remaining, 0.05))):
                     continue
                 try:
                     chunk = os.read(self._status_fd, 4096)

@@ -6,21 +6,17 @@ from __future__ import annotations
 import os
 import select
 import signal
-import time
 import weakref
 from typing import TYPE_CHECKING
 
-from arena.sandbox.base import BotFault, BotProcess, Reason, SandboxError
+from arena.sandbox.base import BotFault, Reason, SandboxError
 from arena.sandbox.common import (
     CLOSED_STDOUT,
-    STOPPED_READING,
-    LineBuffer,
-    StderrLog,
     fault_for_exit,
-    input_wait_s,
 )
 from arena.sandbox.docker.engine import EXIT_WAIT_S, SETTLE_S
-from arena.sandbox.docker.transport import LOG_DRAIN_S, _as_returncode, _milliseconds
+from arena.sandbox.docker.transport import LOG_DRAIN_S, _as_returncode
+from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
 
 if TYPE_CHECKING:
     from arena.sandbox.docker.warm_container import WarmContainer
@@ -29,10 +25,11 @@ if TYPE_CHECKING:
 _OPEN: weakref.WeakSet[WarmBotProcess] = weakref.WeakSet()
 
 
-class WarmBotProcess(BotProcess):
+class WarmBotProcess(BotStdio):
     """A bot process of a warm container: three named pipes and a pidfd."""
 
     stdio = "fifo"
+    END_BEFORE_WRITE = True
 
     def __init__(
         self,
@@ -46,7 +43,7 @@ class WarmBotProcess(BotProcess):
     ):
         self.home = home
         self.container = home.container
-        self.limits = home.limits
+        self._init_stdio(home.limits)
         self.exec_id, self.pid = exec_id, pid
         self.serial = home.serial  # made right after run() numbered it
         self.io_dir = home.folder
@@ -56,11 +53,8 @@ class WarmBotProcess(BotProcess):
         self._out_fd: int | None = fds["out"]
         self._err_fd: int | None = fds["err"]
         self._oom_before = oom_before
-        self._stdout = LineBuffer.from_limits(self.limits)
-        self._stderr = StderrLog(self.limits.stderr_keep_bytes)
         self._ended = pidfd is None  # the process has ended (and its output was all read)
         self._stdout_closed = False
-        self._fault: BotFault | None = None
         self._closed = False
         self._oom = False
         self._reading = select.poll()
@@ -82,7 +76,7 @@ class WarmBotProcess(BotProcess):
     def _pump(self, wait_s: float) -> None:
         if self._ended:
             return
-        ready = {fd for fd, _ in self._reading.poll(_milliseconds(wait_s))}
+        ready = {fd for fd, _ in self._reading.poll(milliseconds(wait_s))}
         if self._out_fd in ready:
             self._read_out()
         if self._err_fd in ready:
@@ -101,60 +95,24 @@ class WarmBotProcess(BotProcess):
         """Read from stdout; True if the pipe may hold more."""
         if self._out_fd is None or self._stdout_closed:
             return False
-        for _ in range(16):
-            try:
-                chunk = os.read(self._out_fd, 1 << 16)
-            except BlockingIOError:
-                return False
-            if not chunk:
-                self._stdout_closed = True
-                self._reading.unregister(self._out_fd)
-                return False
-            self._stdout.feed(chunk)
-            if len(chunk) < (1 << 16):
-                return False
-        return True
+        more, ended = read_chunks(self._out_fd, self._stdout.feed)
+        if ended:
+            self._stdout_closed = True
+            self._reading.unregister(self._out_fd)
+        return more
 
     def _read_err(self) -> bool:
         if self._err_fd is None:
             return False
-        for _ in range(16):
-            try:
-                chunk = os.read(self._err_fd, 1 << 16)
-            except BlockingIOError:
-                return False
-            if not chunk:
-                self._reading.unregister(self._err_fd)
-                os.close(self._err_fd)
-                self._err_fd = None
-                return False
-            self._stderr.append(chunk)
-            if len(chunk) < (1 << 16):
-                return False
-        return True
+        more, ended = read_chunks(self._err_fd, self._stderr.append)
+        if ended:
+            self._reading.unregister(self._err_fd)
+            os.close(self._err_fd)
+            self._err_fd = None
+        return more
 
-    def receive_line(self, timeout_s: float) -> bytes:
-        """The bot's next stdout line, waiting at most `timeout_s` (see BotProcess)."""
-        self._check_open()
-        if self._fault is not None:
-            raise self._fault
-        deadline = time.monotonic() + max(0.0, timeout_s)
-        try:
-            while True:
-                line = self._stdout.next_line()
-                if line is not None:
-                    return line
-                if self._ended or self._stdout_closed:
-                    raise self._end_fault()
-                self._pump(deadline - time.monotonic())
-                if self._stdout.has_line() or self._ended or self._stdout_closed:
-                    continue
-                if time.monotonic() >= deadline:
-                    raise BotFault(Reason.TIMEOUT, f"did not answer within {timeout_s:.3g} s")
-        except BotFault as fault:
-            if fault.reason is not Reason.TIMEOUT:
-                self._fault = fault
-            raise
+    def _output_ended(self) -> bool:
+        return self._ended or self._stdout_closed
 
     def _check_open(self) -> None:
         if self._closed:
@@ -162,13 +120,13 @@ class WarmBotProcess(BotProcess):
                 f"the bot process in {self.home.name} was already closed (arena's mistake)"
             )
 
-    def _end_fault(self) -> BotFault:
+    def _end_fault(self, pipe: str = "stdout") -> BotFault:
         """Why its output ended: OUT_OF_MEMORY, CRASH with its exit code or signal, or CRASH
         because it closed its stdout and lives on; SandboxError if its container was killed."""
         if not self._ended:
             poller = select.poll()
             poller.register(self._pidfd, select.POLLIN)
-            if not poller.poll(_milliseconds(SETTLE_S)):
+            if not poller.poll(milliseconds(SETTLE_S)):
                 return BotFault(Reason.CRASH, CLOSED_STDOUT)
             self._drain()
         if self.home.oom_kills() > self._oom_before:
@@ -212,42 +170,16 @@ class WarmBotProcess(BotProcess):
             if self._err_fd is None or not ready.poll(0) or not self._read_err():
                 break
 
-    # -- writing -----------------------------------------------------------------------------------
-    def send_line(self, line: bytes) -> None:
-        """Write one line to the bot's stdin; output arriving meanwhile is read, not lost."""
-        self._check_open()
-        if self._fault is not None:
-            raise self._fault
-        self._stdout.start_decision()
+    # -- writing (the loop is BotStdio's) ---------------------------------------------------------
+    def _write_now(self, data: bytes | memoryview) -> int:
         try:
-            self._send(line + b"\n")
-        except BotFault as fault:
-            if fault.reason is not Reason.TIMEOUT:
-                self._fault = fault
-            raise
+            return os.write(self._in_fd, data)
+        except (BlockingIOError, InterruptedError):
+            return 0
 
-    def _send(self, data: bytes) -> None:
-        if self._ended or self._stdout_closed:
-            raise self._end_fault()
-        try:
-            data = data[os.write(self._in_fd, data) :]
-        except BlockingIOError:
-            pass
-        view = memoryview(data)
-        deadline = time.monotonic() + input_wait_s(self.limits)
-        while view:
-            if self._ended or self._stdout_closed:
-                raise self._end_fault()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BotFault(Reason.TIMEOUT, STOPPED_READING)
-            self._pump(0.0)  # a bot blocked on writing output cannot read: drain it
-            if not self._writing.poll(_milliseconds(min(remaining, 0.01))):
-                continue
-            try:
-                view = view[os.write(self._in_fd, view) :]
-            except (BlockingIOError, InterruptedError):
-                continue
+    def _wait_writable(self, wait_s: float) -> bool:
+        self._pump(0.0)  # a bot blocked on writing output cannot read: drain it
+        return bool(self._writing.poll(milliseconds(min(wait_s, 0.01))))
 
     # -- end -----------------------------------------------------------------------------------------
     def close(self) -> Reason | None:
@@ -269,7 +201,7 @@ class WarmBotProcess(BotProcess):
             # Once it has ended, all it wrote is in the pipes: keep its last words.
             poller = select.poll()
             poller.register(self._pidfd, select.POLLIN)
-            if poller.poll(_milliseconds(LOG_DRAIN_S)):
+            if poller.poll(milliseconds(LOG_DRAIN_S)):
                 try:
                     self._drain()
                 except BotFault:
