@@ -153,7 +153,7 @@ def rating_pass_s(folder: Path) -> float:
 def game_lists(folder: Path) -> dict:
     """The bots' full game lists alone (in the render they are part of the pages): each
     game's rating and rank change for every seat, then one data script per bot."""
-    from arena.ratings.ledger import is_swiss
+    from arena.ratings.results import is_swiss
     from arena.site.writer import _aggregate, _write_game_data, rating_moves
 
     data = load_site_data(folder)

@@ -735,7 +735,8 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     not the tournament.
     """
     import arena.run.tournament as runner
-    from arena.ratings.ledger import OrderedLedger, RatingLedger
+    from arena.ratings.ledger import RatingLedger
+    from arena.ratings.results import OrderedLedger
     from arena.store.db import Store
 
     def keep(spec: Any, *args: Any, **kwargs: Any) -> Any:

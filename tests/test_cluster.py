@@ -21,7 +21,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 import arena
-from arena.ratings.ledger import stored_standings
+from arena.ratings.results import stored_standings
 from arena.run.cluster import (
     BotShipment,
     BotShipmentError,

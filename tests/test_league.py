@@ -22,11 +22,12 @@ import trueskill
 
 from arena.config.tournament import TournamentError
 from arena.game.seats import InProcessBot
-from arena.ratings.ledger import RatingLedger, Ratings, rated_games, stored_standings
+from arena.ratings.ledger import RatingLedger, Ratings
+from arena.ratings.results import rated_games, stored_standings
+from arena.ratings.standings import of_store
 from arena.run.league import (
     LeagueConfig,
     LeagueInterrupted,
-    league_standings,
     load_league,
     run_league,
 )
@@ -442,7 +443,7 @@ def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
     assert "crasher@1 (suspended)" in shown.stdout
     assert "crasher@1 is suspended: 3 forfeits in a row; the last: CRASH: exited with code 3" in shown.stdout
     with Store.open(out) as store:
-        standing = league_standings(store)
+        standing = of_store(store)
     assert standing.members["crasher@1"].status == "suspended"
     shown = subprocess.run(
         [sys.executable, "-m", "arena", "standings", str(out), "--json"], capture_output=True, text=True,

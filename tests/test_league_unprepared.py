@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.run.league import league_marks, run_league
+from arena.ratings.standings import of_store
+from arena.run.league import run_league
 from arena.store.db import Store
 from tests.test_league import bot_folder, config, members_of
 
@@ -44,7 +45,8 @@ def test_a_bot_whose_folder_cannot_be_played_from_is_suspended_and_the_league_go
         "put the file itself in the folder"
     )
     assert (cat.status, cat.reason, cat.joined, cat.left_at) == ("suspended", reason, 1, 1)
-    _, notes, _ = league_marks(out)
+    with Store.open(out) as store:
+        notes = of_store(store).league_notes()
     assert f"cat@1.0 is suspended: {reason} (a new version plays again)" in notes
     site = (out / "site" / "index.html").read_text()
     assert "cat@1.0 is suspended: its folder cannot be played from: leak: is a symbolic link" in site

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from arena.cli.app import app
 from arena.game.record import GameResult, Replay, ReplayAction
-from arena.ratings.ledger import stored_history, stored_standings
+from arena.ratings.results import stored_history, stored_standings
 from arena.run.tournament import TournamentInterrupted
 from arena.site.replay import (
     FORMAT,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ratings.ledger import stored_standings
+from arena.ratings.results import stored_standings
 from arena.site.replay import rebuild, replay_frames
 from arena.site.writer import slug
 from arena.store.db import Store

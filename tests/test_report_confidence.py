@@ -15,10 +15,17 @@ from typer.testing import CliRunner
 
 import arena.ratings.ledger
 from arena.cli.app import app
-from arena.ratings.ledger import SCORE_MEANS, stored_confidence
+from arena.ratings.ledger import SCORE_MEANS
+from arena.ratings.results import store_ledger
 from arena.site.writer import CACHE_FILE, load_site_data, rate_with_confidence
 from arena.store.db import Store
 from tests.report_helpers import build_tournament
+
+
+def stored_confidence(store):
+    """The standings and the confidence as the ledger makes them, to check what each reader shows against."""
+    ledger = store_ledger(store, record=True, swiss=True)
+    return ledger.table(), ledger.confidence()
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ratings.ledger import stored_history, stored_standings
+from arena.ratings.results import stored_history, stored_standings
 from arena.site.writer import slug
 from arena.store.db import Store
 from arena.web.app import AppServer, create_app

@@ -17,7 +17,7 @@ import pytest
 
 from arena.game.referee import verify_replay
 from arena.game.seats import InProcessBot
-from arena.ratings.ledger import stored_standings
+from arena.ratings.results import stored_standings
 from arena.run.tournament import (
     SettingsChanged,
     TournamentInterrupted,

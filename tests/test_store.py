@@ -7,12 +7,8 @@ import sqlite3
 import pytest
 
 from arena.game.record import GameResult, Incident, Replay, ReplayAction
-from arena.ratings.ledger import (
-    rate_results,
-    rated_games,
-    stored_history,
-    stored_standings,
-)
+from arena.ratings.ledger import rate_results
+from arena.ratings.results import rated_games, stored_history, stored_standings
 from arena.run.schedule import ScheduledGame
 from arena.store.db import BotRecord, DuplicateResult, Store, StoreError, content_hash
 

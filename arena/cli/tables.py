@@ -46,20 +46,20 @@ def compact_table(columns: list[str], rows: list[dict[str, str]], left: tuple[st
 _SPARE_COLUMNS = ("wins", "sigma", "games", "mu", "place", "score", "bhz", "mu-3σ", "band")
 
 
-def standings_table(standings, confidence, title: str, swiss: bool, width: int = 80, marks=None) -> Table:
-    """The standings as a rich table, in their order (a Swiss's by score and tie-break), each
-    bot's 90% rank interval as its band, and a blank line between groups of bots that are
-    separated (arena.ratings.confidence); at most `width` columns wide while spare columns remain."""
+def standings_table(standings, title: str, swiss: bool, width: int = 80, marks=None) -> Table:
+    """The standings (`arena.ratings.standings.Standings.lines`) as a rich table, in their
+    order (a Swiss's by score and tie-break), each bot's band, and a blank line between
+    groups of bots that are separated; at most `width` columns wide while spare columns remain."""
     from rich import box
 
     columns = ["#", "band", "bot"] + (["score", "bhz"] if swiss else [])
     columns += ["mu", "sigma", "mu-3σ", "games", "wins", "place", "forf"] + ([] if swiss else ["score"])
-    groups = confidence.groups([line.bot for line in standings])
+    groups = [line.group for line in standings]
     rows = []
     for rank, line in enumerate(standings, start=1):
         rows.append({
             "#": str(rank),
-            "band": str(confidence.intervals[line.bot]),
+            "band": str(line.band),
             "bot": line.bot + (marks or {}).get(line.bot, ""),
             "score": f"{line.score:.2f}" if swiss else f"{line.score:.1f}",  # a Swiss's ties must show
             "bhz": f"{line.buchholz:.2f}" if line.buchholz is not None else "-",

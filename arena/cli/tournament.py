@@ -150,8 +150,8 @@ def run_command(
     finally:
         stop_bar(bar)
     # outcome.standings again, with how sure they are: a pass over the store that keeps every update.
-    table, confidence, settings, _, _ = stored_standings(outcome.output)
-    print_standings(table, confidence, settings, f"{config.name}: {outcome.done} of {outcome.total} games")
+    standings, settings, _, _ = stored_standings(outcome.output)
+    print_standings(standings, settings, f"{config.name}: {outcome.done} of {outcome.total} games")
     print_gauntlet(stored_gauntlet(outcome.output, settings))
     print_stored_incidents(outcome.output, config.sandbox)
     share = outcome.startup_s / outcome.game_s if outcome.game_s else 0.0

@@ -38,7 +38,7 @@ SEED = "arena rank intervals"
 # League, has the measurements).
 SETTLE_LEVEL = 0.95
 SETTLED_SPAN = 7
-# Bump when the intervals' method changes: the site's cache keeps them (rating.rate_cached).
+# Bump when the intervals' method changes: the site's cache keeps them (results.rate_cached).
 METHOD = 2
 
 Skill = tuple[float, float]  # (mu, sigma)

@@ -23,22 +23,17 @@ floats and the same results to the bit; only where it hands over does the packag
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
-import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import mpmath
 import trueskill
 
-from arena.game.record import GameResult
 from arena.ratings import trueskill_ffa
-from arena.ratings.confidence import Confidence
+from arena.ratings.confidence import Confidence, RankInterval
 from arena.store.keys import key_order
 
 # Digits for the last retry when even mpmath at its default precision gives up.
@@ -143,7 +138,12 @@ class RatedGame:
 
 @dataclass(frozen=True)
 class BotStanding:
-    """A bot's line in the standings."""
+    """A bot's line in the standings: the one standings type.
+
+    A ledger's `table()` fills the rating and the tallies; `arena.ratings.standings.ranked`
+    adds, once, what the terminal, `--json`, the site and the web door show with them:
+    the band, the group, settled, and in a league the bot's status (None before that).
+    """
 
     bot: str
     mu: float
@@ -159,6 +159,45 @@ class BotStanding:
     # Swiss tie-break (a Swiss ledger only, else None): over the bot's games, the sum of
     # the mean final Swiss score of its table-mates in each (`RatingLedger`, swiss=True).
     buchholz: float | None = None
+    # Made by `arena.ratings.standings.ranked` (None in a ledger's bare table, which the
+    # Swiss pairing reads): the bot's LEVEL rank interval, its group of bots not separated
+    # (0 first), whether it has played and its SETTLE_LEVEL interval is narrow enough
+    # (`Confidence.settled`), and in a league its membership status and reason.
+    band: RankInterval | None = None
+    group: int | None = None
+    settled: bool | None = None
+    status: str | None = None
+    reason: str = ""
+
+    @property
+    def mark(self) -> str | None:
+        """A league's word for the bot (the site's tag): its status once it no longer plays
+        (retired, suspended, removed), else settled or provisional once it has played;
+        None before its first game, and in a tournament."""
+        if self.status is None:
+            return None
+        if self.status != "active":
+            return self.status
+        if self.games and self.settled is not None:
+            return "settled" if self.settled else "provisional"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """`arena standings --json`'s object for the bot (a league's adds status, reason, settled)."""
+        line = {name: getattr(self, name) for name in _RATED_FIELDS}
+        if self.band is not None:
+            line["rank_interval"] = [self.band.low, self.band.high]
+        if self.group is not None:
+            line["group"] = self.group + 1
+        if self.status is not None:
+            line.update(status=self.status, reason=self.reason, settled=bool(self.settled))
+        return line
+
+
+# What a ledger's table fills, in the order `--json` has always listed them.
+_RATED_FIELDS = (
+    "bot", "mu", "sigma", "conservative", "games", "wins", "average_place", "forfeits", "score", "buchholz",
+)
 
 
 @dataclass(frozen=True)
@@ -642,205 +681,3 @@ def _rate_deal(ratings: Ratings, games: list[RatedGame]) -> None:
             totals[bot] += place
     bots = list(games[0].bots)
     ratings.update(bots, competition_ranks([totals[bot] for bot in bots]), label=label)
-
-
-# ----------------------------------------------------------- a tournament's stored results
-# The store persists results; these turn them into ratings (the store imports nothing of
-# this module). `store` is an `arena.store.db.Store`, or anything with its read API.
-
-
-def settings_of(stored: Mapping[str, Any] | None) -> RatingSettings:
-    """The rating settings stored with a tournament (its `rating` table; defaults when none)."""
-    return RatingSettings(**((stored or {}).get("rating") or {}))
-
-
-def is_swiss(stored: Mapping[str, Any] | None) -> bool:
-    """Whether a tournament's stored settings are a Swiss's (ranked by score and tie-break)."""
-    return (stored or {}).get("format") == "swiss"
-
-
-def inherited(stored: Mapping[str, Any] | None, members: Iterable[Any]) -> dict[str, str]:
-    """A league with `inherit_rating`: each member bot -> its lineage (the bot's name, every
-    version of it sharing one), from the league's membership records (`Store.members()`);
-    {} when the option is off (a tournament, or a league without it). A `Ratings` given it
-    starts a version, at its first rated game, from the mu that the version of its lineage
-    rated last (the one it replaced) has then, in schedule order, with the prior's wide
-    sigma: a pure function of the results in schedule order and who is whose version."""
-    if not (stored or {}).get("inherit_rating"):
-        return {}
-    return {member.bot: member.lineage for member in members}
-
-
-def rated_game(key: str, deal: str | None, result: GameResult) -> RatedGame:
-    """The rating's view of a game the referee just played (`deal` None unless the tournament is duplicate)."""
-    return RatedGame(
-        key=key,
-        bots=tuple(result.seats),
-        places=tuple(result.places),
-        forfeits=tuple(seat in result.forfeits for seat in range(len(result.seats))),
-        deal=deal,
-    )
-
-
-def rated_games(store: Any) -> list[RatedGame]:
-    """Every finished game of a store as the rating takes it, in schedule order."""
-    by_game: dict[str, list[Any]] = {}
-    for seat in store.seats():
-        by_game.setdefault(seat.game_key, []).append(seat)
-    duplicate = bool((store.settings() or {}).get("duplicate", False))
-    deals = {game.key: game.deal for game in store.games(status="done")} if duplicate else {}
-    return [
-        RatedGame(
-            key=key,
-            bots=tuple(seat.bot for seat in seats),
-            places=tuple(seat.place for seat in seats),
-            forfeits=tuple(seat.forfeit for seat in seats),
-            deal=deals[key] if duplicate else None,
-        )
-        for key, seats in sorted(by_game.items(), key=lambda item: key_order(item[0]))
-    ]
-
-
-def store_ledger(
-    store: Any, *, history: bool = False, results: bool = True, record: bool = False, swiss: bool = False
-) -> RatingLedger:
-    """A ledger with a store's settings and bots, fed every stored result (unless `results=False`).
-
-    Standings in conservative-rating order, as the runner's Swiss pairing has always read
-    them (its seeded tie-break depends on that order); with `swiss=True` a Swiss store's
-    are by Swiss score and tie-break, as `stored_confidence` and the site show them.
-    """
-    stored = store.settings() or {}
-    ledger = RatingLedger(
-        settings_of(stored),
-        duplicate=bool(stored.get("duplicate", False)),
-        bots=[bot.bot for bot in store.bots()],
-        history=history,
-        swiss=swiss and is_swiss(stored),
-        record=record,
-        inherit=inherited(stored, store.members()),
-    )
-    if results:
-        for result in rated_games(store):
-            ledger.add(result)
-    return ledger
-
-
-def stored_standings(store: Any) -> RatingTable:
-    """Ratings and standings over every result in a store, in schedule order."""
-    return store_ledger(store).table()
-
-
-def stored_confidence(store: Any) -> tuple[RatingTable, Confidence]:
-    """The standings over a store's results as `arena standings` shows them (a Swiss's by
-    score and tie-break), and how sure they are (`RatingLedger.confidence`)."""
-    ledger = store_ledger(store, record=True, swiss=True)
-    return ledger.table(), ledger.confidence()
-
-
-def stored_history(store: Any) -> dict[str, list[RatingPoint]]:
-    """Per bot, its rating after each of its updates over a store's results (for charts)."""
-    return store_ledger(store, history=True).points()
-
-
-class OrderedLedger:
-    """Ratings fed in schedule order while games finish in any order: a finished game waits
-    until every game scheduled before it is in, so each game is rated once, in order."""
-
-    def __init__(self, ledger: RatingLedger):
-        self.ledger = ledger
-        self.order: list[str] = []
-        self.next = 0
-        self.waiting: dict[str, RatedGame] = {}
-
-    def schedule(self, keys: Sequence[str]) -> None:
-        """The keys of every scheduled game so far (later rounds only add later keys)."""
-        self.order = sorted(keys, key=key_order)
-        self._advance()
-
-    def add(self, rated: RatedGame) -> None:
-        """A finished game, in any order."""
-        self.waiting[rated.key] = rated
-        self._advance()
-
-    def _advance(self) -> None:
-        while self.next < len(self.order) and self.order[self.next] in self.waiting:
-            self.ledger.add(self.waiting.pop(self.order[self.next]))
-            self.next += 1
-
-    @property
-    def complete(self) -> bool:
-        """True when every scheduled game has been rated."""
-        return self.next == len(self.order)
-
-
-# ------------------------------------------------------ the site's pass, resumed from a cache
-
-CACHE_VERSION = 3  # of the JSON cache file `rate_cached` reads and writes
-
-
-def _digest(games: Sequence[RatedGame]) -> str:
-    digest = hashlib.sha256()
-    for game in games:
-        record = [game.key, list(game.bots), list(game.places), [bool(f) for f in game.forfeits]]
-        digest.update(json.dumps(record, separators=(",", ":")).encode())
-    return digest.hexdigest()
-
-
-def rate_cached(
-    games: Sequence[RatedGame],
-    bots: Sequence[str],
-    stored: Mapping[str, Any],
-    cache: Path | None = None,
-    inherit: Mapping[str, str] | None = None,
-) -> tuple[list[BotStanding], dict[str, list[RatingPoint]], Confidence]:
-    """Standings, each bot's rating after each of its updates, and how sure the standings are
-    (`RatingLedger.confidence`), from `games` in schedule order (`inherit`: a league's
-    versions that start from their predecessor's mu, `inherited`). With `cache` (a JSON file),
-    a plain tournament whose games only grew at the end of the schedule since the last pass
-    is rated from where that pass stopped, and one whose games did not change at all keeps
-    its confidence too."""
-    settings = settings_of(stored)
-    duplicate = bool(stored.get("duplicate", False))
-    swiss = is_swiss(stored)
-    ledger: RatingLedger | None = None
-    confidence: Confidence | None = None
-    if cache is not None and cache.is_file() and not duplicate:
-        try:
-            state = json.loads(cache.read_text(encoding="utf-8"))
-            if (
-                state.get("version") == CACHE_VERSION
-                and state["settings"] == dataclasses.asdict(settings)
-                and state["bots"] == sorted(bots)
-                and state["swiss"] == swiss
-                and state.get("inherit", {}) == dict(inherit or {})
-                and 0 < state["fed"] <= len(games)
-                and _digest(games[: state["fed"]]) == state["digest"]
-            ):
-                ledger = RatingLedger.from_json(state)
-                if state["fed"] == len(games):
-                    confidence = Confidence.from_json(state["confidence"])
-        except (ValueError, KeyError, TypeError):
-            ledger = None  # an unreadable cache is only a slower pass
-    if ledger is None:
-        ledger = RatingLedger(
-            settings, duplicate=duplicate, bots=bots, history=True, swiss=swiss, record=True, inherit=inherit
-        )
-    for game in games[ledger.fed :]:
-        ledger.add(game)
-    if confidence is None:
-        if ledger.ratings.updates is None:
-            # Resumed: the confidence needs every update, the cache keeps only the ratings.
-            recorded = RatingLedger(settings, duplicate=duplicate, bots=bots, record=True, inherit=inherit)
-            for game in games:
-                recorded.add(game)
-            confidence = recorded.confidence()
-        else:
-            confidence = ledger.confidence()
-    if cache is not None and not duplicate:
-        partial = cache.with_suffix(".part")
-        # The ledger's own state, with what says which games it is valid for.
-        state = {"version": CACHE_VERSION, "digest": _digest(games), "confidence": confidence.to_json(), **ledger.to_json()}
-        partial.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(partial, cache)
-    return ledger.table().standings, ledger.points(), confidence

@@ -43,7 +43,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from arena.config.botcopy import FolderLimits, FolderLimitsError
 from arena.config.botfolder import BotFolderError
@@ -51,23 +50,11 @@ from arena.config.field import BotRef, SeatFactory
 from arena.config.fingerprint import changed_keys, fingerprint_of, settings_of
 from arena.config.league import FORMAT, LeagueConfig, load_league
 from arena.config.tournament import TournamentError
-from arena.ratings.confidence import (
-    LEVEL,
-    SETTLE_LEVEL,
-    SETTLED_SPAN,
-    Confidence,
-    settled_span,
-)
-from arena.ratings.ledger import (
-    RatedGame,
-    RatingLedger,
-    RatingTable,
-    inherited,
-    rated_game,
-    rated_games,
-    store_ledger,
-)
-from arena.ratings.ledger import settings_of as rating_settings
+from arena.ratings.confidence import SETTLED_SPAN
+from arena.ratings.ledger import RatedGame, RatingLedger
+from arena.ratings.results import inherited, rated_game, rated_games
+from arena.ratings.results import settings_of as rating_settings
+from arena.ratings.standings import Standings, of_ledger, of_store
 from arena.run.matchmaker import Candidate, make_tables
 from arena.run.members import Membership, ref_of
 from arena.run.play import PlayedGame
@@ -79,9 +66,8 @@ from arena.store.keys import ScheduledGame, deal_key, key_order
 from arena.store.seeds import RunKey
 
 __all__ = [
-    "SETTLED_SPAN", "LeagueConfig", "LeagueInterrupted", "LeagueOutcome", "LeagueProgress", "bot_standing",
-    "check_league",
-    "league_standings", "load_league", "run_league",
+    "SETTLED_SPAN", "LeagueConfig", "LeagueInterrupted", "LeagueOutcome", "LeagueProgress",
+    "check_league", "load_league", "run_league", "where_it_stands",
 ]
 
 POLL_S = 1.0  # how often the registry is looked at between batches
@@ -367,7 +353,7 @@ class _League(Membership, Runner):
                 if problem is not None:
                     self._suspend_unprepared(bot, problem)
             if self.full_through:  # a resume: its first batch line names only who changes with it
-                self.settled = set(self._settled(self.active(), self.full.table().standings))
+                self.settled = set(self.standings().settled_bots(self.active()))
             self.play()
         finally:
             try:
@@ -387,11 +373,9 @@ class _League(Membership, Runner):
             del self.open[game.round]
             self.batch_done(game.round)
 
-    def _settled(self, active: list[str], table) -> list[str]:
-        """The active bots settled in the standings of the batches stored in order."""
-        confidence = self.full.confidence()
-        games = {line.bot: line.games for line in table}
-        return [bot for bot in active if games.get(bot) and confidence.settled(bot)]
+    def standings(self) -> Standings:
+        """The standings of the batches stored in order (`arena.ratings.standings`: who is settled)."""
+        return of_ledger(self.full)
 
     def batch_done(self, batch: int) -> None:
         """A batch is stored: when it completes the stored batches in order, the standings
@@ -401,8 +385,9 @@ class _League(Membership, Runner):
         if self.full_through == before:
             return
         active = self.active()
-        table = self.full.table().standings
-        settled = self._settled(active, table)
+        standings = self.standings()
+        table = standings.lines
+        settled = standings.settled_bots(active)
         now_settled = [bot for bot in settled if bot not in self.settled]
         unsettled = [bot for bot in active if bot in self.settled and bot not in settled]
         self.settled = set(settled)
@@ -529,80 +514,10 @@ def render(out_dir: Path) -> list[str]:
 # ------------------------------------------------------------------- what the standings say
 
 
-@dataclass(frozen=True)
-class LeagueStanding:
-    """A league's standings: the rating table, how sure it is, and each bot's membership."""
-
-    table: RatingTable
-    confidence: Confidence
-    members: dict[str, MemberRow]
-    settings: dict[str, Any]
-    done: int
-
-
-def league_standings(store: Store) -> LeagueStanding:
-    """The standings of a league folder's store (every bot, retired ones included)."""
-    ledger = store_ledger(store, record=True)
-    return LeagueStanding(
-        ledger.table(), ledger.confidence(), {m.bot: m for m in store.members()}, store.settings() or {},
-        len(store.done_keys()),
-    )
-
-
-def bot_standing(standing: LeagueStanding, name: str) -> str:
-    """One line on where a bot (by name, its newest version, or by id) stands in a league."""
-    members = standing.members
-    chosen = [m for m in members.values() if m.bot == name] or [m for m in members.values() if m.lineage == name]
-    if not chosen:
-        return f"{name} has not joined the league yet (it joins within seconds of being in its registry)"
-    member = max(chosen, key=lambda m: (m.joined, m.bot))
-    lines = {line.bot: (rank, line) for rank, line in enumerate(standing.table.standings, 1)}
-    rank, line = lines[member.bot]
-    interval = standing.confidence.intervals.get(member.bot)
-    count = len(standing.table.standings)
-    where = f"rank {rank} of {count}" + (f", 90% interval {interval}" if interval else "")
-    if member.status != "active":
-        state = f"{member.status} ({member.reason})"
-    elif line.games == 0:
-        state = "waiting for its first game"
-    elif standing.confidence.settled(member.bot):
-        state = f"settled (its {SETTLE_LEVEL:.0%} interval {standing.confidence.settle_intervals[member.bot]})"
-    else:
-        state = f"provisional (settled when its {SETTLE_LEVEL:.0%} interval spans at most {settled_span(count)} places)"
-    return f"{member.bot}: {line.games} games so far, {where}; {state}"
-
-
-def league_marks(out_dir: Path, hide_retired: bool = False) -> tuple[dict[str, str], list[str], set[str]]:
-    """For `arena standings` of a league: a mark after each bot's name, notes saying what the
-    marks mean (and why each suspended bot is), and the bots to leave out."""
-    with Store.open(out_dir) as store:
-        standing = league_standings(store)
-    games = {line.bot: line.games for line in standing.table.standings}
-    span = settled_span(len(standing.confidence.intervals))
-    marks: dict[str, str] = {}
-    notes = [
-        f"(settled): its {SETTLE_LEVEL:.0%} rank interval spans at most {span} places "
-        f"(with {len(standing.confidence.intervals)} bots; the band shown is the {LEVEL:.0%} one); "
-        "unmarked: provisional. (retired): replaced by a newer version (--hide-retired leaves them out)."
-    ]
-    hidden = set()
-    for bot, member in standing.members.items():
-        if member.status == "active":
-            if games.get(bot) and standing.confidence.settled(bot):
-                marks[bot] = " (settled)"
-        else:
-            marks[bot] = f" ({member.status})"
-            if member.status == "suspended":
-                notes.append(f"{bot} is suspended: {member.reason} (a new version plays again)")
-            if member.status == "retired" and hide_retired:
-                hidden.add(bot)
-    return marks, notes, hidden
-
-
 def where_it_stands(out_dir: Path, name: str, version: str, wait_s: float = 30.0, poll_s: float = 0.5) -> str:
     """Where a just-submitted bot stands in a league: waits up to `wait_s` for the running
     league to take in this very version and play its first games, then one line
-    (`bot_standing`); an older version of the bot, still playing until the new one joins,
+    (`Standings.describe`); an older version of the bot, still playing until the new one joins,
     is never taken for it."""
     bot_id = f"{name}@{version}"
     deadline = time.monotonic() + wait_s
@@ -617,5 +532,5 @@ def where_it_stands(out_dir: Path, name: str, version: str, wait_s: float = 30.0
                         f"{bot_id} has not joined {out_dir} yet: a running league takes it in within seconds "
                         f"(`arena standings {out_dir}` shows it)"
                     )
-                return bot_standing(league_standings(store), member.bot)
+                return of_store(store).describe(member.bot)
         time.sleep(poll_s)

@@ -70,8 +70,10 @@ class MatchResult(BaseModel):
     games: list[GameResult]
 
 
-class Standing(BaseModel):
-    """One bot's sums over a match."""
+class MatchTally(BaseModel):
+    """One bot's sums over a match: not a rated standing (a match is not rated; its mean
+    score is the game's own score, not the standings' place score), so apart from
+    `arena.ratings.standings`."""
 
     bot: str
     games: int
@@ -196,7 +198,7 @@ def run_match(
     )
 
 
-def standings(match: MatchResult) -> list[Standing]:
+def standings(match: MatchResult) -> list[MatchTally]:
     """Per bot: games, wins (place 1), mean place, mean score and incidents by reason."""
     table = []
     for bot in match.bots:
@@ -210,7 +212,7 @@ def standings(match: MatchResult) -> list[Standing]:
                 if incident.bot == bot.name:
                     incidents[incident.reason.value] = incidents.get(incident.reason.value, 0) + 1
         table.append(
-            Standing(
+            MatchTally(
                 bot=bot.name,
                 games=len(places),
                 wins=sum(1 for place in places if place == 1),

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from arena.run.swiss import (
     SWISS_REPEAT_COST,
     SWISS_SEARCH_STEPS,
-    Standing,
     SwissEntry,
+    SwissStanding,
     swiss_round,
     swiss_split_cost,
     swiss_table_sizes,
@@ -55,7 +55,7 @@ from arena.store.seeds import RunKey
 # The schedule's building blocks, and Swiss rounds, are importable from here too.
 __all__ = [
     "COMPLETE_LIMIT", "MAX_SEATS", "MIN_SEATS", "SWISS_REPEAT_COST", "SWISS_SEARCH_STEPS", "GauntletLine",
-    "ScheduleError", "ScheduledGame", "Standing", "SwissEntry", "affine_plane", "balance_seats", "deal_seed",
+    "ScheduleError", "ScheduledGame", "SwissStanding", "SwissEntry", "affine_plane", "balance_seats", "deal_seed",
     "design_rounds", "gauntlet",
     "gauntlet_results", "key_order", "rotate", "round_robin", "seat_by_use", "swiss_round", "swiss_split_cost",
     "swiss_table_sizes",

@@ -39,8 +39,10 @@ SWISS_REPEAT_COST = 6
 SWISS_SEARCH_STEPS = 1_500
 
 
-class Standing(Protocol):
-    """What Swiss pairing needs of a bot's standing (rating.BotStanding has it)."""
+class SwissStanding(Protocol):
+    """What Swiss pairing reads of a bot's standing: the standings' own line
+    (`arena.ratings.ledger.BotStanding`, which the schedule, below the ratings, does not
+    import) has it, and so does `SwissEntry`."""
 
     bot: str
     score: float
@@ -49,7 +51,8 @@ class Standing(Protocol):
 
 @dataclass(frozen=True)
 class SwissEntry:
-    """A bot's standing for Swiss pairing: score so far, then conservative TrueSkill."""
+    """A bare Swiss standing: round 1's (nobody has played) and tests' hand-made ones; score
+    so far, then conservative TrueSkill."""
 
     bot: str
     score: float = 0.0
@@ -73,7 +76,7 @@ def swiss_table_sizes(bots: int, seats: int) -> list[int]:
 
 
 def swiss_round(
-    standings: Sequence[Standing],
+    standings: Sequence[SwissStanding],
     seats: int,
     *,
     round: int,

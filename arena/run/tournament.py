@@ -36,11 +36,9 @@ from arena.config.tournament import (
     validate_config,
 )
 from arena.langs.build import BuildFailed, build_bots
-from arena.ratings.ledger import (
+from arena.ratings.ledger import RatingSettings, RatingSettingsError, RatingTable
+from arena.ratings.results import (
     OrderedLedger,
-    RatingSettings,
-    RatingSettingsError,
-    RatingTable,
     rated_game,
     rated_games,
     store_ledger,

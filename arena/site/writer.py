@@ -14,7 +14,7 @@ Replay data (`arena.site.replay`) lives in `replays/<key>.r<FORMAT>.js`, one scr
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
-Ratings come from `arena.ratings.ledger` (`rate_cached`: the same ledger as the runner's and
+Ratings come from `arena.ratings.results` (`rate_cached`: the same ledger as the runner's and
 `arena standings`, and how sure the standings are), saved as JSON beside the store, so
 the next render only rates the games added since (and recomputes nothing when no game
 was added).
@@ -44,17 +44,16 @@ from typing import Any
 import jinja2
 
 from arena.config.botfolder import BotFolderError, load_bot, registry_folders
-from arena.ratings.confidence import SETTLE_LEVEL, Confidence, settled_span
-from arena.ratings.ledger import (
-    SCORE_MEANS,
-    WINS_MEANS,
-    BotStanding,
-    RatedGame,
+from arena.ratings.confidence import SETTLE_LEVEL, Confidence
+from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS, BotStanding, RatedGame
+from arena.ratings.results import (
     inherited,
+    is_league,
     is_swiss,
     rate_cached,
     settings_of,
 )
+from arena.ratings.standings import ranked
 from arena.resources import templates_dir
 from arena.site.pages import bot_membership, h2h_cells, last_lines, log_excerpt
 from arena.site.pages import (
@@ -139,7 +138,7 @@ def rate(
     games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
 ) -> tuple[list[BotStanding], History]:
     """Standings and each bot's rating after each of its rated updates, in one pass
-    (`arena.ratings.ledger.rate_cached`, resumed from `cache` when the games only grew)."""
+    (`arena.ratings.results.rate_cached`, resumed from `cache` when the games only grew)."""
     standings, history, _ = rate_with_confidence(games, bots, settings, cache)
     return standings, history
 
@@ -532,11 +531,11 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     data.ratings_ready()  # the pages below need the standings
     for line in data.standings:  # a bot only seen in results still gets a page
         bots.setdefault(line.bot, BotRecord(line.bot, line.bot, "", "", "", "unknown"))
-    rank = {line.bot: number for number, line in enumerate(data.standings, 1)}
     confidence = data.confidence
-    order = [line.bot for line in data.standings]
-    groups = dict(zip(order, confidence.groups(order))) if confidence else {}
-    marks = _league_marks(data)
+    # Each line's band, group, settled and league status, as the terminal has them.
+    standings = ranked(data.standings, confidence, data.members, league=is_league(data.settings))
+    rank = {line.bot: number for number, line in enumerate(standings.lines, 1)}
+    order = [line.bot for line in standings.lines]
     swiss = is_swiss(data.settings)
     moves = rating_moves(data.games, data.history, order, prior[0] - 3 * prior[1], swiss)
     last_move = {}
@@ -548,33 +547,30 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
         site / "index.html",
         "index.html",
         "",
-        standings=data.standings,
+        standings=standings.lines,
         swiss=swiss,
         last_move=last_move,
-        intervals=confidence.intervals if confidence else {},
-        groups=groups,
         summary=settings_summary(data.settings),
         settings=data.settings,
         done=len(data.games),
         total=data.total_games,
         game_pages=game_pages,
         generated=generated,
-        marks=marks,
-        mark_notes={bot: m.reason for bot, m in data.members.items() if m.status == "suspended"},
-        reasons={bot: m.reason for bot, m in data.members.items() if m.reason},
-        settled_span=settled_span(len(data.standings)),
+        marked=any(line.mark for line in standings.lines),
+        suspended=standings.suspended(),
+        settled_span=standings.settled_span,
         settle_level=f"{SETTLE_LEVEL:.0%}",
         broken_bots=_broken_bots(data.settings),
     )
 
-    top = [line.bot for line in data.standings[:MATRIX_BOTS]]
-    model = {row: {col: confidence.ahead(row, col) for col in top if col != row} for row in top} if confidence else {}
+    top = order[:MATRIX_BOTS]
+    model = {row: {col: confidence.ahead(row, col) for col in top if col != row} for row in top}
     write(
         site / "h2h.html", "h2h.html", "", matrix_bots=top, cells=h2h_cells(top, model, agg["ahead"], agg["together"]),
-        total_bots=len(data.standings),
+        total_bots=len(standings.lines),
     )
 
-    for line in data.standings:
+    for line in standings.lines:
         bot = line.bot
         opponents = [
             {"bot": other, "games": count, "ahead": agg["ahead"][bot].get(other, 0), "behind": agg["ahead"][other].get(bot, 0)}
@@ -611,8 +607,8 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             "../",
             line=line,
             rank=rank[bot],
-            interval=confidence.intervals.get(bot) if confidence else None,
-            mark=marks.get(bot),
+            interval=line.band,
+            mark=line.mark,
             member=member,
             membership=bot_membership(member, [data.games[index].round for index in played]) if member else "",
             info=bots[bot],
@@ -654,19 +650,6 @@ def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
         except BotFolderError as error:
             broken.append((folder.relative_to(registry).as_posix(), "; ".join(error.mistakes)))
     return broken
-
-
-def _league_marks(data: SiteData) -> dict[str, str]:
-    """A league's mark for each bot: 'retired', 'suspended', 'removed', or, for a bot that
-    plays, 'settled' when its rank interval is narrow enough (`Confidence.settled`)."""
-    marks = {}
-    games = {line.bot: line.games for line in data.standings}
-    for bot, member in data.members.items():
-        if member.status != "active":
-            marks[bot] = member.status
-        elif data.confidence is not None and games.get(bot) and bot in data.confidence.intervals:
-            marks[bot] = "settled" if data.confidence.settled(bot) else "provisional"
-    return marks
 
 
 DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>.js

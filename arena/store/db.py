@@ -57,7 +57,7 @@ NULL in a tournament), in the same order as the keys, which a league writes as
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
 The store only persists and returns results: ratings and standings are computed from
-them by `arena.ratings.ledger` (`stored_standings(store)`, `stored_history(store)`).
+them by `arena.ratings.results` (`stored_standings(store)`, `stored_history(store)`).
 """
 
 from __future__ import annotations

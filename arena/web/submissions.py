@@ -70,7 +70,7 @@ class Door:
         """Where `name` (its newest version) stands in the league, or None without one."""
         if self.league_dir is None or not (self.league_dir / "arena.sqlite").is_file():
             return None
-        from arena.run.league import league_standings
+        from arena.ratings.standings import of_store
         from arena.store.db import Store
 
         # A write may sit in the WAL file a while before the store file itself changes.
@@ -78,7 +78,7 @@ class Door:
         with self._standing_lock:
             if self._standing_cache is None or self._standing_cache[0] != stamp:
                 with Store.open(self.league_dir) as store:
-                    standing = league_standings(store)
+                    standing = of_store(store)
                     incidents = store.incidents()
                 self._standing_cache = (stamp, (standing, incidents))
             standing, incidents = self._standing_cache[1]
@@ -86,13 +86,11 @@ class Door:
         if not chosen:
             return {"joined": False}
         member = max(chosen, key=lambda m: (m.joined, m.bot))
-        lines = {line.bot: (rank, line) for rank, line in enumerate(standing.table.standings, 1)}
-        rank, line = lines.get(member.bot, (None, None))
-        interval = standing.confidence.intervals.get(member.bot)
+        rank, line = standing.find(member.bot) or (None, None)
         return {
             "joined": True, "bot": member.bot, "status": member.status, "reason": member.reason,
-            "rank": rank, "of": len(standing.table.standings), "band": [interval.low, interval.high] if interval else None,
-            "settled": bool(line and line.games) and standing.confidence.settled(member.bot),
+            "rank": rank, "of": len(standing.lines), "band": [line.band.low, line.band.high] if line else None,
+            "settled": bool(line and line.settled),
             "games": line.games if line else 0,
             "latest_incidents": [
                 {"game": key, "reason": str(incident.reason.value), "detail": incident.detail}
