@@ -6,7 +6,8 @@ Every fault of the bot is a `BotFault` with a `Reason`; a failure of arena's own
 machinery (e.g. the Docker engine) is a `SandboxError` and is never charged to the bot.
 
 Shared building blocks for implementations (line caps, stderr log, time bank, exit
-words) are in `arena.sandbox.common`; the registry is `arena.sandbox.get_sandbox`.
+words) are in `arena.sandbox.common`, the send and receive loop every sandbox's process
+runs (`BotStdio`) in `arena.sandbox.stdio`; the registry is `arena.sandbox.get_sandbox`.
 Added after the first version (compatible): `BotProcess.poll_line()` (concrete, built on
 `receive_line(0.0)`), the rule that `send_line` restarts the per-decision byte count, and
 `Sandbox.hide_paths()` (concrete, does nothing unless a sandbox needs it), warm slots:

@@ -1,7 +1,8 @@
 """How a Docker bot's stdin and stdout travel, and the running bot as arena talks to it:
 `DockerBotProcess`, over two named pipes (`make_fifos`) or the engine's attach socket,
 whose multiplexed frames also bring the bot's stderr and whose end says the container
-ended. `_StdoutWatch` tells, over the attach socket, that a bot closed its stdout.
+ended. `_StdoutWatch` tells, over the attach socket, that a bot closed its stdout. The
+send and receive loop is `arena.sandbox.stdio.BotStdio`'s; here are its channels.
 """
 
 from __future__ import annotations

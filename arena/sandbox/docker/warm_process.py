@@ -1,5 +1,6 @@
 """A bot process of a warm slot: three named pipes (random names) and a pidfd; its exit
-status comes from the launcher's monitor (see warm.py)."""
+status comes from the launcher's monitor (see warm.py). The send and receive loop is
+`arena.sandbox.stdio.BotStdio`'s; here are its channels."""
 
 from __future__ import annotations
 
