@@ -203,6 +203,22 @@ def test_the_helper_speaks_arenas_protocol_version():
     assert answers[0]["protocol"] == PROTOCOL_VERSION
 
 
+def test_every_kit_and_example_bot_says_arenas_protocol_version():
+    # Each starter kit and the Node example bot write the version in their `ready` (a copy,
+    # as a bot carries no arena): every copy must be arena.game.protocol's.
+    said = {}
+    for path in sorted([*(ROOT / "kits").rglob("*"), ROOT / "bots" / "node-simple" / "bot.js"]):
+        if path.suffix not in (".c", ".cpp", ".go", ".java", ".js", ".py", ".rs") or "build" in path.parts:
+            continue
+        found = re.findall(r"""["']?protocol["']?\s*[:,]\s*(\d+)""", path.read_text(encoding="utf-8"))
+        if found:
+            said[str(path.relative_to(ROOT))] = {int(number) for number in found}
+    assert {path.split("/")[1] for path in said if path.startswith("kits/")} == {
+        "c", "cpp", "go", "java", "node", "python", "rust",
+    }
+    assert all(numbers == {PROTOCOL_VERSION} for numbers in said.values()), said
+
+
 def write_manifest(folder: Path, text: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bot.toml").write_text(text)
