@@ -329,7 +329,7 @@ class PlayTable:
         when the table does not render its site or rendering failed (the game is stored)."""
         if not self.config.render_site:
             return None
-        from arena.site.writer import render_site
+        from arena.site import render_site
 
         try:
             render_site(self.config.out, jobs=1)

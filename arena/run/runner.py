@@ -279,9 +279,9 @@ def stopped_by(failure: BaseException) -> BaseException:
 
 
 def render_report(out_dir: Path) -> list[str]:
-    """Build the HTML site of a run's folder (`arena.site.writer.render_site`); a failure is
-    a note, never a lost run."""
-    from arena.site.writer import render_site
+    """Build the HTML site of a run's folder (`arena.site.render_site`, the site's one entry
+    for a runner); a failure is a note, never a lost run."""
+    from arena.site import render_site
 
     try:
         render_site(out_dir)
