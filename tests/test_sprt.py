@@ -17,6 +17,7 @@ from arena.game.record import GameResult
 from arena.ratings.sprt import (
     SprtError,
     SprtSettings,
+    SprtTally,
     elo_estimate,
     game_points,
     llr,
@@ -170,6 +171,34 @@ def test_the_status_accepts_h1_at_the_upper_bound_and_h0_at_the_lower():
         assert (round(status.llr, 6), status.decision, status.pairs) == (value, decision, sum(counts))
     assert sprt_status((10, 2, 50, 2, 8), settings).fraction == pytest.approx(3.633171 / 2.944439, abs=1e-6)
     assert sprt_status((1, 2, 20, 6, 12), settings).fraction == pytest.approx(4.283157 / 2.944439, abs=1e-6)
+
+
+def test_a_tally_scores_each_game_from_the_first_bots_seat_and_each_pair_once_complete():
+    settings = SprtSettings(0, 50)
+    tally = SprtTally(settings)
+    games = [
+        (("new", "old"), (1, 2)),  # new ahead: 1 point
+        (("old", "new"), (1, 1)),  # shared first: 1/2; the pair scored 1.5
+        (("new", "old"), (2, 2)),  # shared last: 1/2
+        (("old", "new"), (1, 2)),  # new behind: 0; the pair scored 0.5
+        (("new", "old"), (1, 2)),  # half a pair: not counted yet
+    ]
+    assert [tally.add(seats, places) for seats, places in games] == [False, True, False, True, False]
+    assert tally.first == "new" and tally.pending == 1.0 and tally.counts == [0, 1, 0, 1, 0]
+    assert tally.outcomes == {"ahead": 2, "shared first": 1, "shared last": 1, "behind": 1}
+    assert (tally.wins, tally.points) == (3, 3.0)
+    assert tally.status == sprt_status((0, 1, 0, 1, 0), settings) and not tally.decided
+
+
+def test_a_tally_is_decided_only_at_the_end_of_the_pair_that_reached_a_bound():
+    tally = SprtTally(SprtSettings(0, 50))
+    while tally.status.decision is None:
+        assert tally.add(("new", "old"), (1, 2)) is False and not tally.decided
+        assert tally.add(("old", "new"), (2, 1)) is True
+    assert tally.status.decision == "H1" and tally.decided
+    assert tally.counts == [0, 0, 0, 0, tally.status.pairs] and tally.status.pairs == 23
+    tally.add(("new", "old"), (1, 2))
+    assert not tally.decided  # a pair begun after the decision is played out
 
 
 def test_counts_must_be_five_counts_of_at_least_zero():

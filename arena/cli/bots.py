@@ -90,14 +90,15 @@ def submit_command(
     except FolderLimitsError as error:
         raise UsageError(str(error)) from None
     limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
-    if tournament is not None:
-        config = load_tournament(tournament)
-        limits, sandbox = config.limits.limits(), config.sandbox
+    # A tournament's or a league's file sets the limits and the sandbox instead (a league's, its registry too).
+    config = load_tournament(tournament) if tournament is not None else None
     if league is not None:
-        from arena.run.league import load_league
+        from arena.config.league import load_league
 
-        joined = load_league(league)
-        limits, sandbox, registry = joined.limits.limits(), joined.sandbox, registry or joined.registry_dir()
+        config = load_league(league)
+        registry = registry or config.registry_dir()
+    if config is not None:
+        limits, sandbox = config.limits.limits(), config.sandbox
     done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"

@@ -4,6 +4,9 @@ can fix (`UsageError`: one line, exit code 2)."""
 
 from __future__ import annotations
 
+import shlex
+import sys
+
 from rich.console import Console
 
 from arena.terminal import wrapped
@@ -32,3 +35,8 @@ def warn_public_seed(seed: int) -> None:
     from arena.store.seeds import PUBLIC_SEED_WARNING
 
     say("arena: " + PUBLIC_SEED_WARNING.format(seed=seed), errors)
+
+
+def say_stopped(stored: str) -> None:
+    """Ctrl-C stopped a run or a league: what is stored, and the command that resumes it."""
+    say(f"arena: stopped: {stored}; run the same command to resume: arena {shlex.join(sys.argv[1:])}", errors)

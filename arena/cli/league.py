@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.console import errors, say, warn_public_seed
+from arena.cli.console import say, say_stopped, warn_public_seed
 from arena.cli.flags import (
     FileDecisionFlag,
     FileMemoryFlag,
@@ -129,9 +127,7 @@ def league_command(
     try:
         outcome = run_league(config, progress=show, notice=lambda line: say(f"  {line}"))
     except LeagueInterrupted as stopped:
-        say(
-            f"arena: stopped: {stopped.done} games are stored in {stopped.output}; run the same command to resume: "
-            f"arena {shlex.join(sys.argv[1:])}", errors)
+        say_stopped(f"{stopped.done} games are stored in {stopped.output}")
         raise typer.Exit(130) from None
     finally:
         if served is not None:

@@ -13,7 +13,7 @@ from arena.cli.console import UsageError, console, say, say_json, warn_public_se
 from arena.cli.flags import DecisionFlag, MemoryFlag, StartupFlag, TimeBankFlag
 from arena.cli.incidents import print_incidents
 from arena.cli.progress import SprtProgress
-from arena.cli.tables import compact_table, fits, fitting
+from arena.cli.tables import compact_table, fitting, match_games_table
 from arena.ratings.ledger import WINS_MEANS
 from arena.ratings.sprt import (
     DEFAULT_GAMES as _SPRT_GAMES,  # shown in `arena match --help`
@@ -148,26 +148,9 @@ def match_command(
         return
 
     if pairs is None:  # an SPRT's games are too many to list: its pairs were shown as they came
-        names = [bot.name for bot in result.bots]
-        rows = []
-        for game_result in result.games:
-            cells = {"game": str(game_result.game_number), "seed": str(game_result.seed)}
-            for seat, name in enumerate(game_result.seats):
-                cells[name] = f"{game_result.places[seat]} ({game_result.scores[seat]:g}) s{seat}"
-            cells["incidents"] = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
-            rows.append(cells)
-        # The seed is the column to leave out when the table is wider than the terminal
-        # (--verbose and --replay give every game's seed); then long names become numbers.
-        columns = fitting(["game", "seed", *names, "incidents"], rows, ("seed",))
-        legend = []
-        if not fits(columns, rows):
-            for number, name in enumerate(names, start=1):
-                for row in rows:
-                    row[f"bot {number}"] = row.pop(name)
-                legend.append(f"bot {number}: {name}")
-            columns = [f"bot {names.index(c) + 1}" if c in names else c for c in columns]
+        table, legend = match_games_table(result)
         say(f"{chosen.title}: {games} games, sandbox {result.sandbox}")
-        console.print(compact_table(columns, rows, left=("incidents",)))
+        console.print(table)
         for line in legend:
             say(line)
         say("each cell: place (game score) and seat; 1 = best; forfeits share the last place.")

@@ -47,52 +47,35 @@ def stop_bar(bar) -> None:
 
 
 class SprtProgress:
-    """`arena match --sprt`: the first bot's pairs as pentanomial counts, the test after each pair."""
+    """`arena match --sprt`: the first bot's pairs as pentanomial counts, the test after each
+    pair (arena.ratings.sprt.SprtTally), then its result."""
 
     def __init__(self, settings, quiet: bool):
-        from arena.ratings.sprt import sprt_status
+        from arena.ratings.sprt import SprtTally
 
-        self.settings = settings
+        self.tally = SprtTally(settings)
         self.quiet = quiet
-        self.counts = [0, 0, 0, 0, 0]
-        self.first: str | None = None  # the first bot's name in results: game 1 seats it at seat 0
-        self.pending: float | None = None  # its points in the first game of a pair not yet complete
-        # Its games placed ahead of the other bot, first together, last together, behind.
-        self.outcomes = {"ahead": 0, "shared first": 0, "shared last": 0, "behind": 0}
-        self.status = sprt_status(self.counts, settings)
 
     def add(self, result) -> None:
-        """Score a finished game; after the second game of a pair, update the test and maybe print it."""
-        from arena.ratings.sprt import game_points, pair_bucket, sprt_status
-
-        if self.first is None:
-            self.first = result.seats[0]
-            settings, status = self.settings, self.status
-            if not self.quiet:
-                say(f"SPRT [{settings.elo0:.2f}, {settings.elo1:.2f}], alpha {settings.alpha:g}, beta "
-                     f"{settings.beta:g}: H0 accepted at LLR {status.lower:.2f}, H1 at {status.upper:.2f}")
-        seat = result.seats.index(self.first)
-        points = game_points(result.places, seat)
-        mine, theirs = result.places[seat], result.places[1 - seat]
-        shared = "shared first" if mine == 1 else "shared last"
-        self.outcomes["ahead" if mine < theirs else "behind" if mine > theirs else shared] += 1
-        if self.pending is None:
-            self.pending = points
+        """Score a finished game; after the second game of a pair, maybe print where the test stands."""
+        tally = self.tally
+        if tally.first is None and not self.quiet:
+            settings, status = tally.settings, tally.status
+            say(f"SPRT [{settings.elo0:.2f}, {settings.elo1:.2f}], alpha {settings.alpha:g}, beta "
+                f"{settings.beta:g}: H0 accepted at LLR {status.lower:.2f}, H1 at {status.upper:.2f}")
+        if not tally.add(result.seats, result.places):
             return
-        self.counts[pair_bucket(self.pending + points)] += 1
-        self.pending = None
-        self.status = sprt_status(self.counts, self.settings)
-        pairs = self.status.pairs
+        pairs = tally.status.pairs
         every = 1 if pairs <= 10 else 10 if pairs <= 100 else 100
-        if not self.quiet and (pairs % every == 0 or self.status.decision is not None):
-            say(f"pair {pairs}: LLR {self.status.llr:.2f} ({self.status.fraction:.1%}), Ptnml(0-2): {self.counts}")
+        if not self.quiet and (pairs % every == 0 or tally.status.decision is not None):
+            say(f"pair {pairs}: LLR {tally.status.llr:.2f} ({tally.status.fraction:.1%}), Ptnml(0-2): {tally.counts}")
 
     def decided(self, _games) -> bool:
         """True once a complete pair has taken the LLR to a bound (the match stops there)."""
-        return self.status.decision is not None and self.pending is None
+        return self.tally.decided
 
     def _llr_text(self) -> str:
-        status, settings = self.status, self.settings
+        status, settings = self.tally.status, self.tally.settings
         return (f"LLR {status.llr:.2f} ({status.fraction:.1%}) ({status.lower:.2f}, {status.upper:.2f}) "
                 f"[{settings.elo0:.2f}, {settings.elo1:.2f}]")
 
@@ -102,16 +85,15 @@ class SprtProgress:
         from arena.run.match import standings
 
         first, second = result.bots[0].name, result.bots[1].name
-        status, settings, estimate = self.status, self.settings, elo_estimate(self.counts)
+        tally = self.tally
+        status, settings, estimate = tally.status, tally.settings, elo_estimate(tally.counts)
         games = len(result.games)
-        outcomes = self.outcomes
-        wins = outcomes["ahead"] + outcomes["shared first"]  # WINS_MEANS: shared firsts counted
-        points = outcomes["ahead"] + (outcomes["shared first"] + outcomes["shared last"]) / 2
+        outcomes, wins, points = tally.outcomes, tally.wins, tally.points
         if as_json:
             print(json.dumps({
                 "game": result.game, "first": first, "second": second, "seed": result.seed,
                 "elo0": settings.elo0, "elo1": settings.elo1, "alpha": settings.alpha, "beta": settings.beta,
-                "decision": status.decision, "games": games, "pairs": status.pairs, "pentanomial": self.counts,
+                "decision": status.decision, "games": games, "pairs": status.pairs, "pentanomial": tally.counts,
                 "llr": status.llr, "lower_bound": status.lower, "upper_bound": status.upper,
                 "wins": wins, "shared_wins": outcomes["shared first"], "losses": outcomes["behind"],
                 "shared_last": outcomes["shared last"], "points": points, "points_share": estimate.score,
@@ -124,10 +106,10 @@ class SprtProgress:
         played = f"{games} games ({status.pairs} pairs)"
         if status.decision == "H1":
             say(f"{tested}: H1 accepted after {played}: {first} is more than {settings.elo0:g} Elo stronger "
-                      f"than {second} (alpha {settings.alpha:g})")
+                f"than {second} (alpha {settings.alpha:g})")
         elif status.decision == "H0":
             say(f"{tested}: H0 accepted after {played}: {first} is less than {settings.elo1:g} Elo stronger "
-                      f"than {second} (beta {settings.beta:g})")
+                f"than {second} (beta {settings.beta:g})")
         else:
             say(f"{tested}: no decision at {played}")
         if estimate.elo is None:
@@ -142,9 +124,9 @@ class SprtProgress:
             if estimate.note is not None:
                 elo_text += f" ({estimate.note})"
         say(f"Results of {first} vs {second}: {elo_text}")
-        say(f"{self._llr_text()}, Ptnml(0-2): {self.counts}")
+        say(f"{self._llr_text()}, Ptnml(0-2): {tally.counts}")
         share = f" ({points / games:.2%})" if games else ""
         last = f", Shared last: {outcomes['shared last']}" if outcomes["shared last"] else ""
         say(f"Games: {games}, Wins: {wins} ({outcomes['shared first']} shared), Losses: {outcomes['behind']}{last}, "
-             f"Points: {points:g}{share}")
+            f"Points: {points:g}{share}")
         say(f"Wins: {WINS_MEANS}. Points: 1 a game placed ahead, 1/2 a shared place.")

@@ -39,6 +39,31 @@ def compact_table(columns: list[str], rows: list[dict[str, str]], left: tuple[st
     return table
 
 
+def match_games_table(result) -> tuple[Table, list[str]]:
+    """A match's games (arena.run.match.MatchResult), a row each: every bot's place, game score
+    and seat, and the incidents; with the legend that numbers the bots when their names do
+    not fit."""
+    names = [bot.name for bot in result.bots]
+    rows = []
+    for game_result in result.games:
+        cells = {"game": str(game_result.game_number), "seed": str(game_result.seed)}
+        for seat, name in enumerate(game_result.seats):
+            cells[name] = f"{game_result.places[seat]} ({game_result.scores[seat]:g}) s{seat}"
+        cells["incidents"] = ", ".join(f"{i.bot}: {i.reason.value}" for i in game_result.incidents) or "-"
+        rows.append(cells)
+    # The seed is the column to leave out when the table is wider than the terminal
+    # (--verbose and --replay give every game's seed); then long names become numbers.
+    columns = fitting(["game", "seed", *names, "incidents"], rows, ("seed",))
+    legend = []
+    if not fits(columns, rows):
+        for number, name in enumerate(names, start=1):
+            for row in rows:
+                row[f"bot {number}"] = row.pop(name)
+            legend.append(f"bot {number}: {name}")
+        columns = [f"bot {names.index(c) + 1}" if c in names else c for c in columns]
+    return compact_table(columns, rows, left=("incidents",)), legend
+
+
 # Standings columns left out, in this order, while the table is wider than the terminal
 # (names are never cut); `arena standings --json` has every figure.
 # The column the standings are ranked by (score for a Swiss, mu-3σ otherwise), the rank and

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.console import UsageError, errors, say, warn_public_seed
+from arena.cli.console import UsageError, errors, say, say_stopped, warn_public_seed
 from arena.cli.flags import (
     FileCpuFlag,
     FileDecisionFlag,
@@ -118,7 +117,6 @@ def run_command(
     config = load_tournament(tournament_file, overrides, rule or [])
     if config.seed is not None and not public_seed_ok:
         warn_public_seed(config.seed)
-    again = "arena " + shlex.join(sys.argv[1:])
     bar = progress_bar(quiet)
     task = bar.add_task(config.name, total=None, rate="", leader="-")
 
@@ -134,9 +132,7 @@ def run_command(
         outcome = run_tournament(config, progress=show, allow_changes=allow_changes)
     except TournamentInterrupted as stopped:
         stop_bar(bar)
-        say(
-            f"arena: stopped: {stopped.done} of {stopped.total} games are stored in {stopped.output}; "
-            f"run the same command to resume: {again}", errors)
+        say_stopped(f"{stopped.done} of {stopped.total} games are stored in {stopped.output}")
         raise typer.Exit(130) from None
     except SiteInterrupted as stopped:
         stop_bar(bar)

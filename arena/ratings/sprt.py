@@ -250,3 +250,50 @@ def elo_estimate(counts: Sequence[int]) -> EloEstimate:
     if lower is None or upper is None:
         note = "the interval reaches a " + ("0%" if lower is None else "100%") + " score: that end is unbounded"
     return EloEstimate(pairs, score, variance, elo, lower, upper, los, note=note)
+
+
+class SprtTally:
+    """The test run on a match's games as they finish (`arena match --sprt`): the first bot's
+    games counted as placed ahead, first together, last together or behind, and each pair
+    (one deal from both seats) added to the pentanomial counts, the test re-run after it."""
+
+    def __init__(self, settings: SprtSettings):
+        self.settings = settings
+        self.counts = [0, 0, 0, 0, 0]
+        self.first: str | None = None  # the first bot's name: the match's first game seats it at seat 0
+        self.pending: float | None = None  # its points in the first game of a pair not yet complete
+        self.outcomes = {"ahead": 0, "shared first": 0, "shared last": 0, "behind": 0}
+        self.status = sprt_status(self.counts, settings)
+
+    def add(self, seats: Sequence[str], places: Sequence[int]) -> bool:
+        """Score a finished game (its bots by seat, their places); True when it completed a
+        pair, and so `status` is new."""
+        if self.first is None:
+            self.first = seats[0]
+        seat = list(seats).index(self.first)
+        points = game_points(places, seat)
+        mine, theirs = places[seat], places[1 - seat]
+        shared = "shared first" if mine == 1 else "shared last"
+        self.outcomes["ahead" if mine < theirs else "behind" if mine > theirs else shared] += 1
+        if self.pending is None:
+            self.pending = points
+            return False
+        self.counts[pair_bucket(self.pending + points)] += 1
+        self.pending = None
+        self.status = sprt_status(self.counts, self.settings)
+        return True
+
+    @property
+    def decided(self) -> bool:
+        """True once a complete pair has taken the LLR to a bound (the match stops there)."""
+        return self.status.decision is not None and self.pending is None
+
+    @property
+    def wins(self) -> int:
+        """The first bot's games placed first, shared firsts counted (arena.ratings.ledger.WINS_MEANS)."""
+        return self.outcomes["ahead"] + self.outcomes["shared first"]
+
+    @property
+    def points(self) -> float:
+        """The first bot's points: 1 a game placed ahead, 1/2 a shared place."""
+        return self.outcomes["ahead"] + (self.outcomes["shared first"] + self.outcomes["shared last"]) / 2
