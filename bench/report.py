@@ -35,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.game.record import GameResult, Replay, ReplayAction
 from arena.run.schedule import ScheduledGame
+from arena.site.model import load_site_data
 from arena.site.replay import replay_frames, script_text
-from arena.site.writer import load_site_data, write_site
+from arena.site.writer import write_site
 from arena.store.db import STORE_FILE, Store
 from engine.players import play_random_game
 
@@ -141,7 +142,7 @@ def render(folder: Path) -> dict:
 
 def rating_pass_s(folder: Path) -> float:
     """The TrueSkill pass alone (in the render it runs beside the game pages)."""
-    from arena.site.writer import rate
+    from arena.site.model import rate
 
     data = load_site_data(folder, background=True)
     data.ratings_ready()
@@ -154,7 +155,8 @@ def game_lists(folder: Path) -> dict:
     """The bots' full game lists alone (in the render they are part of the pages): each
     game's rating and rank change for every seat, then one data script per bot."""
     from arena.ratings.results import is_swiss
-    from arena.site.writer import _aggregate, _write_game_data, rating_moves
+    from arena.site.charts import rating_moves
+    from arena.site.writer import _aggregate, _write_game_data
 
     data = load_site_data(folder)
     order = [line.bot for line in data.standings]

@@ -33,7 +33,7 @@ from arena.run.league import (
 )
 from arena.run.members import registry_field
 from arena.run.schedule import key_order
-from arena.site.writer import load_site_data
+from arena.site.model import load_site_data
 from arena.store.db import Store, StoreError
 from arena.store.registry import SubmitRefused, submit_bot
 

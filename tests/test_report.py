@@ -23,6 +23,8 @@ from arena.cli.app import app
 from arena.game.record import GameResult, Replay, ReplayAction
 from arena.ratings.results import stored_history, stored_standings
 from arena.run.tournament import TournamentInterrupted
+from arena.site.charts import rating_chart, rating_moves
+from arena.site.model import ReportError, load_site_data, rate
 from arena.site.replay import (
     FORMAT,
     ReplayUnavailable,
@@ -35,12 +37,7 @@ from arena.site.replay import (
     script_text,
 )
 from arena.site.writer import (
-    ReportError,
-    load_site_data,
     page_links,
-    rate,
-    rating_chart,
-    rating_moves,
     render_site,
     settings_summary,
     slug,

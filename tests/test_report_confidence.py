@@ -17,7 +17,7 @@ import arena.ratings.ledger
 from arena.cli.app import app
 from arena.ratings.ledger import SCORE_MEANS
 from arena.ratings.results import store_ledger
-from arena.site.writer import CACHE_FILE, load_site_data, rate_with_confidence
+from arena.site.model import CACHE_FILE, load_site_data, rate_with_confidence
 from arena.store.db import Store
 from tests.report_helpers import build_tournament
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.site.writer import load_site_data
+from arena.site.model import load_site_data
 from tests.report_helpers import build_tournament
 from tests.test_report_browser import DESKTOP, Watched, browser  # noqa: F401  (browser is a fixture)
 

@@ -24,8 +24,9 @@ import pytest
 from arena.game.seats import InProcessBot
 from arena.run.league import run_league
 from arena.run.tournament import run_tournament, validate_config
+from arena.site.model import load_site_data
 from arena.site.pages import last_lines, log_excerpt
-from arena.site.writer import load_site_data, slug, write_site
+from arena.site.writer import slug, write_site
 from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game

@@ -101,8 +101,9 @@ def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_r
     stderr too: served with stderr hidden, neither the game page nor the replay has them."""
     import shutil
 
+    from arena.site.model import load_site_data
     from arena.site.replay import FORMAT, script_text
-    from arena.site.writer import load_site_data, write_site
+    from arena.site.writer import write_site
 
     copy = tmp_path / "cup"
     shutil.copytree(cup, copy)

@@ -74,7 +74,7 @@ def main() -> None:
     from arena.run.match import MatchError
     from arena.run.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
-    from arena.site.writer import ReportError
+    from arena.site.model import ReportError
     from arena.store.db import StoreError
     from arena.store.registry import SubmitRefused
     from arena.web.errors import WebError

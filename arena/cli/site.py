@@ -20,7 +20,8 @@ def report_command(
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Processes that render replays (default: up to 4).")] = None,
 ) -> None:
     """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
-    from arena.site.writer import SITE_DIR, load_site_data, write_site
+    from arena.site.model import load_site_data
+    from arena.site.writer import SITE_DIR, write_site
 
     try:
         data = load_site_data(out_dir, background=True)

@@ -1,4 +1,5 @@
-"""The static HTML site of a tournament: `render_site(DIR)` writes `DIR/site/` from the store.
+"""The static HTML site of a tournament: `render_site(DIR)` writes `DIR/site/` from the store,
+through the page model (`arena.site.model.load_site_data`) and `write_site`.
 
 Pages (jinja2 templates in `templates/`, autoescaped: a bot controls its name, version and
 log, and none of it can run in a spectator's browser):
@@ -14,10 +15,12 @@ Replay data (`arena.site.replay`) lives in `replays/<key>.r<FORMAT>.js`, one scr
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games.
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
-Ratings come from `arena.ratings.results` (`rate_cached`: the same ledger as the runner's and
-`arena standings`, and how sure the standings are), saved as JSON beside the store, so
-the next render only rates the games added since (and recomputes nothing when no game
-was added).
+Ratings come from `arena.ratings.results` (`rate_cached`, in `arena.site.model`: the same
+ledger as the runner's and `arena standings`, and how sure the standings are), saved as
+JSON beside the store, so the next render only rates the games added since (and
+recomputes nothing when no game was added); each bot's band, group and league mark from
+`arena.ratings.standings`; the charts' geometry and each game's rating moves from
+`arena.site.charts`. The HTTP server (`arena serve`) is `arena.web.app`.
 Nothing is loaded from the network: the CSS and the scripts are in `assets/` (each game's
 viewer script copied from its folder in `engine/`).
 Docs: docs/report.md.
@@ -25,8 +28,6 @@ Docs: docs/report.md.
 
 from __future__ import annotations
 
-import bisect
-import dataclasses
 import functools
 import hashlib
 import json
@@ -34,9 +35,8 @@ import os
 import re
 import shutil
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,24 +44,19 @@ from typing import Any
 import jinja2
 
 from arena.config.botfolder import BotFolderError, load_bot, registry_folders
-from arena.ratings.confidence import SETTLE_LEVEL, Confidence
-from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS, BotStanding, RatedGame
-from arena.ratings.results import (
-    inherited,
-    is_league,
-    is_swiss,
-    rate_cached,
-    settings_of,
-)
+from arena.ratings.confidence import SETTLE_LEVEL
+from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
+from arena.ratings.results import is_league, is_swiss, settings_of
 from arena.ratings.standings import ranked
 from arena.resources import templates_dir
+from arena.site.charts import Move, rating_chart, rating_moves
+from arena.site.model import ReportError, SiteData, SiteGame, can_fork, load_site_data
 from arena.site.pages import bot_membership, h2h_cells, last_lines, log_excerpt
 from arena.site.pages import (
     settings_summary as settings_summary,  # re-exported: the report's API
 )
 from arena.site.replay import FORMAT, ReplayUnavailable, replay_frames, script_text
-from arena.store.db import BotRecord, MemberRow
-from arena.store.keys import deal_of
+from arena.store.db import BotRecord
 from engine.registry import all_games
 
 SITE_DIR = "site"
@@ -70,206 +65,7 @@ MATRIX_BOTS = 40  # the matrix page shows the top of the standings; each bot pag
 RECENT_GAMES = 50  # games listed on a bot's page without script (its full list is a data file)
 LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
 LOG_CHARS = 1500  # characters kept of each excerpt
-CHART_POINTS = 300  # a rating chart is thinned to at most this many points
-BACKGROUND_RATING_GAMES = 2000  # from this many games the rating pass runs in another process
 PARALLEL_PAGES_GAMES = 5000  # from this many games the game pages are written by several processes
-
-
-class ReportError(Exception):
-    """The site cannot be rendered (no store in the folder, unknown replay option)."""
-
-
-@dataclass
-class SiteGame:
-    """A finished game: who sat where and how it ended."""
-
-    key: str
-    round: int
-    table_no: int
-    rotation: int
-    seed: int
-    seats: list[str]
-    places: list[int]
-    scores: list[float]
-    forfeits: list[bool]
-    finished_at: str | None = None
-    duration_s: float | None = None
-    rules_version: str | None = None
-    incidents: list[dict[str, Any]] = field(default_factory=list)
-    # Duplicate mode: another rotation of this deal is still to be played, so the deal's
-    # cards must not be shown yet (the replay would give them away).
-    withheld: bool = False
-
-
-@dataclass
-class SiteData:
-    """Everything the pages need; `load_site_data` fills it from a tournament's store."""
-
-    name: str
-    game: str
-    settings: dict[str, Any]
-    bots: list[BotRecord]  # as stored, without the folder: the site never shows a local path
-    standings: list[BotStanding]
-    history: History  # bot -> (games, mu, sigma, conservative) after each of its rated updates
-    games: list[SiteGame]  # finished games in schedule order
-    total_games: int  # scheduled, finished or not
-    logs: Callable[[str], dict[int, str]] = lambda key: {}
-    tournament_dir: Path | None = None  # where replays are read from (None: no replays)
-    pending_ratings: Any = None  # a _BackgroundRating while the rating pass runs in another process
-    confidence: Confidence | None = None  # how sure the standings are (None until the rating pass is in)
-    members: dict[str, MemberRow] = field(default_factory=dict)  # a league's bots: retired, suspended, ...
-
-    def ratings_ready(self) -> None:
-        """Wait for the background rating pass, if any, and take its standings, history and confidence."""
-        if self.pending_ratings is not None:
-            self.standings, self.history, self.confidence = self.pending_ratings.result()
-            self.pending_ratings = None
-
-
-# --- from the store ----------------------------------------------------------------------
-
-
-CACHE_FILE = ".report-ratings.json"  # beside arena.sqlite: the rating pass as of the last render
-
-History = dict[str, list[tuple[int, float, float, float]]]  # bot -> (games, mu, sigma, conservative)
-
-
-def rate(
-    games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None = None
-) -> tuple[list[BotStanding], History]:
-    """Standings and each bot's rating after each of its rated updates, in one pass
-    (`arena.ratings.results.rate_cached`, resumed from `cache` when the games only grew)."""
-    standings, history, _ = rate_with_confidence(games, bots, settings, cache)
-    return standings, history
-
-
-def rate_with_confidence(
-    games: Sequence[SiteGame],
-    bots: Sequence[str],
-    settings: dict[str, Any],
-    cache: Path | None = None,
-    inherit: Mapping[str, str] | None = None,
-) -> tuple[list[BotStanding], History, Confidence]:
-    """`rate`, and how sure the standings are (rank intervals, skills given all the games;
-    `inherit`: a league's versions that start from their predecessor's mu)."""
-    duplicate = bool(settings.get("duplicate", False))
-    rated = [
-        RatedGame(
-            key=game.key, bots=tuple(game.seats), places=tuple(game.places), forfeits=tuple(game.forfeits),
-            deal=deal_of(game.key) if duplicate else None,
-        )
-        for game in games
-    ]
-    standings, points, confidence = rate_cached(rated, bots, settings, cache, inherit)
-    history = {bot: [(p.games, p.mu, p.sigma, p.conservative) for p in line] for bot, line in points.items()}
-    return standings, history, confidence
-
-
-def _can_fork() -> bool:
-    """More than one core, and workers can be forked (they share the page model, not a copy)."""
-    import multiprocessing
-
-    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
-
-
-class _BackgroundRating:
-    """`rate_with_confidence()` in a child process; `result()` waits for it."""
-
-    def __init__(
-        self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None,
-        inherit: Mapping[str, str],
-    ):
-        import multiprocessing
-
-        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(rate_with_confidence, list(games), list(bots), settings, cache, inherit)
-
-    def result(self) -> tuple[list[BotStanding], History, Confidence]:
-        try:
-            return self._future.result()
-        finally:
-            self._pool.shutdown()
-
-
-def load_site_data(tournament_dir: str | Path, *, background: bool = False, cache_ratings: bool = True) -> SiteData:
-    """Read a tournament's store into the page model (ratings recomputed in schedule order).
-
-    With `background`, a big store's rating pass runs in another process until
-    `SiteData.ratings_ready()` (write_site calls it once the game pages are written).
-    """
-    from arena.store.db import STORE_FILE, Store, StoreError
-
-    tournament_dir = Path(tournament_dir)
-    if not (tournament_dir / STORE_FILE).is_file():
-        raise ReportError(f"no tournament store ({STORE_FILE}) in {tournament_dir}; run `arena run` into it first")
-    try:
-        store = Store.open(tournament_dir)
-    except StoreError as error:
-        raise ReportError(str(error)) from None
-    settings = store.settings() or {}
-    bots = [dataclasses.replace(bot, folder="") for bot in store.bots()]
-    rows = store.games()
-    seats_by_game: dict[str, list[Any]] = defaultdict(list)
-    for seat in store.seats():
-        seats_by_game[seat.game_key].append(seat)
-    incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for key, incident in store.incidents():
-        # `when` in the bot's own terms (the request id it saw), as the terminal says it.
-        incidents_by_game[key].append({**incident.model_dump(mode="json"), "when": incident.when()})
-    games = []
-    open_deals = {row.deal for row in rows if row.status != "done"} if settings.get("duplicate") else set()
-    for row in rows:
-        seats = seats_by_game.get(row.key)
-        if row.status != "done" or not seats:
-            continue
-        games.append(
-            SiteGame(
-                key=row.key,
-                round=row.round,
-                table_no=row.table_no,
-                rotation=row.rotation,
-                seed=row.seed,
-                seats=[s.bot for s in seats],
-                places=[s.place for s in seats],
-                scores=[s.score for s in seats],
-                forfeits=[s.forfeit for s in seats],
-                finished_at=row.finished_at,
-                duration_s=row.duration_s,
-                rules_version=row.rules_version,
-                incidents=incidents_by_game.get(row.key, []),
-                withheld=row.deal in open_deals,
-            )
-        )
-    # TrueSkill costs about a millisecond per game: on a big store the pass runs in another
-    # process while this one writes the game pages, which do not need ratings.
-    pending = None
-    cache = tournament_dir / CACHE_FILE if cache_ratings else None
-    standings: list[BotStanding] = []
-    history: History = {}
-    confidence = None
-    members = store.members()
-    inherit = inherited(settings, members)
-    if background and len(games) >= BACKGROUND_RATING_GAMES and _can_fork():
-        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache, inherit)
-    else:
-        standings, history, confidence = rate_with_confidence(
-            games, [bot.bot for bot in bots], settings, cache, inherit
-        )
-    return SiteData(
-        name=str(settings.get("name") or tournament_dir.resolve().name),
-        game=str(settings.get("game") or ""),
-        settings=settings,
-        bots=bots,
-        standings=standings,
-        history=history,
-        games=games,
-        total_games=len(rows),
-        logs=store.logs,
-        tournament_dir=tournament_dir,
-        pending_ratings=pending,
-        confidence=confidence,
-        members={member.bot: member for member in members},
-    )
 
 
 # --- helpers for the pages ---------------------------------------------------------------
@@ -280,104 +76,6 @@ def slug(bot: str) -> str:
     """A file name for a bot's page: safe characters of its id plus a short hash (ids may be anything)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot).strip("-.")[:40] or "bot"
     return f"{safe}-{hashlib.sha256(bot.encode()).hexdigest()[:8]}"
-
-
-def rating_chart(
-    points: Sequence[tuple[int, float, float, float]], prior: tuple[float, float] = (25.0, 25.0 / 3)
-) -> dict[str, Any]:
-    """The geometry of a bot's rating chart, in percent of its plot area (x: games played,
-    y: rating, top 0): the mu line, the mu ± 3 sigma band and the conservative line, from
-    the prior (mu, sigma) at game 0, thinned to CHART_POINTS points; `points` are the
-    drawn points after game 0 as (games, x, y of the conservative rating, mu, sigma). The page
-    stretches the plot to its width (the lines keep their thickness) and writes the axis
-    labels as text, so the chart reads the same on a phone as on a desktop."""
-    if not points:
-        return {}
-    if points[0][0] != 0:  # a version that inherited its predecessor's mu has its own point at 0
-        points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
-    if len(points) > CHART_POINTS:
-        step = len(points) / CHART_POINTS
-        points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
-    low = min(p[1] - 3 * p[2] for p in points)
-    high = max(p[1] + 3 * p[2] for p in points)
-    if high - low < 1:
-        high, low = high + 0.5, low - 0.5
-    last = max(p[0] for p in points) or 1
-
-    def x(games: int) -> float:
-        return round(100 * games / last, 2)
-
-    def y(value: float) -> float:
-        return round(100 * (high - value) / (high - low), 2)
-
-    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in points)
-    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in points)
-    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in points) + " " + " ".join(
-        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(points)
-    )
-    ticks = [{"y": y(low + (high - low) * i / 4), "label": str(round(low + (high - low) * i / 4))} for i in range(5)]
-    return {
-        "mu": mu,
-        "conservative": conservative,
-        "band": band,
-        "ticks": ticks,
-        "games": last,
-        "final": points[-1],
-        "points": [(g, x(g), y(c), m, sd) for g, m, sd, c in points if g > 0],
-    }
-
-
-Move = tuple[float, float, int, int]  # a seat's rating after a game, its change, its rank after, rank change (+: up)
-
-
-def rating_moves(
-    games: Sequence[SiteGame], history: History, bots: Sequence[str], prior: float, swiss: bool = False
-) -> list[tuple[Move, ...]]:
-    """For each game (schedule order) and each of its seats: the bot's conservative rating
-    after the game, how much the game changed it, the bot's rank in the whole field after
-    the game and how many places it rose (negative: fell) across the game.
-
-    The ranks are by conservative rating (in a Swiss by Swiss score, then rating: the
-    Buchholz tie-break is left out, since it moves with every table-mate's later games);
-    a bot with no game yet holds the prior; tied bots share the better rank. In duplicate
-    mode a deal moves ratings once, at its last rotation: its other games change nothing.
-    """
-    after_games = {bot: {point[0]: point[3] for point in line} for bot, line in history.items()}
-    field = set(bots).union(*(game.seats for game in games)) if games else set(bots)
-    rating = {bot: after_games.get(bot, {}).get(0, prior) for bot in field}  # 0: an inherited prior
-    score = dict.fromkeys(field, 0.0)
-    played: dict[str, int] = dict.fromkeys(field, 0)
-
-    def standing(bot: str) -> tuple[float, float]:
-        return (round(score[bot], 9), rating[bot]) if swiss else (0.0, rating[bot])
-
-    order = sorted(standing(bot) for bot in field)  # ascending; a bot's rank: 1 + those above it
-    size = len(order)
-
-    def rank(key: tuple[float, float]) -> int:
-        return size - bisect.bisect_right(order, key) + 1
-
-    moves: list[tuple[Move, ...]] = []
-    for game in games:
-        seats = game.seats
-        before = [rank(standing(bot)) for bot in seats]
-        old = [rating[bot] for bot in seats]
-        table = len(seats)
-        for bot, place in zip(seats, game.places):
-            key = standing(bot)
-            played[bot] += 1
-            rating[bot] = after_games.get(bot, {}).get(played[bot], rating[bot])
-            if swiss and table > 1:
-                score[bot] += (table - place) / (table - 1)
-            moved = standing(bot)
-            if moved != key:
-                del order[bisect.bisect_left(order, key)]
-                bisect.insort(order, moved)
-        after = [rank(standing(bot)) for bot in seats]
-        moves.append(
-            tuple((rating[bot], rating[bot] - old[seat], after[seat], before[seat] - after[seat]) for seat, bot in enumerate(seats))
-        )
-    return moves
 
 
 def _script_data(name: str, key: str, value: Any) -> str:
@@ -515,7 +213,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
                    "replays_written": replays == "all" and data.tournament_dir is not None}
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
-        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES and _can_fork():
+        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES and can_fork():
             import multiprocessing
 
             # Game pages are most of a big site: written by forked workers sharing this

@@ -1,0 +1,112 @@
+"""The rating charts and moves of the site's pages: a bot's rating over time as the geometry
+of its chart (`rating_chart`), and each game's change of rating and rank for every seat
+(`rating_moves`). Pure functions of the page model (`arena.site.model`). Docs: docs/report.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Any
+
+from arena.site.model import History, SiteGame
+
+CHART_POINTS = 300  # a rating chart is thinned to at most this many points
+
+
+def rating_chart(
+    points: Sequence[tuple[int, float, float, float]], prior: tuple[float, float] = (25.0, 25.0 / 3)
+) -> dict[str, Any]:
+    """The geometry of a bot's rating chart, in percent of its plot area (x: games played,
+    y: rating, top 0): the mu line, the mu ± 3 sigma band and the conservative line, from
+    the prior (mu, sigma) at game 0, thinned to CHART_POINTS points; `points` are the
+    drawn points after game 0 as (games, x, y of the conservative rating, mu, sigma). The page
+    stretches the plot to its width (the lines keep their thickness) and writes the axis
+    labels as text, so the chart reads the same on a phone as on a desktop."""
+    if not points:
+        return {}
+    if points[0][0] != 0:  # a version that inherited its predecessor's mu has its own point at 0
+        points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
+    if len(points) > CHART_POINTS:
+        step = len(points) / CHART_POINTS
+        points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
+    low = min(p[1] - 3 * p[2] for p in points)
+    high = max(p[1] + 3 * p[2] for p in points)
+    if high - low < 1:
+        high, low = high + 0.5, low - 0.5
+    last = max(p[0] for p in points) or 1
+
+    def x(games: int) -> float:
+        return round(100 * games / last, 2)
+
+    def y(value: float) -> float:
+        return round(100 * (high - value) / (high - low), 2)
+
+    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in points)
+    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in points)
+    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in points) + " " + " ".join(
+        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(points)
+    )
+    ticks = [{"y": y(low + (high - low) * i / 4), "label": str(round(low + (high - low) * i / 4))} for i in range(5)]
+    return {
+        "mu": mu,
+        "conservative": conservative,
+        "band": band,
+        "ticks": ticks,
+        "games": last,
+        "final": points[-1],
+        "points": [(g, x(g), y(c), m, sd) for g, m, sd, c in points if g > 0],
+    }
+
+
+Move = tuple[float, float, int, int]  # a seat's rating after a game, its change, its rank after, rank change (+: up)
+
+
+def rating_moves(
+    games: Sequence[SiteGame], history: History, bots: Sequence[str], prior: float, swiss: bool = False
+) -> list[tuple[Move, ...]]:
+    """For each game (schedule order) and each of its seats: the bot's conservative rating
+    after the game, how much the game changed it, the bot's rank in the whole field after
+    the game and how many places it rose (negative: fell) across the game.
+
+    The ranks are by conservative rating (in a Swiss by Swiss score, then rating: the
+    Buchholz tie-break is left out, since it moves with every table-mate's later games);
+    a bot with no game yet holds the prior; tied bots share the better rank. In duplicate
+    mode a deal moves ratings once, at its last rotation: its other games change nothing.
+    """
+    after_games = {bot: {point[0]: point[3] for point in line} for bot, line in history.items()}
+    field = set(bots).union(*(game.seats for game in games)) if games else set(bots)
+    rating = {bot: after_games.get(bot, {}).get(0, prior) for bot in field}  # 0: an inherited prior
+    score = dict.fromkeys(field, 0.0)
+    played: dict[str, int] = dict.fromkeys(field, 0)
+
+    def standing(bot: str) -> tuple[float, float]:
+        return (round(score[bot], 9), rating[bot]) if swiss else (0.0, rating[bot])
+
+    order = sorted(standing(bot) for bot in field)  # ascending; a bot's rank: 1 + those above it
+    size = len(order)
+
+    def rank(key: tuple[float, float]) -> int:
+        return size - bisect.bisect_right(order, key) + 1
+
+    moves: list[tuple[Move, ...]] = []
+    for game in games:
+        seats = game.seats
+        before = [rank(standing(bot)) for bot in seats]
+        old = [rating[bot] for bot in seats]
+        table = len(seats)
+        for bot, place in zip(seats, game.places):
+            key = standing(bot)
+            played[bot] += 1
+            rating[bot] = after_games.get(bot, {}).get(played[bot], rating[bot])
+            if swiss and table > 1:
+                score[bot] += (table - place) / (table - 1)
+            moved = standing(bot)
+            if moved != key:
+                del order[bisect.bisect_left(order, key)]
+                bisect.insort(order, moved)
+        after = [rank(standing(bot)) for bot in seats]
+        moves.append(
+            tuple((rating[bot], rating[bot] - old[seat], after[seat], before[seat] - after[seat]) for seat, bot in enumerate(seats))
+        )
+    return moves
