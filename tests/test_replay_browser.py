@@ -373,3 +373,46 @@ def test_axe_finds_no_violation_on_a_game_page(browser, cup, rummy, game, viewpo
     page.screenshot(path=str(tmp_path / f"{game}-{viewport['width']}.png"), full_page=True)
     assert found == {}
     watched.check()
+
+
+# --- the packed data (issue 27) ------------------------------------------------------------
+
+
+def test_a_packed_replay_is_drawn_from_disk_or_says_in_one_line_why_not(browser, rummy, tmp_path):  # noqa: F811
+    """The replay file holds its bulk packed (zlib, base64): the page opened from disk
+    inflates it and draws the game; a browser without DecompressionStream and a packed
+    part that does not inflate each get one line instead, and no script error."""
+    from arena.site.replay import FORMAT, read_script
+
+    key, result = stored(rummy)
+    script = rummy / "site" / "replays" / f"{key}.r{FORMAT}.js"
+    data = read_script(script.read_text())
+    assert '"z":"' in script.read_text() and len(data["frames"]) == len(result.replay.actions) + 1
+    watched = open_game(browser, rummy, key, step=len(data["steps"]))
+    assert watched.page.locator(".stepno").inner_text() == f"step {len(data['steps'])} of {len(data['steps'])}"
+    assert step_of(watched.page) == len(data["steps"])
+    watched.check()
+
+    old = Watched(browser, DESKTOP)
+    old.page.add_init_script("delete window.DecompressionStream;")
+    old.page.goto((rummy / "site" / "games" / f"{key}.html").as_uri())
+    old.page.wait_for_selector("#replay-loading", state="detached")  # replaced by the note
+    assert old.page.locator("#replay").inner_text() == (
+        "This replay cannot be read: this browser cannot unpack it (it needs DecompressionStream: "
+        "Chrome 80, Firefox 113, Safari 16.4 or later)."
+    )
+    assert old.page.locator("#replay-table").count() == 0
+    old.check()
+
+    copy = tmp_path / "site"
+    shutil.copytree(rummy / "site", copy)
+    broken = copy / "replays" / script.name
+    text = broken.read_text()
+    at = text.index('"z":"') + 5
+    broken.write_text(text[:at] + "AAAA" + text[at + 4:])  # the zlib header is gone
+    bad = Watched(browser, DESKTOP)
+    bad.page.goto((copy / "games" / f"{key}.html").as_uri())
+    bad.page.wait_for_selector("#replay-loading", state="detached")
+    assert bad.page.locator("#replay").inner_text().startswith("This replay cannot be read: ")
+    assert bad.page.locator("#replay-table").count() == 0
+    bad.check()
