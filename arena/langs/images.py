@@ -41,7 +41,10 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "c": Language("c", ("gcc", "libc6-dev", "make", "libcjson-dev"), "gcc 12.2, make, cJSON 1.7.15"),
-    "cpp": Language("cpp", ("g++", "libc6-dev", "make", "nlohmann-json3-dev"), "g++ 12.2, make, nlohmann/json 3.11.2"),
+    "cpp": Language(
+        "cpp", ("g++", "libc6-dev", "make", "nlohmann-json3-dev", "libsimdjson-dev"),
+        "g++ 12.2, make, nlohmann/json 3.11.2, simdjson 3.0.1",
+    ),
     "rust": Language(
         "rust", ("rustc", "cargo", "librust-serde-json-dev"),
         "rustc 1.63, cargo 0.66, serde_json 1.0.87 (Debian's crates, offline)",
