@@ -442,3 +442,55 @@ def resolve(bot_dirs, in_process: bool = False):
 
     extra = {"inproc": lambda: InProcessBot(lambda observation, legal: legal[0])} if in_process else None
     return resolve_bots(config(Path("unused"), bot_dirs[:3]), extra)
+
+
+def built_bot(folder: Path, name: str, build: str) -> Path:
+    """bots/random whose program is made by its `build` step (copied into build/, each run
+    counted in build/runs)."""
+    shutil.copytree(BOTS / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "1.0"\ncommand = ["python3", "build/bot.py"]\n'
+        f'games = ["3up3down", "three-thirteen"]\nbuild = {build}\n'
+    )
+    return folder
+
+
+def test_a_bot_with_a_build_step_is_built_on_each_worker_before_its_games(tmp_path, bot_dirs, cluster):
+    bot = built_bot(tmp_path / "built", "built", '["sh", "-c", "cp bot.py arena_bot.py build/ && echo run >> build/runs"]')
+    # The organiser's own build/ (a crashing program marked as built) is not the bot's
+    # content: it must not travel, and the workers build from the sources.
+    (bot / "build").mkdir()
+    (bot / "build" / "bot.py").write_text("import sys\nsys.exit(3)\n")
+    (bot / "build" / ".arena-built").write_text("built\n")
+    later = time.time() + 60
+    os.utime(bot / "build" / ".arena-built", (later, later))
+    assert "build/bot.py" not in tarfile.open(fileobj=io.BytesIO(pack_bot(bot)), mode="r:gz").getnames()
+    outcome = run_tournament(config(tmp_path / "out", [bot, *bot_dirs[:2]], cycles=4, cluster=cluster.scheduler_address),
+                             report=False)
+    assert outcome.done == outcome.total == 4
+    with Store.open(tmp_path / "out") as store:
+        assert [store.game_result(game.key).incidents for game in store.games("done")] == [[]] * 4
+    digest = content_hash(bot)
+
+    def builds_here(dask_worker) -> int:
+        runs = Path(dask_worker.local_directory) / "arena-bots" / digest / "build" / "runs"
+        return len(runs.read_text().splitlines()) if runs.exists() else 0
+
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        built = client.run(builds_here)
+    assert set(built.values()) <= {0, 1} and sum(built.values()) >= 1  # once per worker that played it
+    assert (bot / "build" / "bot.py").read_text() == "import sys\nsys.exit(3)\n"  # nothing built here
+
+
+def test_a_build_that_fails_on_a_worker_stops_the_run_with_its_output(tmp_path, bot_dirs, cluster):
+    bot = built_bot(tmp_path / "broken", "broken", '["sh", "-c", "echo bot.c:3: error: expected semicolon >&2; exit 3"]')
+    settings = config(tmp_path / "out", [bot, *bot_dirs[:2]], cycles=1, cluster=cluster.scheduler_address)
+    with pytest.raises(TournamentError) as caught:
+        run_tournament(settings, report=False)
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith("bot broken, built on worker tcp://127.0.0.1:"), lines
+    assert lines[0].endswith(
+        ": its build (sh -c echo bot.c:3: error: expected semicolon >&2; exit 3) exited with code 3; "
+        "its output ends with:"
+    ), lines
+    assert lines[1:] == ["    | bot.c:3: error: expected semicolon"]

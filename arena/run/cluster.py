@@ -10,7 +10,10 @@ registers a worker plugin (`BotShipment`) holding them; every worker, including 
 joins or is restarted later, unpacks them into `<its local directory>/arena-bots/<hash>/`
 and re-hashes what it unpacked before using it. A task names bots by hash only, so a
 worker plays exactly the bytes the organiser's machine hashed. Sandboxes run on each
-worker's own machine (its processes, or its own Docker engine).
+worker's own machine (its processes, or its own Docker engine). A bot with a `build` step
+travels without its build/ folder (the content hash leaves it out too) and is built by
+each worker process, in its own sandbox, before its first game there, as `arena run`
+builds it before the first game on one machine; a failed build stops the run.
 
 A game is a pure function of its spec, so running it twice is harmless: Dask runs the
 games of a lost worker again elsewhere, exceptions are retried, and the store refuses a
@@ -38,6 +41,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 import arena
 from arena.config.field import BotRef
 from arena.config.tournament import TournamentError, check_address
+from arena.langs.build import BUILD_DIR, BuildFailed, run_build
 from arena.run.play import (
     GameSpec,
     PlayedGame,
@@ -48,7 +52,7 @@ from arena.run.play import (
     sandbox_named,
 )
 from arena.sandbox import BotFault, SandboxError
-from arena.store.db import content_hash
+from arena.store.db import content_hash, has_build_step
 
 CONNECT_TIMEOUT_S = 15.0
 # How long a run waits for the first worker before it gives up with a message.
@@ -66,6 +70,10 @@ _shipped_lock = threading.Lock()
 # On a worker: content hashes whose Docker image this process has built (or failed to build).
 _images: set[str] = set()
 _images_lock = threading.Lock()
+# On a worker: content hash -> None when its build step succeeded in this process, else
+# the one line saying how it failed (a failed build is not run again for every game).
+_builds: dict[str, str | None] = {}
+_builds_lock = threading.Lock()
 
 
 class BotShipmentError(SandboxError):
@@ -87,13 +95,16 @@ class ClusterFailure(SandboxError):
 
 
 def _files(folder: Path) -> list[Path]:
-    # The same selection as arena.store.db.content_hash: Python caches are not the bot's content.
+    # The same selection as arena.store.db.content_hash: Python caches are not the bot's
+    # content, nor is build/ of a bot with a build step (each worker builds it).
+    skip_build = has_build_step(folder)
     return sorted(
         path
         for path in folder.rglob("*")
         if path.is_file()
         and "__pycache__" not in path.relative_to(folder).parts
         and path.suffix != ".pyc"
+        and not (skip_build and path.relative_to(folder).parts[0] == BUILD_DIR)
     )
 
 
@@ -190,7 +201,37 @@ def play_on_worker(spec: GameSpec) -> PlayedGame:
         bots.append(bot.model_copy(update={"folder": str(folder)}))
     if spec.sandbox == "docker":
         _build_images(bots)
+    _run_builds(bots, spec.sandbox)
     return play_scheduled_game(spec.model_copy(update={"bots": bots}))
+
+
+def _run_builds(bots: Sequence[BotRef], sandbox: str) -> None:
+    """Run each bot's `build` step once per worker process, before its first game here, in
+    the worker's sandbox (arena.langs.build: skipped when build/ is up to date). A failed
+    build is a TournamentError naming the bot and the worker, which stops the run."""
+    for bot in bots:
+        if not bot.build:
+            continue
+        if bot.content_hash not in _builds:
+            with _builds_lock:  # one build at a time: games of one bot wait for it
+                if bot.content_hash not in _builds:
+                    try:
+                        run_build(load_spec(bot), sandbox_named(sandbox))
+                        _builds[bot.content_hash] = None
+                    except BuildFailed as failed:
+                        _builds[bot.content_hash] = f"bot {bot.id}, built on worker {_worker_address()}: {failed}"
+        failure = _builds[bot.content_hash]
+        if failure is not None:
+            raise TournamentError([failure])
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except ValueError:  # not in a worker (a test calling play_on_worker directly)
+        return "(none)"
 
 
 def _build_images(bots: Sequence[BotRef]) -> None:

@@ -200,7 +200,7 @@ def content_hash(folder: str | Path) -> str:
     bot.toml, and so the build command, is hashed)."""
     folder = Path(folder)
     digest = hashlib.sha256()
-    skip_build = _has_build_step(folder)
+    skip_build = has_build_step(folder)
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder)
         # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
@@ -217,7 +217,7 @@ def content_hash(folder: str | Path) -> str:
     return digest.hexdigest()
 
 
-def _has_build_step(folder: Path) -> bool:
+def has_build_step(folder: Path) -> bool:
     """True when folder/bot.toml is valid TOML with a `build` key (arena.langs.build)."""
     try:
         return "build" in tomllib.loads((folder / "bot.toml").read_text(encoding="utf-8"))
