@@ -51,6 +51,24 @@ def test_the_local_sandbox_exec_format_error_gets_its_hint():
     assert hint.startswith("the program in bot.toml's `command` was built for another system")
 
 
+def test_the_local_sandbox_reads_a_program_for_another_processor_before_it_starts_it(tmp_path):
+    import platform
+
+    other = 183 if platform.machine().lower() not in ("aarch64", "arm64") else 62  # ARM64, or x86-64 there
+    folder = bot(tmp_path / "arm", '["./build/bot"]')
+    (folder / "build").mkdir()
+    (folder / "build" / "bot").write_bytes(elf(other) + bytes(4096))
+    os.chmod(folder / "build" / "bot", 0o755)
+    match = run_match("3up3down", [folder, RANDOM], games=1, seed=2, sandbox="local")
+    [incident] = match.games[0].incidents
+    kind = "ARM64, not for this machine's x86-64" if other == 183 else "x86-64, not for this machine's ARM64"
+    assert (incident.bot, incident.reason.value, incident.detail) == (
+        "arm", "CRASH",
+        f"its program ./build/bot is a Linux program for {kind}: it cannot run here; build it in the sandbox "
+        "instead, with language and build in bot.toml (docs/protocol.md, Your language)",
+    )
+
+
 @pytest.fixture(scope="module")
 def docker_ready():
     from arena.sandbox.docker import engine_problem

@@ -1,5 +1,7 @@
 """Is a bot's program a binary for another system? (a Mach-O or Windows program, or an
-ELF program for another processor): read from its first bytes, standard library only."""
+ELF program for another processor): read from its first bytes, standard library only.
+Both sandboxes ask before they start a bot (the local one: `program_problem`), so the
+author reads one line saying what to do rather than an exec error."""
 
 from __future__ import annotations
 
@@ -44,3 +46,14 @@ def foreign_line(program: str, kind: str) -> str:
         f"its program {program} is {kind}: it cannot run here; build it in the sandbox instead, with "
         f"language and build in bot.toml (docs/protocol.md, Your language)"
     )
+
+
+def program_problem(folder: str | Path, command: tuple[str, ...] | list[str]) -> str | None:
+    """The one line for a bot whose program (a path in its folder, or an absolute path) is
+    a program for another system, else None (a name looked up on PATH is the machine's)."""
+    program = command[0] if command else ""
+    if "/" not in program:
+        return None
+    path = Path(program) if program.startswith("/") else Path(folder).resolve() / program
+    kind = foreign_binary(path) if path.is_file() else None
+    return foreign_line(program, kind) if kind else None

@@ -77,6 +77,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from arena.langs.binary import program_problem
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
 from arena.sandbox.base import (
     BotSpec,
@@ -289,6 +290,9 @@ class LocalSandbox(Sandbox):
         slot's next process is started in the background."""
         if self.warn:
             warn_not_isolated()
+        problem = program_problem(bot.folder, bot.command)
+        if problem:  # one line saying what to do, not the shim's "Exec format error"
+            raise BotFault(Reason.CRASH, problem)
         if slot is None:
             return self._announced(LocalBotProcess(self, bot, limits))
         with self._lock:
