@@ -82,6 +82,38 @@ def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_c
     assert [result.places[result.seats.index(done.name)] for result in match.games] == [1, 1]
 
 
+def test_a_failed_image_build_leaves_none_of_its_layers_and_removes_nothing_else(docker_client, monkeypatch):
+    import uuid
+
+    import arena.langs.images as images
+    from arena.sandbox.docker.engine import default_image
+
+    base, run = default_image(), uuid.uuid4().hex[:12]
+    other = f"arena-test-images:{run}-kept"  # another build of ours, before: it stays
+    images.build_image(docker_client, f"FROM {base}\nRUN echo kept > /kept\n", other, {"arena.test": run},
+                       build_id=f"{run}-kept")
+    original, removed = images.remove_build, []
+
+    def counting(client, build_id: str) -> int:
+        removed.append(original(client, build_id))
+        return removed[-1]
+
+    monkeypatch.setattr(images, "remove_build", counting)
+    failing = f"FROM {base}\nRUN echo made > /made\nRUN echo more > /more\nRUN exit 3\n"
+    try:
+        with pytest.raises(RuntimeError, match="returned a non-zero code: 3"):
+            images.build_image(docker_client, failing, f"arena-test-images:{run}-failed", {"arena.test": run},
+                               build_id=f"{run}-failed")
+        # Its LABEL step and both RUN steps each made a layer; all three are gone.
+        assert removed == [3]
+        label = f"{images.BUILD_LABEL}={run}-failed"
+        assert docker_client.images.list(all=True, filters={"label": label}) == []
+        assert docker_client.images.get(other).labels[images.BUILD_LABEL] == f"{run}-kept"
+    finally:
+        docker_client.images.remove(other)
+        original(docker_client, f"{run}-kept")
+
+
 def test_the_kits_ship_in_the_wheel_without_build_output():
     import tomllib
 

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import hashlib
 import io
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 LANG_LABEL = "arena.language"
+# Every layer of one `arena images build` carries BUILD_LABEL=<its own id> (see labelled):
+# what a failed build made is found by it and removed, and nothing else is.
+BUILD_LABEL = "arena.image-build"
 BASE_LANGUAGE = "python"  # runs in the base image as it is
 
 
@@ -101,24 +105,71 @@ def build_language_image(
         pass
     client.images.get(base)  # ImageNotFound: the caller says to run .ci/docker-up
     say(f"building {tag} ({' '.join(LANGUAGES[language].packages)})")
-    lines: list[str] = []
     try:
-        for chunk in client.api.build(
-            fileobj=io.BytesIO(recipe(language, base).encode()), tag=tag, rm=True, forcerm=True,
-            pull=False, decode=True, labels={LANG_LABEL: language, "arena.sandbox": "language"},
-        ):
-            if "stream" in chunk:
-                lines.extend(line for line in chunk["stream"].splitlines() if line.strip())
-            if "error" in chunk:
-                tail = " | ".join(lines[-3:])
-                raise RuntimeError(f"the {language} image did not build: {chunk['error'].strip()} ({tail})")
-    except docker.errors.APIError as error:
+        build_image(client, recipe(language, base), tag, {LANG_LABEL: language, "arena.sandbox": "language"})
+    except RuntimeError as error:
         raise RuntimeError(f"the {language} image did not build: {error}") from None
     return tag, True
 
 
-if __name__ == "__main__":  # .ci/docker-up: `python3 -m arena.langs.images tag|recipe LANG BASE`
+def labelled(dockerfile: str, build_id: str) -> str:
+    """The Dockerfile with BUILD_LABEL=build_id set right after its FROM line, so that every
+    layer the build makes carries it (the image's tag still hashes the recipe alone)."""
+    first, _, rest = dockerfile.partition("\n")
+    return f"{first}\nLABEL {BUILD_LABEL}={build_id}\n{rest}"
+
+
+def build_image(client: Any, dockerfile: str, tag: str, labels: dict[str, str], build_id: str = "") -> None:
+    """Build `dockerfile` (no context) as `tag`. When the build fails, every layer it made
+    (each labelled with this build's own id) is removed, newest first, and RuntimeError
+    says the engine's error and the build's last lines; an image another build made, or
+    one that a layer of ours became the parent of, is never removed."""
+    import docker.errors
+
+    build_id = build_id or uuid.uuid4().hex
+    lines: list[str] = []
+    try:
+        for chunk in client.api.build(
+            fileobj=io.BytesIO(labelled(dockerfile, build_id).encode()), tag=tag, rm=True, forcerm=True,
+            pull=False, decode=True, labels=labels,
+        ):
+            if "stream" in chunk:
+                lines.extend(line for line in chunk["stream"].splitlines() if line.strip())
+            if "error" in chunk:
+                remove_build(client, build_id)
+                raise RuntimeError(f"{chunk['error'].strip()} ({' | '.join(lines[-3:])})")
+    except docker.errors.APIError as error:
+        remove_build(client, build_id)
+        raise RuntimeError(str(error)) from None
+
+
+def remove_build(client: Any, build_id: str) -> int:
+    """Remove the images (layers) labelled BUILD_LABEL=build_id, children before parents
+    (removing a child also prunes the parents nothing else stands on); how many there were.
+    A layer something else stands on stays (the engine refuses)."""
+    import docker.errors
+
+    made = len(client.images.list(all=True, filters={"label": f"{BUILD_LABEL}={build_id}"}))
+    for _ in range(64):  # a layer can go once its child has gone: a pass per generation
+        images = client.images.list(all=True, filters={"label": f"{BUILD_LABEL}={build_id}"})
+        progress = False
+        for image in images:
+            try:
+                client.api.remove_image(image.id, noprune=False)
+                progress = True
+            except docker.errors.APIError:
+                pass  # gone with its child already, or a child of it is still there
+        if not progress:
+            break
+    return made
+
+
+if __name__ == "__main__":  # .ci/docker-up: `python3 -m arena.langs.images tag|recipe LANG BASE [BUILD_ID]`
     import sys
 
     what, language, base = sys.argv[1:4]
-    print(image_tag(language, base) if what == "tag" else recipe(language, base), end="\n" if what == "tag" else "")
+    if what == "tag":
+        print(image_tag(language, base))
+    else:  # the recipe, its layers labelled with BUILD_ID when one is given
+        made = recipe(language, base)
+        print(labelled(made, sys.argv[4]) if len(sys.argv) > 4 else made, end="")
