@@ -159,14 +159,13 @@ int main() {
         if ((type == "hello" || type == "start") && !message["seed"].get(seed)) rng.seed(seed);
         if (type == "hello") {
             game = std::string(text(message, "game"));
-            send(std::string("{\"type\":\"ready\",\"name\":\"") + NAME + "\",\"version\":\"" + VERSION +
-                 "\",\"protocol\":1}");
+            send(std::string(R"({"type":"ready","name":")") + NAME + R"(","version":")" + VERSION + R"(","protocol":1})");
         } else if (type == "request") {
             std::vector<element> legal = items(message, "legal_actions");
             int index = choose(game, member(message, "observation"), legal);
             if (index < 0 || index >= int(legal.size())) index = 0;
-            send("{\"type\":\"action\",\"id\":" + simdjson::minify(member(message, "id")) +
-                 ",\"index\":" + std::to_string(index) + "}");
+            send(R"({"type":"action","id":)" + simdjson::minify(member(message, "id")) + R"(,"index":)" +
+                 std::to_string(index) + "}");
         } else if (type == "match_over") {
             return 0;
         }
