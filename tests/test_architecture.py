@@ -95,6 +95,8 @@ def test_layers_that_must_not_know_each_other():
         "arena.site.writer": ("arena.game.referee",),  # the report reads stored records
         "arena.site.replay": ("arena.game.referee",),
         "arena.site.pages": ("arena.game.referee",),
+        "arena.site.model": ("arena.game.referee",),
+        "arena.site.charts": ("arena.game.referee",),
         "arena.store.db": ("arena.ratings.ledger",),  # the store persists results; rating.py turns them into ratings
         "arena.game.record": ("arena.game.referee", "arena.store.db", "arena.sandbox"),  # a leaf
         "arena.faults": ("arena",),  # a leaf
@@ -127,5 +129,19 @@ def test_the_served_arena_sits_on_top():
         if any(name == low or name.startswith(low + ".") for low in below)
         for imported in imports_of(name)
         if imported == "arena.web" or imported.startswith("arena.web.")
+    }
+    assert reaching_up == set()
+
+
+def test_the_ratings_sit_below_the_runner_the_site_and_the_terminal():
+    """arena/ratings/ makes the ratings and the standings every reader shows (band, group,
+    settled, status); it reads results handed to it, and knows none of its readers."""
+    readers = ("arena.run", "arena.site", "arena.cli", "arena.web", "arena.human", "arena.sandbox")
+    reaching_up = {
+        (name, imported)
+        for name in MODULES
+        if name == "arena.ratings" or name.startswith("arena.ratings.")
+        for imported in imports_of(name)
+        if any(imported == reader or imported.startswith(reader + ".") for reader in readers)
     }
     assert reaching_up == set()
