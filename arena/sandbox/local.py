@@ -80,8 +80,10 @@ from pathlib import Path
 from arena.langs.binary import program_problem
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
 from arena.sandbox.base import (
+    BotFault,
     BotSpec,
     Limits,
+    Reason,
     Sandbox,
     SandboxError,
 )
