@@ -84,30 +84,99 @@ def packed_bot(number: int, size: int) -> bytes:
     return buffer.getvalue()
 
 
+class _Timed:
+    """ASGI middleware of the probed server: each request's time in the server, from its
+    call to its answer's last byte handed to uvicorn, as (start, seconds, kind)."""
+
+    def __init__(self, app, record: dict):  # noqa: ANN001
+        self.app = app
+        self.record = record
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        kind = "upload" if scope["method"] == "POST" else "read" if scope["path"].endswith(".html") else "other"
+
+        async def timed_send(message) -> None:  # noqa: ANN001
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                self.record["requests"].append((started, time.monotonic() - started, kind))
+
+        await self.app(scope, receive, timed_send)
+
+
+async def _probe_loop(record: dict) -> None:
+    """Every 5 ms: how late the event loop woke this task (its lag), and the thread pool's
+    borrowed tokens and waiting tasks (anyio's default limiter, which Starlette uses)."""
+    import asyncio
+
+    import anyio.to_thread
+
+    while True:
+        started = time.monotonic()
+        await asyncio.sleep(0.005)
+        limiter = anyio.to_thread.current_default_thread_limiter().statistics()
+        record["lag"].append((started, time.monotonic() - started - 0.005, limiter.borrowed_tokens,
+                              limiter.tasks_waiting))
+
+
+def _probed_server(probe_file: str, argv: list[str]) -> None:
+    """`arena serve ARGV` with a probe in its process (see _Timed, _probe_loop); what it
+    saw is written to `probe_file` as JSON when it stops."""
+    import asyncio
+    import atexit
+
+    import uvicorn
+
+    from arena.web import app as web_app
+
+    record: dict = {"requests": [], "lag": []}
+    atexit.register(lambda: Path(probe_file).write_text(json.dumps(record)))
+    plain_init = web_app.AppServer.__init__
+    plain_startup = uvicorn.Server.startup
+
+    def init(self, app, *args, **options) -> None:  # noqa: ANN001
+        plain_init(self, _Timed(app, record), *args, **options)
+
+    async def startup(self, sockets=None) -> None:  # noqa: ANN001
+        await plain_startup(self, sockets=sockets)
+        asyncio.get_running_loop().create_task(_probe_loop(record))
+
+    web_app.AppServer.__init__ = init
+    uvicorn.Server.startup = startup
+    sys.argv = ["arena", *argv]
+    from arena.cli.app import main
+
+    main()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-def readers(url: str, pages: list[str], count: int, stop: threading.Event) -> list[float]:
-    """`count` threads loading `pages` in turn until `stop`; every latency, seconds."""
-    seen: list[float] = []
+def readers(clients: list[httpx.Client], pages: list[str], stop: threading.Event) -> list[tuple[float, float]]:
+    """A thread a client loading `pages` in turn until `stop`; each read's (start, seconds).
+    The clients are made beforehand (an httpx client's making costs tens of ms of CPU)."""
+    seen: list[tuple[float, float]] = []
     lock = threading.Lock()
 
     def read(offset: int) -> None:
-        with httpx.Client(base_url=url, timeout=30) as client:
-            step = offset
-            while not stop.is_set():
-                started = time.perf_counter()
-                answer = client.get(pages[step % len(pages)])
-                took = time.perf_counter() - started
-                assert answer.status_code == 200, answer.status_code
-                with lock:
-                    seen.append(took)
-                step += 1
-                time.sleep(0.05)
+        client = clients[offset]
+        step = offset
+        while not stop.is_set():
+            started = time.monotonic()
+            answer = client.get(pages[step % len(pages)])
+            took = time.monotonic() - started
+            assert answer.status_code == 200, answer.status_code
+            with lock:
+                seen.append((started, took))
+            step += 1
+            time.sleep(0.05)
 
-    threads = [threading.Thread(target=read, args=(n,)) for n in range(count)]
+    threads = [threading.Thread(target=read, args=(n,)) for n in range(len(clients))]
     for thread in threads:
         thread.start()
     stop.wait()
@@ -122,12 +191,15 @@ def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out) 
     codes: list[int] = []
     lock = threading.Lock()
 
+    clients = [httpx.Client(base_url=url, timeout=300, headers={"Authorization": f"Bearer {token}"})
+               for _ in range(count)]
+
     def upload(first: int) -> None:
-        with httpx.Client(base_url=url, timeout=300, headers={"Authorization": f"Bearer {token}"}) as client:
-            for n in range(first, first + uploads):
-                answer = client.post("/api/submissions", content=bodies[n], headers={"Content-Type": "application/gzip"})
-                with lock:
-                    codes.append(answer.status_code)
+        client = clients[first // uploads]
+        for n in range(first, first + uploads):
+            answer = client.post("/api/submissions", content=bodies[n], headers={"Content-Type": "application/gzip"})
+            with lock:
+                codes.append(answer.status_code)
 
     started = time.perf_counter()
     threads = [threading.Thread(target=upload, args=(n * uploads,)) for n in range(count)]
@@ -139,6 +211,9 @@ def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out) 
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--probed-server"]:
+        _probed_server(sys.argv[2], sys.argv[3:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--uploaders", type=int, default=50)
     parser.add_argument("--uploads", type=int, default=2, help="bots each uploader sends")
@@ -147,6 +222,9 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=10.0)
     parser.add_argument("--accept-s", type=float, default=60.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--spy", metavar="PREFIX", help="sample the server with py-spy under load (PREFIX-gil.txt, "
+                        "PREFIX-all.txt: raw stacks)")
+    parser.add_argument("--trace", type=Path, help="write every read's time and the server probe's samples here (JSON)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="arena-bench-server-"))
@@ -159,8 +237,9 @@ def main() -> None:
 
         token = Book(registry).add("bench")
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="300")
+        probe_file = work / "probe.json"
         server = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", str(work / "cup"), "--submissions", "--registry", str(registry),
+            [sys.executable, __file__, "--probed-server", str(probe_file), "serve", str(work / "cup"), "--submissions", "--registry", str(registry),
              "--validate-sandbox", "local", "--port", "0", "--requests-per-minute", "10000000",
              "--uploads-per-hour", "1000000"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -168,13 +247,16 @@ def main() -> None:
         url = re.search(r"at (http://\S+/) ", server.stdout.readline()).group(1)
         threading.Thread(target=lambda: server.stdout.read(), daemon=True).start()
 
-        with httpx.Client(base_url=url, timeout=30) as client:  # warm up: first answers load code
-            for page in pages * 5:
+        clients = [httpx.Client(base_url=url, timeout=30) for _ in range(args.readers)]
+        for client in clients:  # warm up: first answers load code; each client's connection opened
+            for page in pages:
                 client.get(page)
         stop = threading.Event()
         timer = threading.Timer(args.idle_s, stop.set)
         timer.start()
-        idle = readers(url, pages, args.readers, stop)
+        idle_window = [time.monotonic()]
+        idle = readers(clients, pages, stop)
+        idle_window.append(time.monotonic())
 
         results: multiprocessing.Queue = multiprocessing.Queue()
         uploader = multiprocessing.Process(
@@ -184,7 +266,13 @@ def main() -> None:
         load_started = time.perf_counter()
         uploader.start()
         threading.Thread(target=lambda: (uploader.join(), stop.set()), daemon=True).start()
-        loaded = readers(url, pages, args.readers, stop)
+        spies = [spy(server.pid, args.spy, what) for what in ("gil", "all")] if args.spy else []
+        load_window = [time.monotonic()]
+        loaded = readers(clients, pages, stop)
+        load_window.append(time.monotonic())
+        for running in spies:
+            running.send_signal(signal.SIGINT)
+            running.wait(60)
         sent = results.get(timeout=600)
         first_upload = load_started
 
@@ -199,6 +287,14 @@ def main() -> None:
         accept_window = time.perf_counter() - first_upload
         states = {state: sum(row["state"] == state for row in rows) for state in {row["state"] for row in rows}}
         checks = [row["updated"] - row["created"] for row in accepted]
+        load_average = os.getloadavg()[0]
+        stop_server(server)
+        probe = json.loads(probe_file.read_text())
+        if args.trace:
+            args.trace.write_text(json.dumps({"idle": idle, "load": loaded, "idle_window": idle_window,
+                                              "load_window": load_window, **probe}))
+        inside = server_side(probe, idle_window, load_window)
+        idle, loaded = [took for _, took in idle], [took for _, took in loaded]
 
         queued = sum(code == 202 for code in sent["codes"])
         figures = {
@@ -212,7 +308,7 @@ def main() -> None:
             "queued_per_s": round(queued / sent["wall_s"], 1), "upload_wall_s": round(sent["wall_s"], 1),
             "accepted": len(accepted), "accepted_per_min": round(len(accepted) / accept_window * 60, 1),
             "median_check_s": round(statistics.median(checks), 1) if checks else None,
-            "load_average": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(), "states": states,
+            "load_average": round(load_average, 1), "cpus": os.cpu_count(), "states": states, **inside,
         }
         figures["p99_ratio"] = round(figures["load_p99_ms"] / figures["idle_p99_ms"], 2)
         if args.json:
@@ -226,6 +322,11 @@ def main() -> None:
         print(f"  readers under load: p50 {figures['load_p50_ms']:7.1f} ms   p99 {figures['load_p99_ms']:7.1f} ms   "
               f"({figures['reads_load']} reads)")
         verdict = "met" if figures["p99_ratio"] <= 3 and figures["load_p99_ms"] < 100 else "NOT met"
+        print(f"  in the server, reads: idle p50 {inside['server_idle_p50_ms']} / p99 {inside['server_idle_p99_ms']} ms,"
+              f" under load p50 {inside['server_load_p50_ms']} / p99 {inside['server_load_p99_ms']} ms; event loop "
+              f"lag p99 {inside['lag_idle_p99_ms']} -> {inside['lag_load_p99_ms']} ms (most "
+              f"{inside['lag_load_max_ms']} ms); thread pool under load: at most {inside['pool_load_busy']} busy, "
+              f"{inside['pool_load_waiting']} waiting")
         print(f"  p99 under load / idle: {figures['p99_ratio']}x (target: at most 3x and under 100 ms: {verdict})")
         print(f"  uploads queued: {figures['queued']} in {figures['upload_wall_s']} s = {figures['queued_per_s']} a "
               f"second ({figures['refused']} refused)")
@@ -235,12 +336,53 @@ def main() -> None:
         print(f"  submissions by state at the end: {json.dumps(states, sort_keys=True)}")
     finally:
         if server is not None:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def spy(pid: int, prefix: str, what: str) -> subprocess.Popen:
+    """py-spy sampling the server while the uploads last: the threads holding the GIL
+    ("gil") or every thread, idle or not ("all"); raw stacks in PREFIX-WHAT.txt."""
+    flags = ["--gil"] if what == "gil" else ["--idle"]
+    return subprocess.Popen(
+        ["py-spy", "record", "--pid", str(pid), "--threads", "--nonblocking", "--rate", "200", "--format", "raw",
+         "-o", f"{prefix}-{what}.txt", *flags], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is not None:
+        return
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def server_side(probe: dict, idle_window: list[float], load_window: list[float]) -> dict:
+    """What the probe in the server saw in each window: the reads' time inside the server,
+    the event loop's lag, the thread pool's busy and waiting tasks."""
+    def within(rows: list, window: list[float]) -> list:
+        return [row for row in rows if window[0] <= row[0] <= window[1]]
+
+    def ms(values: list[float], share: float) -> float:
+        return round(percentile(values, share) * 1000, 1)
+
+    figures = {}
+    for phase, window in (("idle", idle_window), ("load", load_window)):
+        reads = [took for _, took, kind in within(probe["requests"], window) if kind == "read"]
+        lags = within(probe["lag"], window)
+        figures[f"server_{phase}_p50_ms"] = ms(reads, 0.5)
+        figures[f"server_{phase}_p99_ms"] = ms(reads, 0.99)
+        figures[f"lag_{phase}_p99_ms"] = ms([lag for _, lag, _, _ in lags], 0.99)
+        figures[f"lag_{phase}_max_ms"] = round(max((lag for _, lag, _, _ in lags), default=0) * 1000, 1)
+        figures[f"pool_{phase}_busy"] = max((busy for _, _, busy, _ in lags), default=0)
+        figures[f"pool_{phase}_waiting"] = max((waiting for _, _, _, waiting in lags), default=0)
+    uploads = [took for _, took, kind in probe["requests"] if kind == "upload"]
+    figures["server_upload_p50_ms"] = ms(uploads, 0.5)
+    return figures
 
 
 if __name__ == "__main__":

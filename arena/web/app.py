@@ -16,15 +16,25 @@ the organiser knows the traffic is plain HTTP.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import stat
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 from fastapi import APIRouter, FastAPI
-from starlette.responses import PlainTextResponse
+from starlette.datastructures import URL
+from starlette.exceptions import HTTPException
+from starlette.responses import (
+    FileResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.staticfiles import StaticFiles
 
 from arena.web.errors import WebError
@@ -72,16 +82,89 @@ def create_app(
 
 
 class _SiteFiles(StaticFiles):
-    """The site's files; `live.json` is never cached (pages poll it to reload)."""
+    """The site's files, read in the event loop itself: readers come first.
+
+    Starlette's StaticFiles looks a file up, opens it and reads it in worker threads (four
+    hops a page), in the pool the door's routes also use; under a burst of uploads a page
+    waited for a thread. Here the lookup (a realpath and a stat) and the read of a file of
+    at most FAST_BYTES run in the loop, from a cache checked against the file's stat on
+    every request, so a re-rendered page is read again; a larger file, a range request
+    and anything else take StaticFiles' own path. The answer's headers are FileResponse's
+    (etag, last-modified: a browser's If-None-Match still gets 304). `live.json` is never
+    cached by a browser (pages poll it to reload)."""
+
+    FAST_BYTES = 1 << 20
+    CACHE_BYTES = 64 << 20
+
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        self._cache: OrderedDict[str, tuple[tuple[int, int, int], bytes]] = OrderedDict()
+        self._cached_bytes = 0
+
+    def _read(self, full_path: str, stat_result: os.stat_result) -> bytes | None:
+        """The file's bytes as of `stat_result`, from the cache or read now; None when it
+        changed while being read (StaticFiles then serves it)."""
+        stamp = (stat_result.st_mtime_ns, stat_result.st_size, stat_result.st_ino)
+        cached = self._cache.get(full_path)
+        if cached is not None and cached[0] == stamp:
+            self._cache.move_to_end(full_path)
+            return cached[1]
+        with open(full_path, "rb") as source:
+            data = source.read(self.FAST_BYTES + 1)
+            now = os.fstat(source.fileno())
+        if (now.st_mtime_ns, now.st_size, now.st_ino) != stamp or len(data) != stat_result.st_size:
+            return None
+        if cached is not None:
+            self._cached_bytes -= len(self._cache.pop(full_path)[1])
+        self._cache[full_path] = (stamp, data)
+        self._cached_bytes += len(data)
+        while self._cached_bytes > self.CACHE_BYTES:
+            self._cached_bytes -= len(self._cache.popitem(last=False)[1][1])
+        return data
 
     def file_response(self, full_path, stat_result, scope, status_code=200):  # noqa: ANN001, ANN201
         response = super().file_response(full_path, stat_result, scope, status_code)
         if str(full_path).endswith("live.json"):
             response.headers["cache-control"] = "no-store"
-        return response
+        if not isinstance(response, FileResponse) or stat_result.st_size > self.FAST_BYTES:
+            return response  # a 304, or a large file: streamed from worker threads
+        if any(name == b"range" for name, _ in scope.get("headers", ())):
+            return response
+        data = self._read(str(full_path), stat_result)
+        if data is None:
+            return response
+        return Response(data, status_code, headers=dict(response.headers))
+
+    async def check_config(self) -> None:
+        """StaticFiles' check of its folder at the first request, without a worker thread."""
+        found = os.stat(self.directory) if self.directory is not None else None
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise RuntimeError(f"StaticFiles path '{self.directory}' is not a directory.")
+
+    async def get_response(self, path: str, scope) -> Response:  # noqa: ANN001
+        """StaticFiles' own, with its lookups (a realpath and a stat or two) done here in the
+        loop rather than in worker threads."""
+        if scope["method"] not in ("GET", "HEAD"):
+            raise HTTPException(status_code=405, headers={"Allow": "GET, HEAD"})
+        try:
+            full_path, stat_result = self.lookup_path(path)
+        except PermissionError:
+            raise HTTPException(status_code=401) from None
+        except (OSError, ValueError):  # a name too long, a NUL: no such file
+            raise HTTPException(status_code=404) from None
+        if stat_result and stat.S_ISREG(stat_result.st_mode):
+            return self.file_response(full_path, stat_result, scope)
+        if stat_result and stat.S_ISDIR(stat_result.st_mode) and self.html:
+            full_path, stat_result = self.lookup_path(os.path.join(path, "index.html"))
+            if stat_result is not None and stat.S_ISREG(stat_result.st_mode):
+                if not scope["path"].endswith("/"):  # a folder's URL ends in '/'
+                    url = URL(scope=scope)
+                    return RedirectResponse(url=url.replace(path=url.path + "/"))
+                return self.file_response(full_path, stat_result, scope)
+        return await super().get_response(path, scope)  # its 404 (or 404.html)
 
     async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
-        if not Path(self.directory, "index.html").is_file():
+        if not os.path.isfile(os.path.join(self.directory, "index.html")):
             answer = PlainTextResponse("the site is not rendered yet: it appears after the first batch of games\n", 503)
             await answer(scope, receive, send)
             return
@@ -167,6 +250,9 @@ class AppServer:
             # Reasonable defaults for a small machine: a flood from one address is refused by
             # the app's own limits; this bounds what any number of addresses can hold open.
             limit_concurrency=1000,
+            # h11 always: uvicorn would take httptools when installed (uvicorn[standard]), and
+            # httptools has no limit on a request's headers; h11 refuses more than 64 KB.
+            http="h11",
             h11_max_incomplete_event_size=64 * 1024,
         )
         self._server = uvicorn.Server(config)

@@ -126,6 +126,8 @@ class Book:
         self._db.executescript(_SCHEMA)
         self._verified: dict[bytes, tuple[str, float]] = {}  # keyed digest of a token -> (token id, when)
         self._cache_key = secrets.token_bytes(32)
+        self._checking: dict[str, threading.Lock] = {}  # token id -> held while its token is hashed
+        self._checking_lock = threading.Lock()
 
     def close(self) -> None:
         with self._lock:
@@ -224,14 +226,23 @@ class Book:
         # A token checked lately is not hashed again (scrypt is slow by design); the cache
         # is keyed by a digest under a key of this process and emptied by rotate and revoke.
         key = hmac.new(self._cache_key, token.encode(), hashlib.sha256).digest()
-        seen = self._verified.get(key)
-        if seen is None or seen[0] != token_id or time.monotonic() - seen[1] > 300:
-            if not hmac.compare_digest(_hash(secret, salt), stored):
-                return None
-            if len(self._verified) > 10_000:
-                self._verified.clear()
-            self._verified[key] = (token_id, time.monotonic())
+        if not self._seen_lately(key, token_id):
+            # One hash of a token id at a time: a burst of requests with one token (an
+            # author's uploads, a page polling) hashes it once, the others then find it here.
+            with self._checking_lock:
+                checking = self._checking.setdefault(token_id, threading.Lock())
+            with checking:
+                if not self._seen_lately(key, token_id):
+                    if not hmac.compare_digest(_hash(secret, salt), stored):
+                        return None
+                    if len(self._verified) > 10_000:
+                        self._verified.clear()
+                    self._verified[key] = (token_id, time.monotonic())
         return author, bool(organiser)
+
+    def _seen_lately(self, key: bytes, token_id: str) -> bool:
+        seen = self._verified.get(key)
+        return seen is not None and seen[0] == token_id and time.monotonic() - seen[1] <= 300
 
     # -- names ---------------------------------------------------------------------------
 

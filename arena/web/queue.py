@@ -31,10 +31,10 @@ from arena.config.botcopy import FolderLimits
 from arena.sandbox import Limits
 from arena.store.registry import abandoned_staging
 from arena.web.authors import DOOR, RUNNING, Book
+from arena.web.intake import UNPACKED
 from arena.web.validate import MARK
 
 QUARANTINE = "quarantine"
-UNPACKED = "unpacked"
 VALIDATION_S = 900.0  # a validation that takes longer is stopped and refused
 
 

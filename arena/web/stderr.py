@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -57,11 +58,40 @@ def strip_replay(text: str) -> str:
 
 
 class HideStderr:
-    """ASGI middleware over the site's files: replays and bot pages without stderr."""
+    """ASGI middleware over the site's files: replays and bot pages without stderr. Each
+    file is read and stripped once per version (its stat is checked on every request), in
+    the event loop, as the site's other files are (arena.web.app._SiteFiles)."""
+
+    CACHE_BYTES = 64 << 20
 
     def __init__(self, app, site: Path):  # noqa: ANN001
         self.app = app
         self.site = Path(site).resolve()
+        self._cache: OrderedDict[Path, tuple[tuple[int, int, int], bytes]] = OrderedDict()
+        self._cached_bytes = 0
+
+    def _stripped(self, file: Path, kind: str) -> bytes | None:
+        """The file without stderr, from the cache when the file has not changed."""
+        try:
+            before = file.stat()
+        except OSError:
+            return None
+        stamp = (before.st_mtime_ns, before.st_size, before.st_ino)
+        cached = self._cache.get(file)
+        if cached is not None and cached[0] == stamp:
+            self._cache.move_to_end(file)
+            return cached[1]
+        text = file.read_text(encoding="utf-8")
+        body = (strip_replay(text) if kind == "replay" else LOG.sub(HIDDEN_NOTE, text)).encode()
+        after = file.stat()
+        if (after.st_mtime_ns, after.st_size, after.st_ino) == stamp:  # not changed while read: kept
+            if cached is not None:
+                self._cached_bytes -= len(self._cache.pop(file)[1])
+            self._cache[file] = (stamp, body)
+            self._cached_bytes += len(body)
+            while self._cached_bytes > self.CACHE_BYTES:
+                self._cached_bytes -= len(self._cache.popitem(last=False)[1][1])
+        return body
 
     async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -73,11 +103,11 @@ class HideStderr:
         if not file.is_relative_to(self.site) or not file.is_file():
             await self.app(scope, receive, send)
             return
-        text = file.read_text(encoding="utf-8")
-        if kind == "replay":
-            body, media = strip_replay(text), "text/javascript; charset=utf-8"
-        else:
-            body, media = LOG.sub(HIDDEN_NOTE, text), "text/html; charset=utf-8"
+        body = self._stripped(file, kind)
+        if body is None:
+            await self.app(scope, receive, send)
+            return
+        media = "text/javascript; charset=utf-8" if kind == "replay" else "text/html; charset=utf-8"
         await Response(body, media_type=media, headers={"cache-control": "no-cache"})(scope, receive, send)
 
 

@@ -7,10 +7,13 @@
     GET    /api/bots/{name}                       a bot's versions and, when a league runs, its standing
     DELETE /api/bots/{name}/versions/{version}    retire a version (its owner or the organiser)
 
-An upload is received with limits checked as the bytes come (size, time), unpacked into
-quarantine (`arena.web.unpack`), and its bot.toml read for the name: a name owned by
-another author is refused at once; otherwise it is queued (`arena.web.queue`). Every
-refusal is an HTTP status and `{"error": one line}`; nothing of a refused upload stays.
+An upload's body is written to a file in quarantine as it comes, its limits (size, time)
+checked as the bytes come; that is all the event loop does with it. A worker process
+(`arena.web.intake`) then parses the form if it is one, unpacks it (`arena.web.unpack`)
+and reads bot.toml for the name; a name owned by another author is refused at once;
+otherwise it is queued (`arena.web.queue`). The book (SQLite) and scrypt are called in a
+few threads of the uploads' own, never in the pool the other routes use. Every refusal is
+an HTTP status and `{"error": one line}`; nothing of a refused upload stays.
 """
 
 from __future__ import annotations
@@ -28,16 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+from anyio import CapacityLimiter
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 
-from arena.config.botfolder import BotFolderError, load_bot
 from arena.web.authors import DOOR, Book
-from arena.web.queue import UNPACKED, QueueSettings, ValidationQueue, quarantine_dir
-from arena.web.unpack import MB, UploadLimits, UploadRefused, unpack
+from arena.web.intake import Intake, Opened
+from arena.web.queue import QueueSettings, ValidationQueue, quarantine_dir
+from arena.web.unpack import MB, UploadLimits, UploadRefused
 
 RETIRED = "retired"
+UPLOAD_THREADS = 4  # threads for the uploads' book calls and scrypt (the other routes keep the default pool)
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a bot name or version: one folder, never '.' or '..'
 
 
@@ -55,6 +60,8 @@ class Door:
         self.registry = Path(self.registry).resolve()
         self.book = Book(self.registry)
         self.queue = ValidationQueue(self.book, self.queue_settings)
+        self.intake = Intake()
+        self._upload_threads: CapacityLimiter | None = None
         self._standing_cache: tuple[int, Any] | None = None
         self._standing_lock = threading.Lock()
 
@@ -64,7 +71,14 @@ class Door:
 
     def stop(self) -> None:
         self.queue.stop()
+        self.intake.close()
         self.book.close()
+
+    async def in_upload_thread(self, call, *args):  # noqa: ANN001, ANN201
+        """`call(*args)` in one of the uploads' own threads (at most UPLOAD_THREADS at once)."""
+        if self._upload_threads is None:
+            self._upload_threads = CapacityLimiter(UPLOAD_THREADS)
+        return await anyio.to_thread.run_sync(call, *args, limiter=self._upload_threads)
 
     def standing(self, name: str) -> dict[str, Any] | None:
         """Where `name` (its newest version) stands in the league, or None without one."""
@@ -127,72 +141,42 @@ def _who(door: Door, request: Request) -> tuple[str, bool] | JSONResponse:
 
 
 async def _receive_upload(request: Request, target: Path, limits: UploadLimits) -> None:
-    """Write the request's body (raw, or the 'bot' file of a form) into `target`, within
-    the size and time limits, refused with UploadRefused as soon as either is passed."""
-    most = limits.packed_mb * MB
+    """Write the request's body (raw, or a form: a worker reads it) into `target` as it
+    comes, refused with UploadRefused as soon as the size or the time limit is passed."""
+    most = limits.packed_mb * MB + 64 * 1024  # a form's own lines come on top of the file
+    too_large = f"the upload is larger than {limits.packed_mb} MB packed (the limit)"
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > most + 64 * 1024:
-        raise UploadRefused(413, f"the upload is larger than {limits.packed_mb} MB packed (the limit)")
-    deadline = time.monotonic() + limits.upload_s
+    if declared is not None and declared.isdigit() and int(declared) > most:
+        raise UploadRefused(413, too_large)
     received = 0
-    original = request.receive
-
-    async def bounded() -> dict:
-        nonlocal received
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise UploadRefused(408, f"the upload took longer than {limits.upload_s:g} s (the limit); send it faster")
-        try:
-            message = await asyncio.wait_for(original(), left)
-        except TimeoutError:
-            raise UploadRefused(
-                408, f"the upload took longer than {limits.upload_s:g} s (the limit); send it faster"
-            ) from None
-        received += len(message.get("body", b""))
-        if received > most + 64 * 1024:
-            raise UploadRefused(413, f"the upload is larger than {limits.packed_mb} MB packed (the limit)")
-        return message
-
-    kind = request.headers.get("content-type", "")
-    if kind.startswith("multipart/form-data"):
-        form = await Request(request.scope, bounded).form(max_files=1, max_fields=4)
-        upload = form.get("bot")
-        if upload is None or isinstance(upload, str):
-            raise UploadRefused(400, "the form has no file field 'bot'; attach the packed bot folder as 'bot'")
-        with open(target, "wb") as sink:
-            while chunk := await upload.read(1 << 16):
-                sink.write(chunk)
-        await form.close()
-    else:
-        with open(target, "wb") as sink:
-            async for chunk in Request(request.scope, bounded).stream():
-                sink.write(chunk)
-    if target.stat().st_size > most:
-        raise UploadRefused(413, f"the upload is larger than {limits.packed_mb} MB packed (the limit)")
-    if target.stat().st_size == 0:
-        raise UploadRefused(400, "the upload is empty; send the packed bot folder (.tar.gz or .zip)")
-
-
-def _take_in(door: Door, packed: Path, work: Path, author: str, organiser: bool, address: str) -> tuple[str, str, str]:
-    """Unpack, read bot.toml, book the submission and move its folder to its id: (name,
-    version, id), or UploadRefused."""
-    bot = unpack(packed, work / UNPACKED, door.limits)
     try:
-        manifest = load_bot(bot)
-    except BotFolderError as error:
-        raise UploadRefused(400, "bot.toml: " + "; ".join(error.mistakes)) from None
-    refusal = door.book.may_use(author, organiser, manifest.name)
+        async with asyncio.timeout(limits.upload_s):
+            with open(target, "wb") as sink:
+                async for chunk in request.stream():
+                    received += len(chunk)
+                    if received > most:
+                        raise UploadRefused(413, too_large)
+                    sink.write(chunk)
+    except TimeoutError:
+        raise UploadRefused(408, f"the upload took longer than {limits.upload_s:g} s (the limit); send it faster") from None
+
+
+def _book_it(door: Door, opened: Opened, work: Path, author: str, organiser: bool, address: str) -> str:
+    """Check the name's owner, book the submission and move its folder to its id: the id,
+    or UploadRefused."""
+    name = opened.name
+    refusal = door.book.may_use(author, organiser, name)
     if refusal:
         raise UploadRefused(403, refusal)
     if not organiser:  # the first author to submit a name owns it (of two at once, one wins)
-        door.book.claim(author, manifest.name)
-        refusal = door.book.may_use(author, organiser, manifest.name)
+        door.book.claim(author, name)
+        refusal = door.book.may_use(author, organiser, name)
         if refusal:
             raise UploadRefused(403, refusal)
-    sub_id = door.book.new_submission(author, manifest.name, manifest.version, address, packed.stat().st_size)
-    packed.unlink()
+    sub_id = door.book.new_submission(author, name, opened.version, address, opened.packed_bytes)
+    (work / "packed").unlink()
     os.rename(work, quarantine_dir(door.registry) / sub_id)
-    return manifest.name, manifest.version, sub_id
+    return sub_id
 
 
 def door_router(door: Door) -> APIRouter:
@@ -203,32 +187,33 @@ def door_router(door: Door) -> APIRouter:
     async def submit(request: Request) -> JSONResponse:
         """The body is the packed bot folder (or a form with the file as 'bot'); answers 202
         with the submission's id: follow it at /api/submissions/{id}."""
-        # The book (SQLite) and scrypt are called in worker threads: the event loop keeps
-        # serving pages meanwhile.
-        who = await run_in_threadpool(_who, door, request)
+        # The book (SQLite) and scrypt in the uploads' own threads; the body to a file; the
+        # rest in a worker process: the event loop keeps serving pages meanwhile.
+        who = await door.in_upload_thread(_who, door, request)
         if isinstance(who, JSONResponse):
             return who
         author, organiser = who
         if not organiser:
             hour_ago = time.time() - 3600
-            if await run_in_threadpool(door.book.recent_uploads, author, hour_ago) >= door.limits.per_hour:
+            if await door.in_upload_thread(door.book.recent_uploads, author, hour_ago) >= door.limits.per_hour:
                 return _error(429, f"more than {door.limits.per_hour} submissions in an hour (the limit); try later",
                               {"Retry-After": "600"})
         root = quarantine_dir(door.registry)
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
         try:
-            packed = work / "packed"
-            await _receive_upload(request, packed, door.limits)
-            name, version, sub_id = await run_in_threadpool(
-                _take_in, door, packed, work, author, organiser, _client(request)
-            )
+            body = work / "body"
+            await _receive_upload(request, body, door.limits)
+            opened = await door.intake.open(body, work, door.limits, request.headers.get("content-type", ""),
+                                            door.in_upload_thread)
+            sub_id = await door.in_upload_thread(_book_it, door, opened, work, author, organiser, _client(request))
         except UploadRefused as refused:
             shutil.rmtree(work, ignore_errors=True)
             return _error(refused.status, refused.line)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
+        name, version = opened.name, opened.version
         door.queue.wake()
         return JSONResponse(
             {"id": sub_id, "state": "queued", "name": name, "version": version, "url": f"/api/submissions/{sub_id}"},
