@@ -6,6 +6,7 @@ bench/confidence.py, not here."""
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import pytest
 
@@ -241,3 +242,51 @@ def test_settled_looks_at_the_95_percent_interval_not_the_band_shown():
     assert (sure.intervals["new"], sure.settle_intervals["new"]) == (RankInterval(8, 14), RankInterval(8, 14))
     assert sure.settled("new")
     assert Confidence.from_json(sure.to_json()) == sure
+
+
+# --- the sweep's window (issue 27: a league's confidence costs the same at any length) -------
+
+
+def _field_games(rounds: int) -> list[RatedGame]:
+    """Six bots a..f at three seats, two tables a round, places by a fixed pattern in which a
+    is strongest and f weakest but every bot wins sometimes."""
+    bots = "abcdef"
+    games = []
+    for round_no in range(1, rounds + 1):
+        seating = [bots[(round_no * step + i) % 6] for step, i in ((1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5))]
+        for table, three in enumerate((seating[:3], seating[3:]), 1):
+            order = sorted(three, key=lambda bot: (bots.index(bot) + (round_no * 7 + table) % 4) % 6)
+            games.append(RatedGame(key(round_no, table), tuple(three), tuple(order.index(bot) + 1 for bot in three)))
+    return games
+
+
+def test_a_history_that_fits_the_window_gives_the_full_sweep_exactly(monkeypatch):
+    games = _field_games(30)  # 60 updates
+    full = ledger_of(games).ratings.posterior()
+    monkeypatch.setattr("arena.ratings.confidence.WINDOW", 60)
+    windowed = ledger_of(games)
+    assert len(windowed.ratings.updates) == 60
+    assert windowed.ratings.posterior() == full  # to the bit
+
+
+def test_past_the_window_older_updates_keep_their_pass_in_order_and_only_the_window_is_swept(monkeypatch):
+    games = _field_games(30)
+    everything = ledger_of(games)
+    monkeypatch.setattr("arena.ratings.confidence.WINDOW", 20)
+    windowed = ledger_of(games)
+    assert len(windowed.ratings.updates) == 20  # memory bounded: the last 20 updates only
+    assert list(windowed.ratings.updates) == list(everything.ratings.updates)[-20:]
+    # The same as a sweep over the last 20 updates from the ratings in order.
+    by_hand = everything.ratings.copy()
+    by_hand.updates = deque(list(everything.ratings.updates)[-20:])
+    assert windowed.ratings.posterior() == by_hand.posterior()
+    # It differs from the full sweep (the 40 older updates are not re-rated), but little,
+    # and on the wide side: an update rated in order knew its bots less well than the sweep.
+    full, window = everything.ratings.posterior(), windowed.ratings.posterior()
+    for bot in "abcdef":
+        assert abs(full[bot][0] - window[bot][0]) < 0.6
+        assert full[bot][1] < window[bot][1] < full[bot][1] + 0.11
+    assert windowed.confidence().intervals == everything.confidence().intervals == {
+        "a": RankInterval(1, 2), "b": RankInterval(1, 3), "c": RankInterval(4, 6),
+        "d": RankInterval(4, 6), "e": RankInterval(3, 6), "f": RankInterval(2, 4),
+    }

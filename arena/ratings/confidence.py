@@ -38,6 +38,14 @@ SEED = "arena rank intervals"
 # League, has the measurements).
 SETTLE_LEVEL = 0.95
 SETTLED_SPAN = 7
+# The posterior's sweep re-rates at most the last WINDOW updates (a game, or a duplicate
+# deal's hand), so that a league's confidence after a batch costs the same at 10k games as
+# at 1M (issue 27). Older updates are folded into the bots' priors: they keep what the pass
+# in order added, and only the window is re-rated knowing all the others. A history that
+# fits in the window (every tournament and league of up to WINDOW updates) gives exactly
+# the numbers of a sweep over every update. docs/confidence.md has its calibration.
+# bench/league.py and bench/confidence.py take `--window` to measure smaller ones.
+WINDOW = 10_000
 # Bump when the intervals' method changes: the site's cache keeps them (results.rate_cached).
 METHOD = 2
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,7 @@ from typing import Any
 import mpmath
 import trueskill
 
+from arena.ratings import confidence as _confidence
 from arena.ratings import trueskill_ffa
 from arena.ratings.confidence import Confidence, RankInterval
 from arena.store.keys import key_order
@@ -230,8 +231,8 @@ Update = tuple[tuple[str, ...], tuple[float, ...], tuple[tuple[float, float], ..
 class Ratings:
     """TrueSkill ratings that are updated one game (or one duplicate deal) at a time.
 
-    With `record=True` every update is kept (`updates`), so `posterior()` can re-rate each
-    one knowing all the others.
+    With `record=True` the updates are kept (`updates`: the last `confidence.WINDOW`), so
+    `posterior()` can re-rate each one knowing all the others.
     """
 
     def __init__(
@@ -253,7 +254,9 @@ class Ratings:
         self._ratings: dict[str, trueskill.Rating] = dict(initial or {})
         self.mpmath_updates: list[str] = []
         self.skipped_updates: list[str] = []
-        self.updates: list[Update] | None = [] if record else None
+        # The last `confidence.WINDOW` updates (the sweep's window; older ones are folded
+        # into the ratings, `posterior`), read when the ratings are made.
+        self.updates: deque[Update] | None = deque(maxlen=_confidence.WINDOW) if record else None
 
     def copy(self) -> Ratings:
         """An independent copy (same settings and environments)."""
@@ -261,7 +264,7 @@ class Ratings:
         twin.settings, twin._env, twin._mpmath_env = self.settings, self._env, self._mpmath_env
         twin._ratings = dict(self._ratings)
         twin.mpmath_updates, twin.skipped_updates = list(self.mpmath_updates), list(self.skipped_updates)
-        twin.updates = None if self.updates is None else list(self.updates)
+        twin.updates = None if self.updates is None else deque(self.updates, maxlen=self.updates.maxlen)
         twin.inherit, twin.last_rated = self.inherit, dict(self.last_rated)
         return twin
 
@@ -308,8 +311,11 @@ class Ratings:
         ratings without what that update added are its prior, and what it adds now
         replaces what it added before. One sweep after the pass in order: on the bench's
         Swiss and round-robin fields a second sweep moved the rank intervals' coverage by
-        at most 0.002 (docs/confidence.md). With tau > 0 a skill drifts and there is no
-        one skill to find: the ratings are returned as they are. Needs `record=True`.
+        at most 0.002 (docs/confidence.md). The sweep re-rates the last
+        `confidence.WINDOW` updates (all of them in a history that fits): an older update
+        keeps what the pass in order added, folded into the bots' ratings, so the sweep
+        costs the same however long a league has run. With tau > 0 a skill drifts and
+        there is no one skill to find: the ratings are returned as they are. Needs `record=True`.
         """
         if self.updates is None:
             raise ValueError("these ratings keep no updates (Ratings(record=True) does)")
