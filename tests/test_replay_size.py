@@ -155,3 +155,20 @@ def test_a_served_replay_keeps_its_packing_without_the_stderr_lines():
     assert any(d[2] for d in data["decisions"]) and not any(d[2] for d in stripped["decisions"])
     assert stripped["frames"] == data["frames"] and stripped["steps"] == data["steps"]
     assert strip_replay(text[:-40]) == "/* this replay is not shown while stderr is hidden */\n"
+
+
+def test_a_site_rendered_again_replaces_each_older_replay_file_by_its_packed_one(tmp_path):
+    from arena.site.writer import render_site
+    from tests.report_helpers import build_tournament
+
+    cup = build_tournament(tmp_path / "cup")
+    replays = cup / "site" / "replays"
+    key = sorted(path.name for path in replays.iterdir())[0].split(".")[0]
+    packed = replays / f"{key}.r{site_replay.FORMAT}.js"
+    data = read_script(packed.read_text())
+    packed.unlink()
+    older = replays / f"{key}.r3.js"
+    older.write_text("window.ARENA_REPLAYS=window.ARENA_REPLAYS||{};window.ARENA_REPLAYS[\"k\"]={};\n")
+    render_site(cup)
+    assert not older.exists() and read_script(packed.read_text()) == data
+    assert sorted(path.name.split(".")[1] for path in replays.iterdir()) == [f"r{site_replay.FORMAT}"] * 4

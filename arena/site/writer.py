@@ -13,7 +13,8 @@ log, and none of it can run in a spectator's browser):
 - `games/page-N.html`: the game list; `games/<key>.html`: a game with its replay viewer.
 Replay data (`arena.site.replay`) lives in `replays/<key>.r<FORMAT>.js`, one script per
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
-changes, so a replay file that exists is kept: re-rendering only adds the new games.
+changes, so a replay file that exists is kept: re-rendering only adds the new games
+(and, after a change of FORMAT, writes each game's new file and removes its older one).
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
 Ratings come from `arena.ratings.results` (`rate_cached`, in `arena.site.model`: the same
 ledger as the runner's and `arena standings`, and how sure the standings are), saved as
@@ -473,6 +474,8 @@ def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:
     partial = target.with_suffix(".part")
     partial.write_text(script_text(data, key), encoding="utf-8")
     os.replace(partial, target)  # a stopped render never leaves half a replay behind
+    for older in range(1, FORMAT):  # this game's file in an older format (FORMAT 3: about 5x larger)
+        (out / f"{key}.r{older}.js").unlink(missing_ok=True)
     return ok
 
 
