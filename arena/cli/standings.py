@@ -53,13 +53,14 @@ def stored_standings(out_dir: Path) -> tuple:
         return of_store(store), store.settings() or {}, len(store.done_keys()), len(store.games())
 
 
-def print_standings(standings, settings: dict, title: str) -> None:
-    """The standings table and what its columns and blank lines mean."""
+def print_standings(standings, settings: dict, title: str, marks=None, notes: list[str] | None = None) -> None:
+    """The standings table (`marks`: text after a bot's name) and what its columns and blank
+    lines mean, then `notes`."""
     from arena.ratings.results import is_swiss
 
     swiss = is_swiss(settings)
-    console.print(standings_table(standings.lines, title, swiss, console.width))
-    for note in standings_notes(swiss):
+    console.print(standings_table(standings.lines, title, swiss, console.width, marks))
+    for note in standings_notes(swiss) + (notes or []):
         say(note)
 
 
@@ -90,10 +91,8 @@ def print_league(out_dir: Path, hide_retired: bool = False, stored: tuple | None
     """A league's standings, each bot marked retired, suspended, settled or provisional
     (`stored`: what `stored_standings` gave, when read already)."""
     standings, settings, done = stored or stored_standings(out_dir)[:3]
-    marks, notes = standings.terminal_marks(), standings.league_notes()
     shown = standings.without(standings.retired() if hide_retired else ())  # ranks and bands among the bots shown
-    console.print(
-        standings_table(shown.lines, f"{settings.get('name', 'league')}: {done} games", False, console.width, marks)
+    print_standings(
+        shown, settings, f"{settings.get('name', 'league')}: {done} games", standings.terminal_marks(),
+        standings.league_notes(),
     )
-    for note in standings_notes(False) + notes:
-        say(note)
