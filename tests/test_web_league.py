@@ -55,3 +55,32 @@ def test_league_serve_takes_a_bot_over_http_into_the_running_league(tmp_path):
     finally:
         league.send_signal(signal.SIGINT)
         league.wait(60)
+
+
+def test_serve_alone_reads_a_league_files_server_table(tmp_path):
+    """`arena serve LEAGUE_FILE`: the door as the file's [server] table says (its limits on
+    uploads, its validation settings), the league's registry; a flag given wins."""
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    token = token_for(registry, "ann")
+    league_file = tmp_path / "ladder.toml"
+    league_file.write_text(
+        '[league]\nname = "Winter"\ngame = "3up3down"\nseats = 2\nsandbox = "local"\nregistry = "registry"\n'
+        'output = "ladder"\n\n[server]\nport = 0\nvalidate_sandbox = "local"\nvalidate_jobs = 2\nmax_upload_mb = 1\n'
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="300")
+    for flags, jobs in (([], 2), (["--validate-jobs", "3"], 3)):
+        server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(league_file), *flags],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        try:
+            first, second = server.stdout.readline(), server.stdout.readline()
+            url = re.search(r"serving \S+ladder/site at (http://127\.0\.0\.1:\d+/) ", first).group(1)
+            assert second.startswith(f"taking submissions into {registry} (checked {jobs} at a time in the local "
+                                     "sandbox)"), second
+            answer = httpx.post(url + "api/submissions", content=os.urandom(1_200_000), timeout=60,
+                                headers={"Authorization": f"Bearer {token}"})
+            assert answer.status_code == 413 and answer.json() == {
+                "error": "the upload is larger than 1 MB packed (the limit)"}
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(60)

@@ -40,7 +40,14 @@ def report_command(
 
 
 def serve_command(
-    out_dir: Annotated[Path, typer.Argument(help="A tournament's or league's folder (its site/ is served).")],
+    ctx: typer.Context,
+    out_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="A tournament's or league's folder (its site/ is served), or a league file: its output's site, "
+            "and its \\[server] table sets what the flags given do not."
+        ),
+    ],
     port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
     host: Annotated[
         str,
@@ -91,9 +98,27 @@ def serve_command(
     With --submissions it is also the authors' door: they upload bots (`arena submit
     BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
     image build, a smoke match, in Docker) and lands in the registry, where a running
-    `arena league` picks it up (docs/server.md: running a competition from one machine)."""
+    `arena league` picks it up (docs/server.md: running a competition from one machine).
+    Given a league file, it serves that league, with the door when the file's \\[server]
+    table says so (the flags given win over the table)."""
     from arena.site.writer import SITE_DIR, render_site
 
+    limits = None
+    if out_dir.is_file():  # a league file: its [server] table, the flags given on top
+        from arena.web.settings import ServerConfig, league_file_server
+
+        # A flag given on the command line (typer's own click: its ParameterSource, by name).
+        given = {name: str(value) if isinstance(value, Path) else value for name, value in ctx.params.items()
+                 if name in ServerConfig.model_fields
+                 and getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"}
+        settings, out_dir, league_registry, limits = league_file_server(out_dir, given)
+        registry = registry or league_registry
+        port, host, submissions, show_stderr = settings.port, settings.host, settings.submissions, settings.show_stderr
+        validate_jobs, validate_sandbox = settings.validate_jobs, settings.validate_sandbox
+        certfile, keyfile, insecure_http = settings.certfile, settings.keyfile, settings.insecure_http
+        max_upload_mb, max_unpacked_mb, max_files = settings.max_upload_mb, settings.max_unpacked_mb, settings.max_files
+        uploads_per_hour, upload_s = settings.uploads_per_hour, settings.upload_s
+        requests_per_minute = settings.requests_per_minute
     site = out_dir / SITE_DIR
     if not (site / "index.html").is_file() and (out_dir / "arena.sqlite").is_file():
         render_site(out_dir)
@@ -107,7 +132,7 @@ def serve_command(
 
         server, door = serve_door(
             site, registry=registry, host=host, port=port, league_dir=out_dir, validate_jobs=validate_jobs,
-            validate_sandbox=validate_sandbox, show_stderr=show_stderr, tls=tls,
+            validate_sandbox=validate_sandbox, show_stderr=show_stderr, tls=tls, limits=limits,
             upload_limits={
                 "packed_mb": max_upload_mb, "unpacked_mb": max_unpacked_mb, "files": max_files,
                 "per_hour": uploads_per_hour, "upload_s": upload_s, "per_address": requests_per_minute,

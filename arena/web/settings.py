@@ -1,5 +1,6 @@
 """The `[server]` table of a league file: `arena league FILE` then also serves the site and
-the authors' door, as `arena league ... --serve PORT` does (flags override the table).
+the authors' door, as `arena league ... --serve PORT` does, and `arena serve FILE` serves
+the league that way while it runs apart (flags override the table).
 
     [server]
     port = 8000                 # required to serve (0: any free port)
@@ -76,3 +77,15 @@ def server_config(table: dict | None, overrides: dict) -> ServerConfig:
     except ValidationError as error:
         wrong = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         raise WebError(f"[server] settings: {wrong}") from None
+
+
+def league_file_server(target: Path, given: dict) -> tuple[ServerConfig, Path, Path, object]:
+    """`arena serve LEAGUE_FILE`: the league's [server] table with the flags `given` on the
+    command line on top (without a table, the door only with --submissions), and the
+    league's output folder, registry and bots' limits (the smoke matches use them)."""
+    from arena.config.league import load_league
+
+    config = load_league(target)
+    table = server_table(target)
+    settings = server_config(table if table is not None else {"submissions": False}, given)
+    return settings, config.output_dir(), config.registry_dir(), config.limits.limits()
