@@ -115,6 +115,25 @@ def test_the_commands_submit_then_list(tmp_path):
     assert "is not a folder" in refused.stderr
 
 
+def test_submit_with_a_tournament_file_smoke_plays_under_that_files_limits_not_the_flags(tmp_path):
+    bot = random_copy(tmp_path, name="strict", version="1.0")
+    registry = tmp_path / "registry"
+    tournament = tmp_path / "cup.toml"
+    tournament.write_text(
+        f'game = "3up3down"\nseats = 2\nbots = ["{RANDOM}", "{ROOT / "bots" / "threeup-heuristic"}"]\n'
+        'sandbox = "local"\n\n[limits]\nstartup_s = 0.001\n'  # no Python bot starts in a millisecond
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "submit", str(bot), "--registry", str(registry), "--startup-s", "10",
+         "--tournament", str(tournament)],
+        check=False, capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert f"arena: error: refused {bot}: 2 reason(s):" in run.stderr
+    assert run.stderr.count("did not answer 'hello' within the start-up limit of 0.001 s") == 2
+    assert not (registry / "strict").exists()
+
+
 def test_the_shipped_bots_are_listed_in_their_plain_layout():
     names = {entry.name for entry in list_registry(ROOT / "bots")}
     assert {"random", "threeup-heuristic", "three-thirteen-heuristic", "node-simple"} <= names
