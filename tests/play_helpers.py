@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.human.serve import play_app
 from arena.human.table import PlayHost, PlayTable, TableConfig
 from arena.web.app import AppServer
+from arena.web.play import play_app
 from engine.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent

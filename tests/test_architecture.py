@@ -121,7 +121,7 @@ def test_layers_that_must_not_know_each_other():
 
 def test_the_served_arena_sits_on_top():
     """arena/web/ calls submit, league, store and the report's output; none of them calls it."""
-    below = ("arena.store.registry", "arena.run.league", "arena.store.db", "arena.site.writer", "arena.config.botcopy", "arena.run.tournament",
+    below = ("arena.run.registry", "arena.run.league", "arena.store.db", "arena.site.writer", "arena.botcopy", "arena.run.tournament",
              "arena.run.match", "arena.game.referee", "arena.game.seats", "arena.sandbox")
     reaching_up = {
         (name, imported)
@@ -145,3 +145,66 @@ def test_the_ratings_sit_below_the_runner_the_site_and_the_terminal():
         if any(imported == reader or imported.startswith(reader + ".") for reader in readers)
     }
     assert reaching_up == set()
+
+
+# arena's packages, from the bottom up (docs/architecture.md draws them): a module imports
+# only from its own package and from those below it. The leaves at the top of arena/ import
+# nothing of arena (but one another's vocabulary: none today).
+LAYERS = (
+    ("faults", "limits", "terminal", "resources", "botcopy"),  # vocabulary and leaves
+    ("sandbox",),  # running a bot: local processes, Docker, the language images
+    ("langs",),  # a bot's build step, starter kits, `arena images`, `arena new`
+    ("game",),  # one game: the protocol, seats, the referee, the record
+    ("store",),  # SQLite, the run's seeds and secret, game keys
+    ("ratings",),  # results to ratings and standings, confidence, SPRT
+    ("config",),  # tournament and league files, bot folders, the field, the fingerprint
+    ("site",),  # the static site, a function of the store
+    ("run",),  # schedules, the one runner, tournaments, leagues, matches, the registry
+    ("human",),  # a person's seat and table
+    ("web",),  # everything served over HTTP: the authors' door, `arena play`'s page
+    ("cli", "__main__"),  # the command line
+)
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def _part_of(name: str) -> str | None:
+    """`arena.run.league` -> 'run'; `arena.faults` -> 'faults'; None for `arena` itself."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "arena" and len(parts) > 1 else None
+
+
+def test_every_package_and_top_module_has_a_layer():
+    parts = {_part_of(name) for name in MODULES if name.startswith("arena.")}
+    assert parts - set(RANK) == set()
+
+
+def test_the_layers_only_look_down():
+    upward = set()
+    for name in MODULES:
+        own = _part_of(name)
+        if own is None:
+            continue
+        for imported in project_imports(name):
+            target = _part_of(imported)
+            if target is None or target == own:
+                continue
+            if RANK[target] > RANK[own] or (RANK[target] == RANK[own] and RANK[own] == 0):
+                upward.add((name, imported))
+            elif RANK[target] == RANK[own]:
+                upward.add((name, imported))  # cli and __main__ share a layer: __main__ only calls cli
+    upward.discard(("arena.__main__", "arena.cli.app"))
+    assert upward == set()
+
+
+def test_at_most_ten_modules_directly_in_arena():
+    top = sorted(path.name for path in (ROOT / "arena").glob("*.py"))
+    assert len(top) <= 10, top
+
+
+def test_no_module_over_700_lines():
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in MODULES.values()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert long == {}

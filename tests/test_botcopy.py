@@ -1,4 +1,4 @@
-"""Taking in a bot folder (`arena.config.botcopy`): a hostile submitter's folder brings nothing
+"""Taking in a bot folder (`arena.botcopy`): a hostile submitter's folder brings nothing
 from outside it into a registry, whatever it holds and however it changes while read."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import botcopy
-from arena.config.botcopy import (
+from arena import botcopy
+from arena.botcopy import (
     FolderLimits,
     FolderLimitsError,
     copy_bot_folder,

@@ -16,9 +16,9 @@ import pytest
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.langs.build import BuildFailed, is_stale, run_build
 from arena.run.match import MatchError, run_match
+from arena.run.registry import SubmitRefused, submit_bot
 from arena.sandbox import Limits, get_sandbox
 from arena.store.db import Store, content_hash
-from arena.store.registry import SubmitRefused, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.faults import fault_hint
-from arena.langs.binary import foreign_binary
 from arena.run.match import run_match
+from arena.sandbox.binary import foreign_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

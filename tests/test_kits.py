@@ -15,9 +15,9 @@ import pytest
 from arena.config.botfolder import load_bot
 from arena.langs.kits import KitError, available, new_bot
 from arena.run.match import run_match
+from arena.run.registry import submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
-from arena.store.registry import submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"
@@ -42,8 +42,8 @@ def docker_client():
 
 def language_image(client, language: str) -> str:
     """The language's image, built when missing (a minute or two, once per machine)."""
-    from arena.langs.images import build_language_image
     from arena.sandbox.docker.engine import default_image
+    from arena.sandbox.languages import build_language_image
 
     return build_language_image(client, language, default_image())[0]
 
@@ -85,7 +85,7 @@ def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_c
 def test_a_failed_image_build_leaves_none_of_its_layers_and_removes_nothing_else(docker_client, monkeypatch):
     import uuid
 
-    import arena.langs.images as images
+    import arena.sandbox.languages as images
     from arena.sandbox.docker.engine import default_image
 
     base, run = default_image(), uuid.uuid4().hex[:12]

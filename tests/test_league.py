@@ -32,10 +32,10 @@ from arena.run.league import (
     run_league,
 )
 from arena.run.members import registry_field
+from arena.run.registry import SubmitRefused, submit_bot
 from arena.run.schedule import key_order
 from arena.site.model import load_site_data
 from arena.store.db import Store, StoreError
-from arena.store.registry import SubmitRefused, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

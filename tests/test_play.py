@@ -19,10 +19,10 @@ from starlette.websockets import WebSocketDisconnect
 from arena.game.referee import play_game, verify_replay
 from arena.game.seats import InProcessBot
 from arena.human.seat import Channel, GameStopped, HumanSeat
-from arena.human.serve import play_app
 from arena.human.table import PlayHost, TableConfig
 from arena.sandbox.base import Reason
 from arena.store.db import Store
+from arena.web.play import play_app
 from tests.play_helpers import RANDOM, card_ids
 
 SHORT = {"max_turns_per_round": 2}

@@ -237,7 +237,7 @@ def test_the_settings_are_a_summary_in_words_without_local_paths(site, tmp_path)
     assert shown["tables"] == "3 seats"
     assert shown["deals"] == "a new deal every game"
     assert shown["seed"] == "public: 3 (anyone can replay the deals)"
-    assert shown["limits"] == "5 s per decision, 10 s time bank, 10 s to start, 600 s of CPU per match, 512 MB of memory, 1 CPU"
+    assert shown["limits"] == "5 s per decision, 10 s time bank, 10 s to start, 600 s of CPU per game, 512 MB of memory, 1 CPU"
     assert shown["rating"] == "TrueSkill: mu 25, sigma 8.333, beta 4.167, tau 0, draw probability 0.001"
     assert shown["rules"].startswith("the game's defaults all 16 rules")
     for hidden in ("output", "jobs", "cluster", "cycles", "name"):

@@ -183,7 +183,7 @@ def test_a_bot_folder_under_a_folder_closed_to_others_is_still_reached(place):
 def test_a_submitted_bot_cannot_read_the_registry_in_its_smoke_match(place):
     from nimtest_game import nim_registered
 
-    from arena.store.registry import submit_bot
+    from arena.run.registry import submit_bot
 
     registry = place / "registry"
     accepted = install(registry / "accepted" / "1.0")

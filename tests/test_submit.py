@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.run.registry import SubmitRefused, list_registry, submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
-from arena.store.registry import SubmitRefused, list_registry, submit_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"
@@ -281,7 +281,7 @@ def test_names_and_versions_follow_one_pattern_checked_with_the_rest_of_bot_toml
 
 
 def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
-    import arena.store.registry
+    import arena.run.registry
 
     bot = random_copy(tmp_path)
     registry = tmp_path / "registry"
@@ -293,7 +293,7 @@ def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
         assert list_registry(registry) == []
         raise RuntimeError("the machine broke mid-match")
 
-    monkeypatch.setattr(arena.store.registry, "run_match", broken_match)
+    monkeypatch.setattr(arena.run.registry, "run_match", broken_match)
     with pytest.raises(RuntimeError, match="the machine broke mid-match"):
         submit_bot(bot, registry, limits=QUICK)
     assert list(registry.iterdir()) == []
@@ -302,7 +302,7 @@ def test_the_staging_copy_never_stays_behind(tmp_path, monkeypatch):
 def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypatch):
     """The Docker image is built from the copy in the registry's staging folder, never
     from the submitter's folder (which may change after it was vetted)."""
-    import arena.store.registry
+    import arena.run.registry
     from arena.sandbox import BotFault, Reason
 
     seen = []
@@ -317,7 +317,7 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
             seen.append((spec.folder, sorted(p.name for p in spec.folder.iterdir())))
             raise BotFault(Reason.CRASH, "stopped here by the test")
 
-    monkeypatch.setattr(arena.store.registry, "get_sandbox", lambda name: Recorder())
+    monkeypatch.setattr(arena.run.registry, "get_sandbox", lambda name: Recorder())
     bot = random_copy(tmp_path)
     (bot / "Dockerfile").write_text("FROM scratch\nCOPY . /bot\n")
     (bot / "__pycache__").mkdir()

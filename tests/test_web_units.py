@@ -80,7 +80,7 @@ def test_a_restarted_queue_removes_only_the_staging_no_submit_holds(tmp_path):
     import subprocess
     import sys
 
-    from arena.store.registry import abandoned_staging
+    from arena.run.registry import abandoned_staging
     from arena.web.queue import QueueSettings, ValidationQueue
 
     registry = tmp_path / "reg"

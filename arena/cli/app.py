@@ -72,11 +72,11 @@ def main() -> None:
     from arena.config.botfolder import BotFolderError
     from arena.limits import LimitsError
     from arena.run.match import MatchError
+    from arena.run.registry import SubmitRefused
     from arena.run.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
     from arena.site.model import ReportError
     from arena.store.db import StoreError
-    from arena.store.registry import SubmitRefused
     from arena.web.errors import WebError
 
     try:

@@ -80,10 +80,10 @@ def submit_command(
         raise typer.Exit(
             submit_remote(bot_dir, to, read_token(token_file), say=say, league=league is not None, wait_s=wait_s)
         )
-    from arena.config.botcopy import FolderLimits, FolderLimitsError
+    from arena.botcopy import FolderLimits, FolderLimitsError
     from arena.limits import limits_from_flags
+    from arena.run.registry import submit_bot
     from arena.run.tournament import load_tournament
-    from arena.store.registry import submit_bot
 
     try:
         folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
@@ -116,7 +116,7 @@ def bots_command(
 ) -> None:
     """List the bots of a registry: name, version, games, content hash, date."""
     from arena.resources import bots_dir
-    from arena.store.registry import REGISTRY_ENV, default_registry, list_registry
+    from arena.run.registry import REGISTRY_ENV, default_registry, list_registry
 
     where = registry or default_registry()
     if not where.is_dir():

@@ -209,9 +209,9 @@ def play_command(
     exactly what your seat may see and offers your legal moves; each finished game is stored
     in --out (`arena report OUT` draws its replays); Ctrl-C stops.
     """
-    from arena.human.serve import run_play
     from arena.human.table import PlayError, TableConfig
     from arena.limits import limits_from_flags
+    from arena.web.play import run_play
 
     try:
         rules = get_game(game).parse_options(rule or [])

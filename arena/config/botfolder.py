@@ -13,14 +13,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.langs.images import LANGUAGES
 from arena.sandbox.base import BotSpec
+from arena.sandbox.languages import LANGUAGES
 
 MANIFEST = "bot.toml"
 KEYS = ("name", "version", "command", "games", "dockerfile", "language", "build")
@@ -66,6 +67,17 @@ class BotManifest:
             language=self.language,
             build=self.build,
         )
+
+
+# The registry when no --registry is given: this variable's folder, else ./bots.
+REGISTRY_ENV = "ARENA_REGISTRY"
+
+
+def default_registry() -> Path:
+    """$ARENA_REGISTRY when set, else `./bots` in the working folder (made by the first
+    submission); never a folder inside arena's installation."""
+    chosen = os.environ.get(REGISTRY_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else Path("bots").resolve()
 
 
 def registry_folders(registry: Path) -> list[Path]:

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from arena.config.botfolder import default_registry
 from arena.config.tournament import (
     LimitsConfig,
     RatingConfig,
@@ -35,13 +36,13 @@ from arena.config.tournament import (
     known_game,
     read_file,
 )
-from arena.run.matchmaker import RANDOM_SHARE
 from arena.store.db import Store
-from arena.store.registry import default_registry
 
 FORMAT = "league"  # the `format` stored with a league's settings
 SUSPEND_AFTER = 5  # forfeits in a row that suspend a bot
 
+
+RANDOM_SHARE = 0.15  # the chance that a seat goes to a bot drawn at random (arena.run.matchmaker)
 
 class LeagueConfig(Strict):
     """A league's settings (the flags of `arena league`, or a `[league]` table)."""

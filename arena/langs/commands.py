@@ -24,8 +24,12 @@ def images_build(
     """Build the images of LANGUAGES that are missing (each takes a minute or two once)."""
     import docker
 
-    from arena.langs.images import LANGUAGES, build_language_image, unknown_language
     from arena.sandbox.docker.engine import default_image
+    from arena.sandbox.languages import (
+        LANGUAGES,
+        build_language_image,
+        unknown_language,
+    )
 
     wanted = languages or list(LANGUAGES)
     for language in wanted:
@@ -56,8 +60,8 @@ def images_list() -> None:
     """Each language, its image, whether it is built here, and what it holds."""
     import docker
 
-    from arena.langs.images import LANGUAGES, image_tag
     from arena.sandbox.docker.engine import default_image
+    from arena.sandbox.languages import LANGUAGES, image_tag
 
     client = docker.from_env(timeout=30)
     base = default_image()

@@ -21,7 +21,7 @@ How it stays a pure function of what is stored:
   next batch to be scheduled, a new version retires the old from that batch, a bot gone
   from the registry is removed from it, a bot with `suspend_after` forfeits in a row
   (in batches 1 .. b-2) is suspended from batch b. A bot whose folder cannot be played
-  from (`arena.run.members`: gone, refused by `arena.config.botcopy`, closed to nobody, or
+  from (`arena.run.members`: gone, refused by `arena.botcopy`, closed to nobody, or
   its image does not build) is suspended from the next batch to be scheduled when it
   joins, when a run starts, or when a game of it fails with arena's error. A league fed the same submissions at
   the same batches schedules the same games.
@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.config.botcopy import FolderLimits, FolderLimitsError
+from arena.botcopy import FolderLimits, FolderLimitsError
 from arena.config.botfolder import BotFolderError
 from arena.config.field import BotRef, SeatFactory
 from arena.config.fingerprint import changed_keys, fingerprint_of, settings_of

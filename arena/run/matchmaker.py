@@ -26,10 +26,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from arena.config.league import RANDOM_SHARE  # noqa: F401 - the default share, and bench/league.py reads it here
 from arena.run.tables import seat_by_use
 
 NEWCOMER_GAMES = 10  # below this many games a bot is a newcomer: it is seated first
-RANDOM_SHARE = 0.15  # the chance that a seat goes to a bot drawn at random
 NEAR = 3  # a seat not drawn at random goes to one of this many bots closest in rating
 FILLS = ("matchmaker", "random")
 

@@ -16,15 +16,15 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.config.botcopy import vet_bot_folder
+from arena.botcopy import vet_bot_folder
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.config.field import BotRef
 from arena.run.play import load_spec
+from arena.run.registry import RegistryEntry, list_registry
 from arena.sandbox import BotFault
 from arena.sandbox.access import NOBODY, nobody_may
 from arena.store.db import MemberRow
 from arena.store.keys import ScheduledGame
-from arena.store.registry import RegistryEntry, list_registry
 
 
 def registry_field(
@@ -160,7 +160,7 @@ class Membership:
 
     def _unpreparable(self, ref: BotRef) -> str | None:
         """Why no game can start the bot from its folder (None: nothing is wrong with it):
-        gone, holding what no bot folder may hold (`arena.config.botcopy`: links, devices, files
+        gone, holding what no bot folder may hold (`arena.botcopy`: links, devices, files
         its owner cannot read, over the size limits), or closed to the user the bots run as."""
         folder = Path(ref.folder)
         if not folder.is_dir():

@@ -37,7 +37,7 @@ class BotSpec:
     folder: Path
     command: tuple[str, ...]
     dockerfile: str | None = None
-    language: str | None = None  # arena's image for it (arena.langs.images)
+    language: str | None = None  # arena's image for it (arena.sandbox.languages)
     build: tuple[str, ...] = ()  # run before the bot plays (arena.langs.build)
     extra: dict[str, str] = field(default_factory=dict)
 

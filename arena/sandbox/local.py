@@ -77,7 +77,6 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from arena.langs.binary import program_problem
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
 from arena.sandbox.base import (
     BotFault,
@@ -87,6 +86,7 @@ from arena.sandbox.base import (
     Sandbox,
     SandboxError,
 )
+from arena.sandbox.binary import program_problem
 from arena.sandbox.cgroups import remove_leftovers
 from arena.sandbox.keyring import clear_user_keyrings
 from arena.sandbox.local_process import (  # noqa: F401

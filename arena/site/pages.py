@@ -81,7 +81,7 @@ def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
         parts = [
             (key, template) for key, template in (
                 ("decision_s", "{} s per decision"), ("time_bank_s", "{} s time bank"), ("startup_s", "{} s to start"),
-                ("cpu_s", "{} s of CPU per match"), ("memory_mb", "{} MB of memory"), ("cpus", "{} CPU"),
+                ("cpu_s", "{} s of CPU per game"), ("memory_mb", "{} MB of memory"), ("cpus", "{} CPU"),
             ) if isinstance(limits.get(key), (int, float))
         ]
         if parts:

@@ -29,7 +29,7 @@ RegistryFlag = Annotated[
 
 
 def _book(registry: Path | None):  # noqa: ANN202
-    from arena.store.registry import default_registry
+    from arena.run.registry import default_registry
     from arena.web.authors import Book
 
     return Book(registry.expanduser().resolve() if registry else default_registry())
@@ -98,9 +98,9 @@ def serve_door(
 ):  # noqa: ANN201
     """An AppServer of the site with the authors' door, and the door (start and stop it);
     with `submissions` False, the site alone (and a door that does nothing)."""
-    from arena.config.botcopy import FolderLimits
+    from arena.botcopy import FolderLimits
+    from arena.run.registry import default_registry
     from arena.sandbox import Limits
-    from arena.store.registry import default_registry
     from arena.web.app import AppServer, create_app
     from arena.web.pages import door_app
     from arena.web.queue import QueueSettings

@@ -3,8 +3,8 @@
 The queue (`arena.web.queue`) starts it for each submission, so a smoke match's CPU never
 holds the server's threads and a validation dies with the queue's worker (the kernel
 kills it when its parent thread goes: PR_SET_PDEATHSIG; a server killed with -9 leaves
-no validation running to race the one its restart begins). It runs `arena.store.registry`'s own
-checks (`submit_bot`: the folder vetted and copied by `arena.config.botcopy`, bot.toml, the
+no validation running to race the one its restart begins). It runs `arena.run.registry`'s own
+checks (`submit_bot`: the folder vetted and copied by `arena.botcopy`, bot.toml, the
 image build, the smoke match in every declared game; an accepted bot lands in the
 registry by one rename) and writes one line per step to stdout, each starting with
 MARK and holding a JSON object: {"stage": ...}, then {"accepted": {...}} or
@@ -41,9 +41,9 @@ def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     _die_with_parent(spec["parent"])
     os.nice(10)  # checking is background work: the server's answers come first
-    from arena.config.botcopy import FolderLimits
+    from arena.botcopy import FolderLimits
+    from arena.run.registry import SubmitRefused, submit_bot
     from arena.sandbox import Limits
-    from arena.store.registry import SubmitRefused, submit_bot
 
     try:
         done = submit_bot(

@@ -17,10 +17,9 @@ from typing import Any
 import docker
 import docker.errors
 
-from arena.config.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
-from arena.langs.binary import foreign_binary, foreign_line
-from arena.langs.images import BASE_LANGUAGE, LANGUAGES, image_tag, unknown_language
+from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
+from arena.sandbox.binary import foreign_binary, foreign_line
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
     BOT_LABEL,
@@ -30,6 +29,12 @@ from arena.sandbox.docker.engine import (
     OWNER_LABEL,
     _owner_of_this_process,
     _slug,
+)
+from arena.sandbox.languages import (
+    BASE_LANGUAGE,
+    LANGUAGES,
+    image_tag,
+    unknown_language,
 )
 
 # The network of a bot image's build steps: "none" (the default), or a Docker network the

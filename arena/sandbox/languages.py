@@ -164,7 +164,7 @@ def remove_build(client: Any, build_id: str) -> int:
     return made
 
 
-if __name__ == "__main__":  # .ci/docker-up: `python3 -m arena.langs.images tag|recipe LANG BASE [BUILD_ID]`
+if __name__ == "__main__":  # .ci/docker-up: `python3 -m arena.sandbox.languages tag|recipe LANG BASE [BUILD_ID]`
     import sys
 
     what, language, base = sys.argv[1:4]

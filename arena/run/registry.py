@@ -7,7 +7,7 @@ content hash, date, the smoke games it played); the example bots shipped with ar
 directly in `REGISTRY/NAME/`. Both layouts are listed.
 
 The folder is first copied into a staging folder inside the registry
-(`REGISTRY/.incoming-*`) by `arena.config.botcopy`: no link of any kind, no device, fifo or
+(`REGISTRY/.incoming-*`) by `arena.botcopy`: no link of any kind, no device, fifo or
 socket, nothing its owner cannot read (as root, the folder is read with its owner's
 rights), within the folder limits; every problem is one line naming its path. Everything
 after that uses only the copy: its bot.toml must be valid and name only known games; the
@@ -31,8 +31,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.config.botcopy import FolderLimits, copy_bot_folder
-from arena.config.botfolder import MANIFEST, BotFolderError, load_bot, registry_folders
+from arena.botcopy import FolderLimits, copy_bot_folder
+from arena.config.botfolder import (  # noqa: F401 - REGISTRY_ENV, default_registry: read here too
+    MANIFEST,
+    REGISTRY_ENV,
+    BotFolderError,
+    default_registry,
+    load_bot,
+    registry_folders,
+)
 from arena.langs.build import BuildFailed, run_build
 from arena.resources import bots_dir
 from arena.run.match import MatchError, run_match
@@ -79,8 +86,6 @@ class RegistryEntry:
     folder: Path
 
 
-# The registry when no --registry is given: this variable's folder, else ./bots.
-REGISTRY_ENV = "ARENA_REGISTRY"
 _INSTALLATION = Path(__file__).resolve().parent.parent  # the arena package: never a registry
 
 
@@ -113,13 +118,6 @@ def _hold(staging: Path) -> int:
     fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     return fd
-
-
-def default_registry() -> Path:
-    """$ARENA_REGISTRY when set, else `./bots` in the working folder (made by the first
-    submission); never a folder inside arena's installation."""
-    chosen = os.environ.get(REGISTRY_ENV)
-    return Path(chosen).expanduser().resolve() if chosen else Path("bots").resolve()
 
 
 def _inside_installation(registry: Path) -> bool:
