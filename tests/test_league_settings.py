@@ -257,3 +257,28 @@ def test_a_leagues_limits_and_sandbox_are_the_ones_its_bots_meet(tmp_path):
         seat = seats[key].index("tom@1")
         assert not any(bot == "tom@1" for bot, _, _ in incidents[key])  # it read nothing
         assert logs[key][seat].count("cannot read") == 2
+
+
+def test_arena_league_takes_the_flags_arena_run_takes_for_how_bots_run(tmp_path):
+    """`arena league --bot-process --warm-start --cpu-s` set what `arena run`'s same flags set
+    (arena/cli/flags.py declares them once for both), and the league plays so."""
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    registry = registry_of(tmp_path, "counter", ["ann", "bob"])
+    out = tmp_path / "flags"
+    result = CliRunner().invoke(app, [
+        "league", str(out), "--game", "nim-test", "--seats", "2", "--seed", "5", "--games", "4", "--jobs", "1",
+        "--registry", str(registry), "--sandbox", "local", "--startup-s", "30", "--decision-s", "10",
+        "--bot-process", "per-slot", "--warm-start", "--cpu-s", "7", "--public-seed-ok",
+    ])
+    assert result.exit_code == 0, result.output
+    settings = stored_settings(out)
+    assert (settings["bot_process"], settings["warm_start"], settings["limits"]["cpu_s"]) == ("per-slot", True, 7)
+    seen = sightings(out)
+    assert len(seen) == 8  # 4 games of 2 seats, each bot's one process counting its games
+    assert {record["bot"]: len({r["token"] for r in seen if r["bot"] == record["bot"]}) for record in seen} == {
+        "ann@1": 1, "bob@1": 1}
+    result = CliRunner().invoke(app, ["league", "--help"], env={"COLUMNS": "200"})
+    assert all(flag in result.output for flag in ("--bot-process", "--warm-start", "--no-warm-start", "--cpu-s"))

@@ -34,6 +34,27 @@ FileMemoryFlag = Annotated[Optional[int], typer.Option(help="Memory per bot, MB.
 FileCpuFlag = Annotated[Optional[int], typer.Option(help=help_of("cpu_s"))]  # what cpu_s means: arena.limits
 
 
+# How bots' processes live, in a tournament and a league alike (arena/config/: each kind's
+# default is its own, said here).
+BotProcessFlag = Annotated[
+    Optional[str],
+    typer.Option(
+        "--bot-process",
+        help="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the whole "
+        "run, so a bot may carry memory between games (default: a tournament's per-slot for local, per-game "
+        "for docker; a league's per-game).",
+    ),
+]
+WarmStartFlag = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--warm-start/--no-warm-start",
+        help="Start bot processes (docker: containers) ahead of need; --no-warm-start starts each one when "
+        "its game needs it (default: on in a tournament, off in a league).",
+    ),
+]
+
+
 def overrides_of(settings: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:
     """What a tournament's or a league's flags override in its file: the settings given (not
     None), and the limits given as its `limits` table."""

@@ -10,10 +10,13 @@ import typer
 
 from arena.cli.console import say, say_stopped, warn_public_seed
 from arena.cli.flags import (
+    BotProcessFlag,
+    FileCpuFlag,
     FileDecisionFlag,
     FileMemoryFlag,
     FileStartupFlag,
     FileTimeBankFlag,
+    WarmStartFlag,
     overrides_of,
 )
 from arena.cli.standings import print_league
@@ -66,6 +69,9 @@ def league_command(
     time_bank_s: FileTimeBankFlag = None,
     startup_s: FileStartupFlag = None,
     memory_mb: FileMemoryFlag = None,
+    cpu_s: FileCpuFlag = None,
+    bot_process: BotProcessFlag = None,
+    warm_start: WarmStartFlag = None,
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
     serve: Annotated[
         Optional[int],
@@ -100,8 +106,10 @@ def league_command(
             "duplicate": duplicate, "seed": seed, "batch": batch, "name": name,
             "registry": str(registry.expanduser().absolute()) if registry is not None else None,
             "until_stable": until_stable or None, "inherit_rating": inherit_rating or None,
+            "bot_process": bot_process, "warm_start": warm_start,
         },
-        {"decision_s": decision_s, "time_bank_s": time_bank_s, "startup_s": startup_s, "memory_mb": memory_mb},
+        {"decision_s": decision_s, "time_bank_s": time_bank_s, "startup_s": startup_s, "memory_mb": memory_mb,
+         "cpu_s": cpu_s},
     )
     config = load_league(target, overrides, rule or [])
     check_league(config)  # a mistake is said alone, before the banner

@@ -11,11 +11,13 @@ import typer
 
 from arena.cli.console import UsageError, errors, say, say_stopped, warn_public_seed
 from arena.cli.flags import (
+    BotProcessFlag,
     FileCpuFlag,
     FileDecisionFlag,
     FileMemoryFlag,
     FileStartupFlag,
     FileTimeBankFlag,
+    WarmStartFlag,
     overrides_of,
 )
 from arena.cli.incidents import print_stored_incidents
@@ -63,22 +65,8 @@ def run_command(
         Optional[str],
         typer.Option(help="Dask scheduler tcp://HOST:PORT: play the games on its workers (docs/cluster.md)."),
     ] = None,
-    bot_process: Annotated[
-        Optional[str],
-        typer.Option(
-            "--bot-process",
-            help="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the whole "
-            "run, so a bot may carry memory between games (default: per-slot for local, per-game for docker).",
-        ),
-    ] = None,
-    warm_start: Annotated[
-        Optional[bool],
-        typer.Option(
-            "--warm-start/--no-warm-start",
-            help="Start bot processes (docker: containers) ahead of need (the default); --no-warm-start starts "
-            "each one when its game needs it.",
-        ),
-    ] = None,
+    bot_process: BotProcessFlag = None,
+    warm_start: WarmStartFlag = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output folder (store, site).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name.")] = None,
     decision_s: FileDecisionFlag = None,
