@@ -211,3 +211,29 @@ def test_arena_run_builds_a_bot_before_its_games_and_stops_on_a_failed_build(tmp
     with pytest.raises(TournamentError) as caught:
         run_tournament(config("failed"), report=False)
     assert str(caught.value).count("its build (sh -c exit 4) exited with code 4") == 1
+
+
+def test_a_league_builds_a_bot_copied_into_its_registry_and_suspends_one_whose_build_fails(tmp_path):
+    """As `arena run` does, a league runs a bot's build step before its first game when its
+    build/ is missing or stale (a bot `arena submit` put in is built already; one copied in
+    by hand is not); a build that fails suspends that bot, with the build's line, and the
+    league goes on."""
+    from arena.run.league import run_league
+    from tests.test_league import config, members_of, registry_of
+
+    registry = registry_of(tmp_path, ("ann", "bob"))
+    built = make_bot(registry / "built" / "1.0", name="built")
+    make_bot(registry / "broken" / "1.0", '["sh", "-c", "echo no compiler here >&2; exit 2"]', name="broken")
+    out = tmp_path / "league"
+    run_league(config(out, registry, seats=2, games=6, jobs=1, sandbox="local"), report=False)
+    assert runs(built) == 1 and not is_stale(built)
+    members = members_of(out)
+    assert members["built@1.0"].status == "active"
+    broken = members["broken@1.0"]
+    assert broken.status == "suspended" and broken.reason == (
+        "its build failed: its build (sh -c echo no compiler here >&2; exit 2) exited with code 2; "
+        "its output ends with:"
+    )
+    with Store.open(out) as store:
+        played = {seat.bot for seat in store.seats()}
+    assert "built@1.0" in played and "broken@1.0" not in played

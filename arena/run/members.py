@@ -19,6 +19,7 @@ from pathlib import Path
 from arena.botcopy import vet_bot_folder
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.config.field import BotRef
+from arena.langs.build import BuildFailed, run_build
 from arena.run.play import load_spec
 from arena.run.registry import RegistryEntry, list_registry
 from arena.sandbox import BotFault
@@ -50,7 +51,8 @@ def ref_of(bot_id: str, entry_folder: Path, content: str) -> BotRef:
     manifest = load_bot(entry_folder)
     return BotRef(
         id=bot_id, name=manifest.name, version=manifest.version, folder=str(entry_folder),
-        command=manifest.command, dockerfile=manifest.dockerfile, content_hash=content,
+        command=manifest.command, dockerfile=manifest.dockerfile, language=manifest.language,
+        build=manifest.build, content_hash=content,
     )
 
 
@@ -142,12 +144,21 @@ class Membership:
                 self._join(ref, name, self.next_batch)
 
     def _prepare(self, ref: BotRef) -> None:
-        """Check that the bot's folder can be played from, build a Docker bot's image once,
-        before its first game, and ship it to the cluster; a bot that cannot be prepared is
-        suspended with the reason, and the league goes on without it."""
+        """Check that the bot's folder can be played from, run its build step when build/ is
+        missing or stale, build a Docker bot's image once, before its first game, and ship it
+        to the cluster; a bot that cannot be prepared is suspended with the reason, and the
+        league goes on without it."""
         if ref.kind != "folder":
             return
         problem = self._unpreparable(ref)
+        if problem is None and self.cluster is None and self.box is not None:
+            # As `arena run` does: build/ made when missing or older than a source (a bot
+            # `arena submit` put in is built already; one copied in by hand may not be).
+            # On a cluster each worker builds the bots it receives (arena.run.cluster).
+            try:
+                run_build(load_spec(ref), self.box)
+            except BuildFailed as failed:
+                problem = f"its build failed: {failed.line}"
         if problem is None and self.cluster is not None:
             self.cluster.ship([ref])
         elif problem is None and self.config.sandbox == "docker" and ref.dockerfile and self.box is not None:
