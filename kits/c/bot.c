@@ -184,48 +184,121 @@ static int three_thirteen(const cJSON *observation, const cJSON *legal) {
     return best >= 0 ? best : random_below(count);
 }
 
-/* ---- YOUR STRATEGY: return an index into `legal` ------------------------------------- */
-static int choose(const char *game, const cJSON *observation, const cJSON *legal) {
-    if (strcmp(game, "three-thirteen") == 0) return three_thirteen(observation, legal);
+/* ---- YOUR STRATEGY: return an index into `legal` -------------------------------------
+ * `observation` is the request's observation as JSON text (`length` bytes): parse it when
+ * your strategy needs it (cJSON_ParseWithLength, as below; cJSON_Delete it after). */
+static int choose(const char *game, const char *observation, size_t length, const cJSON *legal) {
+    if (strcmp(game, "three-thirteen") == 0) {
+        cJSON *parsed = cJSON_ParseWithLength(observation, length);
+        int index = three_thirteen(parsed, legal);
+        cJSON_Delete(parsed);
+        return index;
+    }
     return random_below(cJSON_GetArraySize(legal)); /* 3up3down and any other: random */
 }
 
-/* ---- the protocol loop --------------------------------------------------------------- */
+/* ---- the protocol loop ---------------------------------------------------------------
+ * A referee message is split into its members' JSON texts by members() below, and only
+ * what is read is parsed: cJSON parsing the whole request, a node and a key allocated per
+ * value, cost more than the rest of a turn (docs/performance.md, Starter kits). */
+#define MAX_MEMBERS 16
+typedef struct { const char *key, *value; size_t key_length, length; } Member;
+
+static const char *skip_space(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+    return p;
+}
+
+/* Just after the JSON value that starts at p (the referee writes valid JSON). */
+static const char *skip_value(const char *p) {
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (depth == 0) return *p ? p + 1 : p;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if (*p == '}' || *p == ']') {
+            if (--depth <= 0) return p + 1 + depth; /* a scalar's end is the closing bracket */
+        } else if (depth == 0 && (*p == ',' || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+            return p;
+        }
+    }
+    return p;
+}
+
+static int members(const char *line, Member *found) {
+    int count = 0;
+    const char *p = skip_space(line);
+    if (*p != '{') return 0;
+    for (p++; count < MAX_MEMBERS;) {
+        p = skip_space(p);
+        if (*p == '\0' || *p == '}') break;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        const char *key_end = skip_value(p), *colon = skip_space(key_end);
+        if (*p != '"' || *colon != ':') break;
+        const char *value = skip_space(colon + 1), *end = skip_value(value);
+        found[count++] = (Member){p + 1, value, (size_t)(key_end - p - 2), (size_t)(end - value)};
+        p = end;
+    }
+    return count;
+}
+
+static const Member *find(const Member *found, int count, const char *key) {
+    for (int i = 0; i < count; i++)
+        if (found[i].key_length == strlen(key) && memcmp(found[i].key, key, found[i].key_length) == 0) return &found[i];
+    return NULL;
+}
+
+/* A member parsed with cJSON (NULL when absent): cJSON_Delete it when done. */
+static cJSON *member(const Member *found, int count, const char *key) {
+    const Member *m = find(found, count, key);
+    return m ? cJSON_ParseWithLength(m->value, m->length) : NULL;
+}
+
 int main(void) {
     char *line = NULL;
     size_t capacity = 0;
     char game[64] = "";
     while (getline(&line, &capacity, stdin) > 0) {
-        cJSON *message = cJSON_Parse(line);
-        if (message == NULL) continue;
-        const char *type = get_str(message, "type");
+        Member found[MAX_MEMBERS];
+        int count = members(line, found);
+        cJSON *kind = member(found, count, "type"), *seed = member(found, count, "seed");
+        const char *type = cJSON_IsString(kind) ? kind->valuestring : "";
+        if (strcmp(type, "hello") == 0 || strcmp(type, "start") == 0) seed_from(seed);
         if (strcmp(type, "hello") == 0) {
-            snprintf(game, sizeof game, "%s", get_str(message, "game"));
-            const cJSON *seed = cJSON_GetObjectItemCaseSensitive(message, "seed");
-            seed_from(seed);
+            cJSON *name = member(found, count, "game");
+            snprintf(game, sizeof game, "%s", cJSON_IsString(name) ? name->valuestring : "");
+            cJSON_Delete(name);
             cJSON *ready = cJSON_CreateObject();
             cJSON_AddStringToObject(ready, "type", "ready");
             cJSON_AddStringToObject(ready, "name", NAME);
             cJSON_AddStringToObject(ready, "version", VERSION);
             cJSON_AddNumberToObject(ready, "protocol", 1);
             send(ready);
-        } else if (strcmp(type, "start") == 0) {
-            const cJSON *seed = cJSON_GetObjectItemCaseSensitive(message, "seed");
-            seed_from(seed);
         } else if (strcmp(type, "request") == 0) {
-            const cJSON *legal = cJSON_GetObjectItemCaseSensitive(message, "legal_actions");
-            int index = choose(game, cJSON_GetObjectItemCaseSensitive(message, "observation"), legal);
+            cJSON *legal = member(found, count, "legal_actions"), *id = member(found, count, "id");
+            const Member *observation = find(found, count, "observation");
+            int index = choose(game, observation ? observation->value : "null", observation ? observation->length : 4,
+                               legal);
             if (index < 0 || index >= cJSON_GetArraySize(legal)) index = 0;
             cJSON *answer = cJSON_CreateObject();
             cJSON_AddStringToObject(answer, "type", "action");
-            cJSON_AddItemToObject(answer, "id", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(message, "id"), 1));
+            cJSON_AddItemToObject(answer, "id", id ? id : cJSON_CreateNull());
             cJSON_AddNumberToObject(answer, "index", index);
             send(answer);
+            cJSON_Delete(legal);
         } else if (strcmp(type, "match_over") == 0) {
-            cJSON_Delete(message);
+            cJSON_Delete(kind);
+            cJSON_Delete(seed);
             break;
         }
-        cJSON_Delete(message);
+        cJSON_Delete(kind);
+        cJSON_Delete(seed);
     }
     free(line);
     return 0;
