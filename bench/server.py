@@ -185,8 +185,9 @@ def readers(clients: list[httpx.Client], pages: list[str], stop: threading.Event
     return seen
 
 
-def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out) -> None:  # noqa: ANN001
-    """In a process of its own: `count` threads, each uploading `uploads` bots."""
+def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out, ready) -> None:  # noqa: ANN001
+    """In a process of its own: `count` threads, each uploading `uploads` bots; `ready`
+    is set when the bodies and clients are made, as the uploads begin."""
     bodies = [packed_bot(n, size) for n in range(count * uploads)]
     codes: list[int] = []
     lock = threading.Lock()
@@ -201,6 +202,7 @@ def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out) 
             with lock:
                 codes.append(answer.status_code)
 
+    ready.set()
     started = time.perf_counter()
     threads = [threading.Thread(target=upload, args=(n * uploads,)) for n in range(count)]
     for thread in threads:
@@ -259,12 +261,14 @@ def main() -> None:
         idle_window.append(time.monotonic())
 
         results: multiprocessing.Queue = multiprocessing.Queue()
+        ready = multiprocessing.Event()
         uploader = multiprocessing.Process(
-            target=_upload_all, args=(url, token, args.uploaders, args.uploads, args.size_kb * 1024, results)
+            target=_upload_all, args=(url, token, args.uploaders, args.uploads, args.size_kb * 1024, results, ready)
         )
         stop = threading.Event()
-        load_started = time.perf_counter()
         uploader.start()
+        ready.wait(600)  # the load window is the uploads', not the making of their bodies
+        load_started = time.perf_counter()
         threading.Thread(target=lambda: (uploader.join(), stop.set()), daemon=True).start()
         spies = [spy(server.pid, args.spy, what) for what in ("gil", "all")] if args.spy else []
         load_window = [time.monotonic()]
