@@ -47,9 +47,10 @@ def seer_folder(tmp_path: Path, seeds: int, steal: tuple[str, ...] = ()) -> Path
     folder = tmp_path / "seer"
     shutil.copytree(SEER, folder, ignore=shutil.ignore_patterns("__pycache__"))
     lib = folder / "lib"
-    (lib / "arena").mkdir(parents=True)
+    (lib / "arena" / "store").mkdir(parents=True)
     (lib / "arena" / "__init__.py").write_text("")
-    shutil.copy(ROOT / "arena" / "seeds.py", lib / "arena" / "seeds.py")
+    (lib / "arena" / "store" / "__init__.py").write_text("")
+    shutil.copy(ROOT / "arena" / "store" / "seeds.py", lib / "arena" / "store" / "seeds.py")
     shutil.copytree(ROOT / "engine", lib / "engine", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "seer.json").write_text(json.dumps({"root": "lib", "seeds": seeds, "names": ["seer"], "tables": 1, "steal": list(steal)}))
     for path in [folder, *folder.rglob("*")]:  # readable by anyone: bots may run as nobody
