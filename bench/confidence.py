@@ -459,7 +459,16 @@ def main() -> None:
                         help=f"separation table: tournaments per format (default {SEPARATION_TOURNAMENTS}; 8 with --quick)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="separation table: processes (default: one per CPU)")
     parser.add_argument("--only", choices=("sprt", "separation"), help="compute one table only")
+    parser.add_argument("--window", type=int, metavar="UPDATES",
+                        help="separation table: the confidence sweep's window (arena.ratings.confidence.WINDOW; "
+                        "default its own, 10,000): a smaller one measures the bands past it")
     args = parser.parse_args()
+    if args.window is not None:
+        if args.window < 1:
+            parser.error("--window must be at least 1")
+        from arena.ratings import confidence
+
+        confidence.WINDOW = args.window  # the forked processes see it
     if args.measure is not None:
         started = time.process_time()
         counts = measure_pairs(args.measure, args.seed)

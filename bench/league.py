@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tournament import GradedPlayer, graded_players, play_scheduled  # noqa: E402 - bench/tournament.py
 
+from arena.ratings import confidence  # noqa: E402
 from arena.ratings.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span  # noqa: E402
 from arena.ratings.ledger import RatedGame, RatingLedger  # noqa: E402
 from arena.run.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
@@ -350,7 +351,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--check-every", type=int, default=2, metavar="N",
         help="batches between settled checks (default 2; the league checks after every batch: 1)",
     )
+    parser.add_argument(
+        "--window", type=int, metavar="UPDATES",
+        help="the confidence sweep's window (arena.ratings.confidence.WINDOW; default its own, "
+        "10,000, more than any trial's games): a smaller one measures the bands past it",
+    )
     args = parser.parse_args(argv)
+    if args.window is not None:
+        if args.window < 1:
+            parser.error("--window must be at least 1")
+        confidence.WINDOW = args.window  # forked trials see it, as CHECK_EVERY
     if args.check_every < 1:
         parser.error("--check-every must be at least 1")
     global CHECK_EVERY

@@ -1,0 +1,296 @@
+"""League at scale (issue 27, part 5): the league's own work after a batch, at 10k, 100k
+and (with `--million`) 1M stored games.
+
+    nice python bench/league_scale.py [--json] [--million] [--sizes 10000,100000]
+        [--seats 4] [--no-site] [--replay-games 1] [--keep DIR] [--window N]
+
+For each size a synthetic league store is built straight with SQL in bulk, in the store's
+real schema (arena/store/db.py: meta with the league's settings, bots, members, games with
+their keys and sequence numbers, seats): 200 in-process bots, batches of 16 games
+(`batch = 16` tables), each game 4 bots (`--seats`, 2 to 4) drawn at random, places by a
+draw of the TrueSkill model from each bot's true skill. No game is played and no replay is
+stored (a synthetic game has none to re-simulate).
+
+Then, in a child process per size (so that its peak resident memory is the league's
+alone), arena's own league (`arena.run.league._League`, the class `arena league` runs)
+opens the store as a resumed league does, schedules its next batch (untimed: the first
+schedule rates the whole history once), the site is rendered once (untimed), the batch's
+16 games are marked done in the store (SQL) and the league is told of each
+(`game_stored`, as the runner does). Timed, in the order the league does them:
+
+- `stored_s`: the 16 `game_stored` calls; the last completes the batch, so `batch_done`
+  runs: the standings' ledger takes the batch (ratings), `of_ledger` builds the standings
+  (table and confidence: `RatingLedger.confidence()`), who is settled, the progress line;
+  `confidence_s` is that confidence alone, timed again right after on the same ledger;
+- `schedule_s`: `schedule_batch` of the next batch: the matchmaker's ratings through
+  batch b-2, suspension, the matchmaker, the schedule stored;
+- `site_s`: the site re-rendered (`arena.site.writer.render_site`, which writes
+  live.json; the league's renderer thread calls the same, with replays; here
+  `replays="none"`, as no synthetic game has a replay: a Three Thirteen replay's write
+  time is bench/replay_size.py's, about 1-2 s per new game).
+
+`after_batch_s` = stored_s + schedule_s + site_s. `rss_mb` is the child's peak resident
+memory (ru_maxrss) after all of it. `tt_replay_bytes_ratio` is bench/replay_size.py's
+`measure()` over `--replay-games` Three Thirteen games (0: not measured).
+
+Targets (issue 27): after_batch_1m_over_10k <= 1.5, site_update_s_100k <= 2 s,
+rss_mb_1m <= 2,000, tt_replay_bytes_ratio <= 0.25. Figures in docs/performance.md,
+"League at scale".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.config.fingerprint import fingerprint_of, settings_of  # noqa: E402
+from arena.config.league import LeagueConfig  # noqa: E402
+from arena.store.db import Store  # noqa: E402
+from arena.store.seeds import RunKey  # noqa: E402
+
+BOTS = 200
+BATCH = 16  # games per batch (tables; one rotation: not duplicate)
+GAME = "three-thirteen"
+BETA = 25.0 / 6
+SIZES = (10_000, 100_000)
+MILLION = 1_000_000
+SEED = 27
+
+
+def bot_name(index: int) -> str:
+    return f"bot{index:03d}"
+
+
+def league_config(out: Path, seats: int) -> LeagueConfig:
+    return LeagueConfig(
+        game=GAME, seats=seats, seed=SEED, output=str(out), registry=str(out / "registry"), batch=BATCH,
+    )
+
+
+def build_store(out: Path, games: int, seats: int) -> None:
+    """A league store of `games` finished games in batches of BATCH, written in bulk."""
+    config = league_config(out, seats)
+    settings = settings_of(config)
+    with Store.open(out, create=True) as store:
+        store.save_settings(settings, fingerprint_of(settings))
+        RunKey.of_store(config.seed, store)
+    rng = random.Random(f"{SEED}/{games}/{seats}")
+    skills = [rng.uniform(20.0, 30.0) for _ in range(BOTS)]
+    names = [bot_name(i) for i in range(BOTS)]
+    db = sqlite3.connect(out / "arena.sqlite", isolation_level=None)
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("BEGIN")
+    db.executemany(
+        "INSERT INTO bots (bot, name, version, content_hash, folder, kind) VALUES (?, ?, 'in-process', '', '', 'in-process')",
+        [(name, name) for name in names],
+    )
+    db.executemany(
+        "INSERT INTO members (bot, lineage, joined, left_at, status, reason) VALUES (?, ?, 1, NULL, 'active', '')",
+        [(name, name) for name in names],
+    )
+    rules = json.dumps(config.rules, sort_keys=True)
+    gauss, sample = rng.gauss, rng.sample
+    chunk_games, chunk_seats = [], []
+    for number in range(games):
+        batch, table = divmod(number, BATCH)
+        key = f"{batch + 1}-{table + 1}-0"
+        table_bots = sample(range(BOTS), seats)
+        performance = [skills[b] + gauss(0.0, BETA) for b in table_bots]
+        order = sorted(range(seats), key=performance.__getitem__, reverse=True)
+        places = [0] * seats
+        for place, seat in enumerate(order, start=1):
+            places[seat] = place
+        bots = [names[b] for b in table_bots]
+        chunk_games.append(
+            (key, batch + 1, table + 1, 0, f"{batch + 1:05d}-{table + 1:05d}", number, json.dumps(bots),
+             "2026-12-02T00:00:00+00:00", 60.0, GAME, rules, "1", number + 1)
+        )
+        chunk_seats.extend(
+            (key, seat, bots[seat], places[seat], float(seats - places[seat]), places[seat], 0) for seat in range(seats)
+        )
+        if len(chunk_games) >= 20_000:
+            _flush(db, chunk_games, chunk_seats)
+    _flush(db, chunk_games, chunk_seats)
+    db.execute("COMMIT")
+    db.close()
+
+
+def _flush(db: sqlite3.Connection, games: list, seats: list) -> None:
+    db.executemany(
+        "INSERT INTO games (key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, "
+        "game, rules, rules_version, seq) VALUES (?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)",
+        games,
+    )
+    db.executemany(
+        "INSERT INTO seats (game_key, seat, bot, place, score, engine_place, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        seats,
+    )
+    games.clear()
+    seats.clear()
+
+
+def _finish(out: Path, games, rng: random.Random) -> list[Any]:
+    """Mark a scheduled batch's games done in the store (SQL) and return the results the
+    league is told of (what `rated_game` reads of a played game's result)."""
+    db = sqlite3.connect(out / "arena.sqlite", isolation_level=None, timeout=30)
+    played = []
+    db.execute("BEGIN IMMEDIATE")
+    for game in games:
+        seats = len(game.table)
+        places = list(range(1, seats + 1))
+        rng.shuffle(places)
+        db.execute("UPDATE games SET status = 'done', finished_at = '2026-12-02T00:00:00+00:00', duration_s = 60.0, "
+                   "game = ?, rules_version = '1' WHERE key = ?", (GAME, game.key))
+        db.executemany(
+            "INSERT INTO seats (game_key, seat, bot, place, score, engine_place, forfeit) VALUES (?, ?, ?, ?, ?, ?, 0)",
+            [(game.key, seat, bot, places[seat], float(seats - places[seat]), places[seat]) for seat, bot in enumerate(game.table)],
+        )
+        played.append(SimpleNamespace(result=SimpleNamespace(seats=list(game.table), places=places, forfeits=[])))
+    db.execute("COMMIT")
+    db.close()
+    return played
+
+
+def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
+    """In this process: the league over the store in `out`, one batch, timed."""
+    from arena.run.league import _League
+    from arena.site.writer import render_site
+
+    config = league_config(out, seats)
+    began = time.perf_counter()
+    store = Store.open(out)
+    key = RunKey.of_store(config.seed, store)
+    league = _League(config, store, key, None, lambda progress: None, threading.Event(), None, None, False, 1.0)
+    opened_s = time.perf_counter() - began
+    began = time.perf_counter()
+    games = league.schedule_batch()  # the first one rates the whole history (the lag ledger)
+    first_schedule_s = time.perf_counter() - began
+    first_site_s = None
+    if site:
+        began = time.perf_counter()
+        render_site(out, replays="none")
+        first_site_s = time.perf_counter() - began
+    played = _finish(out, games, random.Random(SEED))
+    began = time.perf_counter()
+    for game, result in zip(games, played):
+        league.game_stored(game, result, False)
+    stored_s = time.perf_counter() - began
+    began = time.perf_counter()
+    league.full.confidence()
+    confidence_s = time.perf_counter() - began
+    began = time.perf_counter()
+    league.schedule_batch()
+    schedule_s = time.perf_counter() - began
+    site_s = 0.0
+    if site:
+        began = time.perf_counter()
+        render_site(out, replays="none")
+        site_s = time.perf_counter() - began
+    done = league.done()
+    store.close()
+    return {
+        "games": done,
+        "open_s": round(opened_s, 3),
+        "first_schedule_s": round(first_schedule_s, 3),
+        "first_site_s": None if first_site_s is None else round(first_site_s, 2),
+        "stored_s": round(stored_s, 4),
+        "confidence_s": round(confidence_s, 4),
+        "schedule_s": round(schedule_s, 4),
+        "site_s": round(site_s, 3),
+        "after_batch_s": round(stored_s + schedule_s + site_s, 3),
+        "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def run_size(games: int, seats: int, site: bool, keep: Path | None, window: int | None) -> dict[str, Any]:
+    """Build the store of `games` games and measure it in a child process."""
+    where = Path(tempfile.mkdtemp(prefix=f"league-scale-{games}-", dir=keep))
+    try:
+        began = time.perf_counter()
+        build_store(where, games, seats)
+        build_s = time.perf_counter() - began
+        child = subprocess.run(
+            [sys.executable, __file__, "--measure", str(where), "--seats", str(seats)] + ([] if site else ["--no-site"])
+            + ([] if window is None else ["--window", str(window)]),
+            capture_output=True, text=True,
+        )
+        if child.returncode:
+            raise SystemExit(f"measuring {games} games failed:\n{child.stderr}")
+        figures = json.loads(child.stdout.strip().splitlines()[-1])
+        figures["build_s"] = round(build_s, 1)
+        return figures
+    finally:
+        if keep is None:
+            shutil.rmtree(where, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--million", action="store_true", help="also 1M games (long: minutes to build, GBs of site)")
+    parser.add_argument("--sizes", help="comma-separated game counts instead of 10000,100000")
+    parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="seats per game (default 4)")
+    parser.add_argument("--no-site", action="store_true", help="do not render the site (no site_s)")
+    parser.add_argument("--replay-games", type=int, default=1, help="Three Thirteen games for the replay ratio (0: skip)")
+    parser.add_argument("--window", type=int, metavar="UPDATES",
+                        help="the confidence sweep's window (default arena's own; 1000000000: every update, as before issue 27)")
+    parser.add_argument("--keep", type=Path, help="build the stores under this folder and keep them")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.window is not None:
+        from arena.ratings import confidence
+
+        confidence.WINDOW = args.window
+    if args.measure is not None:
+        print(json.dumps(measure_size(args.measure, args.seats, not args.no_site)))
+        return
+    sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else list(SIZES)
+    if args.million:
+        sizes.append(MILLION)
+    per_size = {}
+    for games in sizes:
+        per_size[games] = run_size(games, args.seats, not args.no_site, args.keep, args.window)
+        if not args.json:
+            print(f"{games:>9,} games: {json.dumps(per_size[games])}", flush=True)
+    from arena.ratings import confidence
+
+    report: dict[str, Any] = {"window": confidence.WINDOW, "bots": BOTS, "seats": args.seats, "batch_games": BATCH, "sizes": per_size}
+    report["after_batch_s"] = {str(games): figures["after_batch_s"] for games, figures in per_size.items()}
+    if 10_000 in per_size and MILLION in per_size:
+        report["after_batch_1m_over_10k"] = round(per_size[MILLION]["after_batch_s"] / per_size[10_000]["after_batch_s"], 2)
+    if 100_000 in per_size and not args.no_site:
+        report["site_update_s_100k"] = per_size[100_000]["site_s"]
+    if MILLION in per_size:
+        report["rss_mb_1m"] = per_size[MILLION]["rss_mb"]
+    if args.replay_games:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("replay_size", ROOT / "bench" / "replay_size.py")
+        replay_size = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(replay_size)
+        report["tt_replay_bytes_ratio"] = replay_size.measure(args.replay_games, repeat=1)["tt_replay_bytes_ratio"]
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for name in ("after_batch_s", "after_batch_1m_over_10k", "site_update_s_100k", "rss_mb_1m", "tt_replay_bytes_ratio"):
+            if name in report:
+                print(f"{name}: {report[name]}")
+
+
+if __name__ == "__main__":
+    main()
