@@ -21,7 +21,10 @@ schedule rates the whole history once), the site is rendered once (untimed), the
 - `stored_s`: the 16 `game_stored` calls; the last completes the batch, so `batch_done`
   runs: the standings' ledger takes the batch (ratings), `of_ledger` builds the standings
   (table and confidence: `RatingLedger.confidence()`), who is settled, the progress line;
-  `confidence_s` is that confidence alone, timed again right after on the same ledger;
+  `confidence_s` is that confidence alone, timed again right after on the same ledger,
+  `sweep_cpu_s` its posterior's sweep alone (the rest is the 2,000 draws of the field);
+  the `_cpu_s` figures are this process's CPU time, steadier than wall time on a loaded
+  machine;
 - `schedule_s`: `schedule_batch` of the next batch: the matchmaker's ratings through
   batch b-2, suspension, the matchmaker, the schedule stored;
 - `site_s`: the site re-rendered (`arena.site.writer.render_site`, which writes
@@ -186,13 +189,16 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         render_site(out, replays="none")
         first_site_s = time.perf_counter() - began
     played = _finish(out, games, random.Random(SEED))
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     for game, result in zip(games, played):
         league.game_stored(game, result, False)
-    stored_s = time.perf_counter() - began
-    began = time.perf_counter()
+    stored_s, stored_cpu_s = time.perf_counter() - began, time.process_time() - cpu
+    began, cpu = time.perf_counter(), time.process_time()
     league.full.confidence()
-    confidence_s = time.perf_counter() - began
+    confidence_s, confidence_cpu_s = time.perf_counter() - began, time.process_time() - cpu
+    began, cpu = time.perf_counter(), time.process_time()
+    league.full.ratings.posterior()
+    sweep_cpu_s = time.process_time() - cpu
     began = time.perf_counter()
     league.schedule_batch()
     schedule_s = time.perf_counter() - began
@@ -209,7 +215,10 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         "first_schedule_s": round(first_schedule_s, 3),
         "first_site_s": None if first_site_s is None else round(first_site_s, 2),
         "stored_s": round(stored_s, 4),
+        "stored_cpu_s": round(stored_cpu_s, 4),
         "confidence_s": round(confidence_s, 4),
+        "confidence_cpu_s": round(confidence_cpu_s, 4),
+        "sweep_cpu_s": round(sweep_cpu_s, 4),
         "schedule_s": round(schedule_s, 4),
         "site_s": round(site_s, 3),
         "after_batch_s": round(stored_s + schedule_s + site_s, 3),
