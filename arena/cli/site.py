@@ -35,7 +35,8 @@ def report_command(
         raise typer.Exit(130) from None
     failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
     say(
-        f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages, "
+        f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages rendered, "
+        f"{counts['files_written']} files changed, "
         f"{counts['replays_written']} new replays{failed}")
 
 

@@ -15,6 +15,8 @@ Replay data (`arena.site.replay`) lives in `replays/<key>.r<FORMAT>.js`, one scr
 game loaded by its page (a file:// page may not fetch JSON). A stored result never
 changes, so a replay file that exists is kept: re-rendering only adds the new games
 (and, after a change of FORMAT, writes each game's new file and removes its older one).
+A render writes a file only when its bytes change (atomically), and renders a game's page
+only when what it shows changed (`PAGES_FILE` beside the store; `full=True` renders all).
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
 Ratings come from `arena.ratings.results` (`rate_cached`, in `arena.site.model`: the same
 ledger as the runner's and `arena standings`, and how sure the standings are), saved as
@@ -29,12 +31,12 @@ Docs: docs/report.md.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import os
 import re
-import shutil
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -159,11 +161,17 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
     }
 
 
-def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None) -> dict[str, Any]:
-    """Write every page of the site into `site`; returns counts (pages, replays written, failed).
+def write_site(
+    data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None, full: bool = False,
+    manifest: Path | None = None,
+) -> dict[str, Any]:
+    """Write every page of the site into `site`; returns counts (pages rendered, files
+    written, replays written, failed). A file is written only when its bytes change.
 
     `jobs`: processes for the game pages of a big site and for the replays (default: the
-    machine's cores, at most 4).
+    machine's cores, at most 4). A game page the last render wrote for the same game (its
+    signature in `manifest`, by default `PAGES_FILE` beside the store) is not rendered
+    again; `full` renders every page (still writing only those whose bytes differ).
     """
     if replays not in ("all", "none"):
         raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
@@ -172,11 +180,11 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     for sub in ("bots", "games", "replays", "assets"):
         (site / sub).mkdir(exist_ok=True)
     for asset in (templates_dir() / "assets").iterdir():
-        shutil.copyfile(asset, site / "assets" / asset.name)
+        _write_if_changed(site / "assets" / asset.name, asset.read_bytes())
     for game in all_games():  # each game's viewer script lives beside its rules in engine/
         tables = game.replay_tables()
         if tables is not None:
-            shutil.copyfile(tables.script, site / "assets" / f"replay-{game.name}.js")
+            _write_if_changed(site / "assets" / f"replay-{game.name}.js", tables.script.read_bytes())
 
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     bots = {bot.bot: bot for bot in data.bots}
@@ -185,6 +193,7 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
     agg = _aggregate(data)
     games_by_key = {game.key: game for game in data.games}
     pages = 0
+    written_before = _WRITTEN[0]
     # The time is only on the index: other pages stay byte-identical between renders when
     # nothing they show changed, so a re-render rewrites only what changed.
     common = {"tournament": data.name, "game_name": data.game, "bots": bots}
@@ -212,20 +221,28 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
                    "rules": data.settings.get("rules") or {},
                    # A page loads its replay only if there is one (--replays none writes none).
                    "replays_written": replays == "all" and data.tournament_dir is not None}
+    # A game's page changes only with what it shows (the game, its neighbours' keys, its
+    # list page, whether its replay is there): the pages whose signature is the one the
+    # last render recorded (beside the store), and whose file is there, are not rendered.
+    ledger = _PageLedger(manifest if manifest is not None else _default_manifest(data, site), site, data, full)
+    todo = ledger.stale(_GAME_PAGES)
+    _GAME_PAGES["todo"] = todo
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
-        if workers > 1 and len(data.games) >= PARALLEL_PAGES_GAMES and can_fork():
+        if workers > 1 and len(todo) >= PARALLEL_PAGES_GAMES and can_fork():
             import multiprocessing
 
             # Game pages are most of a big site: written by forked workers sharing this
             # process's memory (the page model is not copied).
-            step = -(-len(data.games) // workers)
+            step = -(-len(todo) // workers)
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                pages += sum(pool.map(_write_game_pages, [(start, start + step) for start in range(0, len(data.games), step)]))
+                _WRITTEN[0] += sum(pool.map(_write_game_pages, [(start, start + step) for start in range(0, len(todo), step)]))
         else:
-            pages += _write_game_pages((0, len(data.games)))
+            _write_game_pages((0, len(todo)))
+        pages += len(todo)
     finally:
         _GAME_PAGES = {}
+    ledger.save()
 
     data.ratings_ready()  # the pages below need the standings
     for line in data.standings:  # a bot only seen in results still gets a page
@@ -333,7 +350,10 @@ def write_site(data: SiteData, site: Path, *, replays: str = "all", jobs: int | 
             g.key for g in data.games if not g.withheld and not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()
         ]
         written, failed = _write_replays(data.tournament_dir, site / "replays", missing, jobs)
-    return {"pages": pages, "replays_written": written, "replays_failed": failed, "games": len(data.games)}
+    return {
+        "pages": pages, "files_written": _WRITTEN[0] - written_before, "replays_written": written,
+        "replays_failed": failed, "games": len(data.games),
+    }
 
 
 def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -424,39 +444,135 @@ def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
     return links
 
 
-def _write_if_changed(path: Path, text: str) -> None:
-    """Write `text` unless the file already holds it (re-renders of a big site are I/O-bound)."""
-    data = text.encode("utf-8")
+_WRITTEN = [0]  # files this process wrote (write_site reports its own share)
+
+
+def _write_if_changed(path: Path, text: str | bytes) -> bool:
+    """Write `text` unless the file already holds it (an unchanged file keeps its inode and
+    mtime; re-renders of a big site are I/O-bound); a change is written whole to a
+    temporary file and renamed over the old one, so a reader (`arena serve`) never sees
+    half a page. True when it wrote."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return
+            return False
     except FileNotFoundError:
         pass
-    path.write_bytes(data)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    _WRITTEN[0] += 1
+    return True
+
+
+PAGES_FILE = ".site-pages.json"  # beside arena.sqlite: each game page's signature as of the last render
+
+
+def _default_manifest(data: SiteData, site: Path) -> Path | None:
+    """The game pages' manifest of a store's own site (`DIR/site`): `DIR/PAGES_FILE`; none
+    for a site written elsewhere (every game page is then rendered and compared)."""
+    if data.tournament_dir is None or site.resolve() != (data.tournament_dir / SITE_DIR).resolve():
+        return None
+    return data.tournament_dir / PAGES_FILE
+
+
+@functools.lru_cache(maxsize=1)
+def _code_version() -> str:
+    """What a game page's bytes depend on besides its game: the templates and the site's
+    code (a new arena renders every page again)."""
+    digest = hashlib.sha256(str(FORMAT).encode())
+    sources = [*sorted(templates_dir().glob("*.html")), *sorted(Path(__file__).parent.glob("*.py"))]
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class _PageLedger:
+    """Which game pages need rendering: those whose signature differs from the manifest's
+    (or whose file is missing). The manifest is removed before any page is written and
+    saved after, so a stopped render leaves none and the next one compares every page."""
+
+    def __init__(self, path: Path | None, site: Path, data: SiteData, full: bool):
+        self.path, self.site = path, site
+        self.head = json.dumps(
+            [_code_version(), data.name, data.game, data.settings.get("rules") or {}], sort_keys=True, default=str,
+        )
+        self.old: dict[str, str] = {}
+        if path is not None and not full:
+            try:
+                stored = json.loads(path.read_text(encoding="utf-8"))
+                if stored.get("head") == self.head and isinstance(stored.get("pages"), dict):
+                    self.old = stored["pages"]
+            except (OSError, ValueError, AttributeError):
+                self.old = {}
+        self.new: dict[str, str] = {}
+        self.removed = False
+
+    def stale(self, context: Mapping[str, Any]) -> list[int]:
+        """Indices of the games whose page must be rendered."""
+        games = context["games"]
+        present = {entry.name for entry in os.scandir(self.site / "games")} if self.old else set()
+        todo = []
+        for index, game in enumerate(games):
+            signature = _page_signature(context, index)
+            self.new[game.key] = signature
+            if self.old.get(game.key) != signature or f"{game.key}.html" not in present:
+                todo.append(index)
+        if todo and self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.removed = True
+        return todo
+
+    def save(self) -> None:
+        if self.path is None or (self.new == self.old and not self.removed):
+            return
+        if _write_if_changed(self.path, json.dumps({"head": self.head, "pages": self.new}, separators=(",", ":"))):
+            _WRITTEN[0] -= 1  # not a file of the site
+
+
+def _page_values(context: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """What game.html is given for games[index], besides `common` and `rules`."""
+    games, site = context["games"], context["site"]
+    game = games[index]
+    return {
+        "g": game,
+        "replay_file": f"{game.key}.r{FORMAT}.js",
+        "replay_ready": context["replays_written"] or (site / "replays" / f"{game.key}.r{FORMAT}.js").exists(),
+        "previous": games[index - 1].key if index else None,
+        "next": games[index + 1].key if index + 1 < len(games) else None,
+        "list_page": index // GAMES_PER_PAGE + 1,
+    }
+
+
+def _page_signature(context: Mapping[str, Any], index: int) -> str:
+    """A digest of everything games[index]'s page is rendered from (the game's every field)."""
+    values = _page_values(context, index)
+    game = values.pop("g")
+    fields = [getattr(game, name) for name in _GAME_FIELDS]
+    text = json.dumps([fields, values], separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 _GAME_PAGES: dict[str, Any] = {}  # what the game-page workers need, inherited through fork
+_GAME_FIELDS = tuple(field.name for field in dataclasses.fields(SiteGame))
 
 
 def _write_game_pages(span: tuple[int, int]) -> int:
-    """Write the pages of games[start:stop]; returns how many."""
+    """Write the pages of the games todo[start:stop] (indices into games); returns how many
+    files it wrote (a page whose bytes are already on disk is left alone)."""
     site, games, template = _GAME_PAGES["site"], _GAME_PAGES["games"], _GAME_PAGES["template"]
+    todo = _GAME_PAGES["todo"]
     start, stop = span
-    for index in range(start, min(stop, len(games))):
-        game = games[index]
-        html = template.render(
-            root="../",
-            **_GAME_PAGES["common"],
-            g=game,
-            rules=_GAME_PAGES["rules"],
-            replay_file=f"{game.key}.r{FORMAT}.js",
-            replay_ready=_GAME_PAGES["replays_written"] or (site / "replays" / f"{game.key}.r{FORMAT}.js").exists(),
-            previous=games[index - 1].key if index else None,
-            next=games[index + 1].key if index + 1 < len(games) else None,
-            list_page=index // GAMES_PER_PAGE + 1,
-        )
-        _write_if_changed(site / "games" / f"{game.key}.html", html)
-    return max(0, min(stop, len(games)) - start)
+    written = 0
+    for index in todo[start:stop]:
+        html = template.render(root="../", **_GAME_PAGES["common"], rules=_GAME_PAGES["rules"],
+                               **_page_values(_GAME_PAGES, index))
+        written += _write_if_changed(site / "games" / f"{games[index].key}.html", html)
+    return written
 
 
 def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:
