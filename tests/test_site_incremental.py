@@ -11,8 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import arena.site.writer as writer
+from arena.cli.app import app
 from arena.site.model import load_site_data
 from arena.site.writer import PAGES_FILE, render_site, write_site
 from arena.store.db import Store
@@ -125,3 +127,17 @@ def test_a_missing_page_or_manifest_is_made_good(league):
     counts = render(league)
     assert counts["pages"] == 49 and counts["files_written"] == 0 and files_of(site) == before
     assert (league / PAGES_FILE).read_text().startswith('{"head":')
+
+
+def test_arena_report_full_renders_every_page_and_changes_no_file(league):
+    site = league / "site"
+    before = files_of(site)
+    runner = CliRunner()
+    done = runner.invoke(app, ["report", str(league), "--full"])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert "49 pages rendered, 0 files changed, 0 new replays" in said, said
+    assert files_of(site) == before
+    done = runner.invoke(app, ["report", str(league)])
+    assert "9 pages rendered, 0 files changed, 0 new replays" in " ".join(done.output.split())
+    assert files_of(site) == before

@@ -18,14 +18,21 @@ def report_command(
         str, typer.Option(help="all: re-simulate every game not yet rendered into its replay; none: skip replays.")
     ] = "all",
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Processes that render replays (default: up to 4).")] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Render every game page again (default: only those whose game or neighbours changed)."
+        ),
+    ] = False,
 ) -> None:
-    """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays)."""
+    """Render the tournament's HTML site into OUT_DIR/site/ (standings, bots, games, replays).
+    It brings the site up to date: a file is written only when it changes (docs/report.md)."""
     from arena.site.model import load_site_data
     from arena.site.writer import SITE_DIR, write_site
 
     try:
         data = load_site_data(out_dir, background=True)
-        counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs)
+        counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs, full=full)
     except KeyboardInterrupt:
         say(
             f"arena: stopped: the site in {out_dir / SITE_DIR} is incomplete (the games stored in {out_dir} are "
