@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import arena.site.writer as writer
 from arena.cli.app import app
-from arena.site.model import load_site_data
+from arena.site.model import CACHE_FILE, load_site_data
 from arena.site.writer import PAGES_FILE, render_site, write_site
 from arena.store.db import Store
 from tests.report_helpers import build_league
@@ -59,7 +59,10 @@ def test_a_render_with_nothing_changed_writes_no_file_and_renders_no_game_page(l
     before = files_of(site)
     games = len(list((site / "games").glob("0*.html")))
     assert games == 40 and (league / PAGES_FILE).is_file()
+    cache = (league / CACHE_FILE).stat()
     counts = render(league)
+    # The rating pass resumed from its cache with no game added: the cache is left alone.
+    assert (league / CACHE_FILE).stat().st_mtime_ns == cache.st_mtime_ns
     assert counts["files_written"] == 0
     # index, h2h, one list page, six bot pages: no game page rendered again.
     assert counts["pages"] == 1 + 1 + 1 + 6

@@ -203,6 +203,7 @@ def rate_cached(
                     confidence = Confidence.from_json(state["confidence"])
         except (ValueError, KeyError, TypeError):
             ledger = None  # an unreadable cache is only a slower pass
+    unchanged = confidence is not None  # the cache holds exactly these games: nothing to save
     if ledger is None:
         ledger = RatingLedger(
             settings, duplicate=duplicate, bots=bots, history=True, swiss=swiss, record=True, inherit=inherit
@@ -218,7 +219,7 @@ def rate_cached(
             confidence = recorded.confidence()
         else:
             confidence = ledger.confidence()
-    if cache is not None and not duplicate:
+    if cache is not None and not duplicate and not unchanged:  # an unchanged cache is left alone
         partial = cache.with_suffix(".part")
         # The ledger's own state, with what says which games it is valid for.
         state = {"version": CACHE_VERSION, "digest": _digest(games), "confidence": confidence.to_json(), **ledger.to_json()}
