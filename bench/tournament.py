@@ -730,7 +730,8 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
 
     Scheduling: the schedule functions; rating: the rating ledger the runner feeds as games
     finish (`RatingLedger.add`/`table`, the in-order buffer around it) and reading the
-    stored results into ratings (`rated_games`, `stored_standings`); storage: every other store method; play: `play_scheduled_game`
+    stored results into ratings (`rated_games`, `stored_standings`); storage: every other store method; play: `play_scheduled_game` (as the one runner,
+    arena.run.runner, calls it)
     (referee, bots, engine). The HTML site is not built (`report=False`): it is the report,
     not the tournament.
     """
@@ -744,8 +745,10 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
         played.append(game.result)
         return game
 
-    play = runner.play_scheduled_game
-    patches: list[tuple[Any, str, Any]] = [(runner, "play_scheduled_game", timer.wrap("play", keep))]
+    import arena.run.runner as loop  # the one loop under a tournament and a league plays each game
+
+    play = loop.play_scheduled_game
+    patches: list[tuple[Any, str, Any]] = [(loop, "play_scheduled_game", timer.wrap("play", keep))]
     patches += [(runner, name, timer.wrap("schedule", getattr(runner, name))) for name in ("round_robin", "swiss_round", "gauntlet")]
     patches += [(runner, name, timer.wrap("rating", getattr(runner, name))) for name in ("rated_games", "stored_standings")]
     patches += [(RatingLedger, name, timer.wrap("rating", getattr(RatingLedger, name))) for name in ("add", "table")]
