@@ -363,7 +363,9 @@ def test_sprt_match_of_two_real_bots_stops_once_h1_is_accepted(tmp_path):
     ]
     assert re.search(r"^threeup-heuristic +34 +29 ", run.stdout, re.M)  # the match's standings: wins alike
     assert "pair 17: LLR 3.16 (107.2%)" in run.stdout
-    assert max(len(line) for line in run.stdout.splitlines()) <= 80
+    # Within 80 columns, but for a path longer than a line (a word is never cut): the
+    # temporary folder's path is as long as the machine makes it.
+    assert [line for line in run.stdout.splitlines() if len(line) > 80 and str(tmp_path) not in line] == []
     # Paired games: games 2k-1 and 2k are deal k, seats swapped; the match stopped after the deciding pair.
     records = [GameResult.model_validate_json(line) for line in replays.read_text().splitlines()]
     key = RunKey.from_seed(3)
