@@ -114,6 +114,19 @@ def league(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def served_league(league):
+    """The league's site served (`arena serve`): its game pages and replays are answered
+    from the store, the site holds no file per game. Yields the site's URL."""
+    from arena.web.app import serve_site
+
+    server = serve_site(league / "site", 0).start()
+    try:
+        yield server.url
+    finally:
+        server.shutdown()
+
+
 def first_game(tournament: Path, where=lambda result: True):
     with Store.open(tournament) as store:
         for game in store.games("done"):
@@ -163,14 +176,14 @@ def test_a_forfeited_games_replay_ends_with_the_official_places(browser, cup, ru
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_a_crash_shows_the_bots_last_stderr_lines_at_the_incident_and_at_the_crash_step(browser, league, viewport):  # noqa: F811
+def test_a_crash_shows_the_bots_last_stderr_lines_at_the_incident_and_at_the_crash_step(browser, league, served_league, viewport):  # noqa: F811, E501
     key, result = first_game(league, lambda r: any(i.reason.value == "CRASH" and i.request for i in r.incidents))
     incident = next(i for i in result.incidents if i.reason.value == "CRASH")
     lines = last_lines(incident.log_tail)
     assert lines[-2:] == ["decision 4: " + lines[-2].split(": ", 1)[1], "giving up: this hand makes no sense to me"]
     watched = Watched(browser, viewport)
     page = watched.page
-    page.goto((league / "site" / "games" / f"{key}.html").as_uri())
+    page.goto(served_league + f"games/{key}.html")
     page.wait_for_selector("#replay-table")
     assert "exited with code 3" in page.inner_text("#incident-1")
     log = page.locator("#incidents .incident-log")
@@ -465,43 +478,44 @@ def test_a_decision_shows_its_legal_actions_collapsed_when_many_and_only_in_the_
 # --- axe on every page type ---------------------------------------------------------------------
 
 
-def test_axe_finds_no_violation_on_any_page_type_of_either_game_or_a_league(browser, cup, rummy, league):  # noqa: F811
+def test_axe_finds_no_violation_on_any_page_type_of_either_game_or_a_league(browser, cup, rummy, league, served_league):  # noqa: F811, E501
     """Every page type, both games' replays at several moments, and a league's pages (a
     suspended bot, a crash), at 1280 and 390 px: not one violation."""
     axe = _axe()
-    pages: list[tuple[str, Path, str, list[int | None]]] = []  # (name, site, path, replay steps)
+    pages: list[tuple[str, str, str, list[int | None]]] = []  # (name, site's URL, path, replay steps)
     for name, tournament in (("3up3down", cup), ("three-thirteen", rummy)):
         key, result = first_game(tournament, lambda r: bool(r.forfeits))
         chatty, played = first_game(tournament, lambda r: "chatty" in r.seats)
         seat = played.seats.index("chatty")
+        site = (tournament / "site").as_uri() + "/"
         own = next(n for n, s in enumerate(played.replay.actions, 1) if s.seat == seat and s.by == "bot")
         fault = next(i for i in result.incidents if i.forfeit).decision + 1
         pages += [
-            (f"{name} standings", tournament, "index.html", []),
-            (f"{name} head-to-head", tournament, "h2h.html", []),
-            (f"{name} games list", tournament, "games/page-1.html", []),
-            (f"{name} games list of round 1", tournament, "games/page-1.html#round=1", []),
-            (f"{name} bot page", tournament, f"bots/{slug('chatty')}.html", []),
-            (f"{name} forfeited game", tournament, f"games/{key}.html", [0, fault, len(result.replay.actions)]),
-            (f"{name} chatty's game", tournament, f"games/{chatty}.html", [own]),
+            (f"{name} standings", site, "index.html", []),
+            (f"{name} head-to-head", site, "h2h.html", []),
+            (f"{name} games list", site, "games/page-1.html", []),
+            (f"{name} games list of round 1", site, "games/page-1.html#round=1", []),
+            (f"{name} bot page", site, f"bots/{slug('chatty')}.html", []),
+            (f"{name} forfeited game", site, f"games/{key}.html", [0, fault, len(result.replay.actions)]),
+            (f"{name} chatty's game", site, f"games/{chatty}.html", [own]),
         ]
     crashed, result = first_game(league, lambda r: any(i.reason.value == "CRASH" and i.request for i in r.incidents))
     crash = next(i for i in result.incidents if i.reason.value == "CRASH").decision + 1
+    files = (league / "site").as_uri() + "/"  # a league's games are served (arena serve), its other pages files
     pages += [
-        ("league standings", league, "index.html", []),
-        ("league suspended bot", league, f"bots/{slug('crasher@1')}.html", []),
-        ("league bot", league, f"bots/{slug(NAMES[0])}.html", []),
-        ("league head-to-head", league, "h2h.html", []),
-        ("league games list", league, "games/page-1.html", []),
-        ("league crashed game", league, f"games/{crashed}.html", [crash, len(result.replay.actions)]),
+        ("league standings", files, "index.html", []),
+        ("league suspended bot", files, f"bots/{slug('crasher@1')}.html", []),
+        ("league bot", files, f"bots/{slug(NAMES[0])}.html", []),
+        ("league head-to-head", files, "h2h.html", []),
+        ("league games list", served_league, "games/page-1.html", []),
+        ("league crashed game", served_league, f"games/{crashed}.html", [crash, len(result.replay.actions)]),
     ]
     found: dict[str, list[str]] = {}
     for viewport in (DESKTOP, PHONE):
         watched = Watched(browser, viewport)
         page = watched.page
-        for name, tournament, path, steps in pages:
-            where, _, fragment = path.partition("#")
-            page.goto((tournament / "site" / where).as_uri() + (f"#{fragment}" if fragment else ""))
+        for name, site, path, steps in pages:
+            page.goto(site + path)
             page.wait_for_load_state("load")
             page.wait_for_timeout(100)  # what the page's scripts draw is checked too
             moments = [(name, None)] if not steps else [(f"{name} at step {step}", step) for step in steps]

@@ -12,7 +12,9 @@ called or wherever they live):
   bots, public seed 5, stopped by `--games 12` (the league schedules no game past the
   12th: its last batch is cut to fit, so it always stops after the same 6 batches).
 
-Each writes its store (`arena.sqlite`) and its site (`site/`). Each output is made
+Each writes its store (`arena.sqlite`) and its site (`site/`); a league's site holds no
+file per game, so its game list, game pages and replays are what `arena serve` answers
+for them (fetched over HTTP and compared under the names the files had). Each output is made
 canonical (the store table by table, rows sorted; each site file's bytes), with only the
 values that differ between two identical runs masked (`MASKS` below says each and why),
 and its sha256 is compared with the committed manifest `tests/golden/unchanged.json`;
@@ -42,11 +44,13 @@ import json
 import os
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
@@ -98,6 +102,44 @@ def play(work: Path) -> None:
             capture_output=True, text=True, timeout=120,
         )
         assert done.returncode == 0, f"arena {' '.join(argv)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    fetch_served(work / "league-3up3down", env)
+
+
+def fetch_served(out: Path, env: dict[str, str]) -> None:
+    """A league's game list, game pages and replays as `arena serve OUT` answers them from
+    its store, written into its site/ under the names a tournament's files have."""
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(out), "--port", str(port)], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        def get(path: str) -> bytes:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=60) as answer:
+                return answer.read()
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = get("games/page-1.html")
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, server.stderr.read().decode()
+                time.sleep(0.2)
+        assert not (out / "site" / "games").exists() and not (out / "site" / "replays").exists()
+        (out / "site" / "games").mkdir()
+        (out / "site" / "replays").mkdir()
+        (out / "site" / "games" / "page-1.html").write_bytes(page)
+        for key in sorted(set(re.findall(r'href="([0-9-]+)\.html"', page.decode()))):
+            (out / "site" / "games" / f"{key}.html").write_bytes(get(f"games/{key}.html"))
+            (out / "site" / "replays" / f"{key}.r4.js").write_bytes(get(f"replays/{key}.r4.js"))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def mask(text: str, masks) -> str:

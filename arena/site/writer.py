@@ -18,6 +18,8 @@ changes, so a replay file that exists is kept: re-rendering only adds the new ga
 A render writes a file only when its bytes change (atomically), and renders a game's page
 only when what it shows changed (`PAGES_FILE` beside the store; `full=True` renders all).
 In duplicate mode a deal with a rotation still to play shows no replay (same cards).
+A league's site holds no file per game (`game_files`): its game pages, game lists and
+replays are answered by the server from the store (`arena.web.games`).
 Ratings come from `arena.ratings.results` (`rate_cached`, in `arena.site.model`: the same
 ledger as the runner's and `arena standings`, and how sure the standings are), saved as
 JSON beside the store, so the next render only rates the games added since (and
@@ -163,7 +165,7 @@ def _aggregate(data: SiteData) -> dict[str, Any]:
 
 def write_site(
     data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None, full: bool = False,
-    manifest: Path | None = None,
+    manifest: Path | None = None, game_files: bool | None = None,
 ) -> dict[str, Any]:
     """Write every page of the site into `site`; returns counts (pages rendered, files
     written, replays written, failed). A file is written only when its bytes change.
@@ -172,12 +174,18 @@ def write_site(
     machine's cores, at most 4). A game page the last render wrote for the same game (its
     signature in `manifest`, by default `PAGES_FILE` beside the store) is not rendered
     again; `full` renders every page (still writing only those whose bytes differ).
+
+    `game_files`: write a page per game, the game list's pages and the replays (default:
+    yes for a tournament; no for a league, whose server answers them from its store,
+    `arena.web.games`; the files an older render left there are removed).
     """
     if replays not in ("all", "none"):
         raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
+    if game_files is None:
+        game_files = not is_league(data.settings)
     env = _environment()
     site.mkdir(parents=True, exist_ok=True)
-    for sub in ("bots", "games", "replays", "assets"):
+    for sub in ("bots", "games", "replays", "assets") if game_files else ("bots", "assets"):
         (site / sub).mkdir(exist_ok=True)
     for asset in (templates_dir() / "assets").iterdir():
         _write_if_changed(site / "assets" / asset.name, asset.read_bytes())
@@ -196,7 +204,7 @@ def write_site(
     written_before = _WRITTEN[0]
     # The time is only on the index: other pages stay byte-identical between renders when
     # nothing they show changed, so a re-render rewrites only what changed.
-    common = {"tournament": data.name, "game_name": data.game, "bots": bots}
+    common = {"tournament": data.name, "game_name": data.game, "bots": bots, "served_games": not game_files}
 
     templates: dict[str, jinja2.Template] = {}
 
@@ -209,7 +217,9 @@ def write_site(
         pages += 1
 
     game_pages = max(1, -(-len(data.games) // GAMES_PER_PAGE))
-    for page in range(1, game_pages + 1):
+    if not game_files:
+        _remove_game_files(site, manifest if manifest is not None else _default_manifest(data, site))
+    for page in range(1, game_pages + 1 if game_files else 1):
         chunk = data.games[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
         write(
             site / "games" / f"page-{page}.html", "games.html", "../", games=chunk, page=page, pages=game_pages,
@@ -225,7 +235,7 @@ def write_site(
     # list page, whether its replay is there): the pages whose signature is the one the
     # last render recorded (beside the store), and whose file is there, are not rendered.
     ledger = _PageLedger(manifest if manifest is not None else _default_manifest(data, site), site, data, full)
-    todo = ledger.stale(_GAME_PAGES)
+    todo = ledger.stale(_GAME_PAGES) if game_files else []
     _GAME_PAGES["todo"] = todo
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
@@ -242,7 +252,8 @@ def write_site(
         pages += len(todo)
     finally:
         _GAME_PAGES = {}
-    ledger.save()
+    if game_files:
+        ledger.save()
 
     data.ratings_ready()  # the pages below need the standings
     for line in data.standings:  # a bot only seen in results still gets a page
@@ -345,7 +356,7 @@ def write_site(
     _write_if_changed(site / "live.json", json.dumps({"version": version, "games": len(data.games)}) + "\n")
 
     written = failed = 0
-    if replays == "all" and data.tournament_dir is not None:
+    if replays == "all" and data.tournament_dir is not None and game_files:
         missing = [
             g.key for g in data.games if not g.withheld and not (site / "replays" / f"{g.key}.r{FORMAT}.js").exists()
         ]
@@ -354,6 +365,28 @@ def write_site(
         "pages": pages, "files_written": _WRITTEN[0] - written_before, "replays_written": written,
         "replays_failed": failed, "games": len(data.games),
     }
+
+
+_GAME_FILE = re.compile(r"(page-)?[0-9-]+\.html|\.?[0-9-]+\.r[0-9]+\.js(\.[0-9]+\.part)?")
+
+
+def _remove_game_files(site: Path, manifest: Path | None) -> None:
+    """A league's site holds no file per game (its server answers them): the game pages,
+    list pages and replays an older render wrote are removed, and their manifest."""
+    if manifest is not None:
+        manifest.unlink(missing_ok=True)
+    for sub in ("games", "replays"):
+        try:
+            entries = list(os.scandir(site / sub))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if entry.is_file() and _GAME_FILE.fullmatch(entry.name):
+                os.unlink(entry.path)
+        try:
+            (site / sub).rmdir()
+        except OSError:
+            pass  # it holds something else: left as it is
 
 
 def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:

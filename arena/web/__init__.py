@@ -3,6 +3,7 @@ door (accounts, uploads, the validation queue, their pages) and the human seat.
 
 - `app.py`: `create_app(site_dir, routers=...)` and `AppServer` (uvicorn on a socket bound
   at once; `arena serve`, `arena league --serve`, `arena play` use it);
+- `games.py`: a league's game pages, game lists and replays, answered from its store;
 - `authors.py`: the door's book (accounts, scrypt-hashed tokens, names owned, submissions);
 - `unpack.py`: an upload unpacked into quarantine, hostile archives refused;
 - `submissions.py`: the JSON API (`door_router`, `Door`) and the per-address limit;

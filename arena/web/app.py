@@ -2,7 +2,9 @@
 
 `create_app(site_dir, routers=...)` is one FastAPI app: the routers given (the authors'
 API and pages, the human seat) first, then the static site of `site_dir` (standings, bot
-pages, replays; `live.json` makes its pages reload when a league re-renders it). The
+pages, replays; `live.json` makes its pages reload when a league re-renders it); for a
+league, its game pages, game lists and replays from its store (`served`,
+`arena.web.games`: the league's site holds no file per game). The
 OpenAPI document is at `/api/openapi.json`, its browsable form at `/api/docs`.
 
 `AppServer(app, host, port)` binds its socket at once (so a taken port is a clear error
@@ -58,11 +60,13 @@ def create_app(
     title: str = "arena",
     middleware: Sequence[tuple[Callable[..., Any], dict[str, Any]]] = (),
     state: dict[str, Any] | None = None,
+    served: Any = None,
 ) -> FastAPI:
     """The app: `routers` first, then the files of `site_dir` (which may appear later: a
     league renders its site after its first batch). `middleware` wraps the app, innermost
     first (each a (class, options) pair, as Starlette's add_middleware takes); `state` goes
-    to `app.state`."""
+    to `app.state`. `served` (an `arena.web.games.ServedGames`): a league's game pages,
+    game lists and replays, answered from its store (the site holds no file per game)."""
     app = FastAPI(
         title=title,
         docs_url="/api/docs",
@@ -74,7 +78,7 @@ def create_app(
         setattr(app.state, name, value)
     for router in routers:
         app.include_router(router)
-    app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False), name="site")
+    app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False, served=served), name="site")
     for wrap, options in middleware:
         app.add_middleware(wrap, **options)
     app.add_middleware(_SecurityHeaders)
@@ -96,8 +100,9 @@ class _SiteFiles(StaticFiles):
     FAST_BYTES = 1 << 20
     CACHE_BYTES = 64 << 20
 
-    def __init__(self, *args: Any, **options: Any):
+    def __init__(self, *args: Any, served: Any = None, **options: Any):
         super().__init__(*args, **options)
+        self.served = served  # a league's pages of games and replays (arena.web.games), before any file
         self._cache: OrderedDict[str, tuple[tuple[int, int, int], bytes]] = OrderedDict()
         self._cached_bytes = 0
 
@@ -146,6 +151,10 @@ class _SiteFiles(StaticFiles):
         loop rather than in worker threads."""
         if scope["method"] not in ("GET", "HEAD"):
             raise HTTPException(status_code=405, headers={"Allow": "GET, HEAD"})
+        if self.served is not None:
+            answer = await self.served.respond(path)
+            if answer is not None:
+                return answer
         try:
             full_path, stat_result = self.lookup_path(path)
         except PermissionError:
@@ -319,9 +328,12 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def serve_site(site: str | Path, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, **options: Any) -> AppServer:
-    """A server of a rendered site alone (call serve_forever() or start())."""
+    """A server of a rendered site alone (call serve_forever() or start()); a league's
+    games, game lists and replays come from the store beside it (`DIR/site`)."""
     site = Path(site)
     if not (site / "index.html").is_file():
         raise WebError(f"no rendered site in {site} (run `arena report` on the tournament folder first)")
-    return AppServer(create_app(site), host, port, **options)
+    from arena.web.games import served_games_for
+
+    return AppServer(create_app(site, served=served_games_for(site)), host, port, **options)
 

@@ -102,13 +102,15 @@ def serve_door(
     from arena.run.registry import default_registry
     from arena.sandbox import Limits
     from arena.web.app import AppServer, create_app
+    from arena.web.games import ServedGames, served_games_for
     from arena.web.pages import door_app
     from arena.web.queue import QueueSettings
     from arena.web.submissions import Door
     from arena.web.unpack import UploadLimits
 
     if not submissions:
-        return AppServer(create_app(site), host, port, **(tls or {})), _NoDoor()
+        served = ServedGames(league_dir) if league_dir is not None else served_games_for(site)
+        return AppServer(create_app(site, served=served), host, port, **(tls or {})), _NoDoor()
     if validate_sandbox not in ("docker", "local"):
         raise WebError(f"--validate-sandbox {validate_sandbox!r}: use docker, or local for authors you trust")
     uploads = UploadLimits(**(upload_limits or {}))

@@ -51,9 +51,15 @@ def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN0
     """The served arena with the authors' door: the API, the pages, the site, and the
     per-address request limit on all of it."""
     middleware = [(HideStderr, {"site": Path(site)})] if door.hide_stderr else []
+    # A league's game pages and replays come from its store: stderr is left out there too.
+    from arena.web.games import ServedGames, served_games_for
+
+    served = (ServedGames(door.league_dir, hide_stderr=door.hide_stderr) if door.league_dir is not None
+              else served_games_for(site, hide_stderr=door.hide_stderr))
     return create_app(
         site,
         routers=[door_router(door), stderr_router(door), pages_router(), *routers],
         middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address})],
         state={"door": door},
+        served=served,
     )
