@@ -10,8 +10,9 @@ bench/replay_size.py's write time, 1-2 s for a long Three Thirteen game, and lat
 file read). Then `arena.web.games.ServedGames.answer` (what the server runs in its
 thread for each request, without HTTP) is timed for the game page of the first, the
 middle and the last game and the list page 1, the middle one and the last one, the
-median of `--repeat` answers each (the first answer of a size, which opens the store,
-is left out). Figures in docs/performance.md, "League at scale".
+median of `--repeat` answers each; `first_answer_ms` is the server's first answer alone
+(it opens the store, loads the templates and reads where each list page starts:
+`arena.store.listing.DoneIndex`, one pass over the finished games' keys). Figures in docs/performance.md, "League at scale".
 """
 
 from __future__ import annotations
@@ -101,9 +102,11 @@ def measure(games: int, repeat: int) -> dict[str, Any]:
         build_store(work, games)
         built = time.perf_counter() - start
         served = ServedGames(work)
-        served.answer("games/page-1.html")  # opens the store, loads the templates
+        start = time.perf_counter()
+        served.answer("games/page-1.html")  # opens the store, loads the templates, reads the pages' starts
+        first = time.perf_counter() - start
         pages = -(-games // 100)
-        found: dict[str, Any] = {"games": games, "build_s": round(built, 1)}
+        found: dict[str, Any] = {"games": games, "build_s": round(built, 1), "first_answer_ms": round(first * 1000, 1)}
         for label, number in (("first", 0), ("middle", games // 2), ("last", games - 1)):
             found[f"game_page_{label}_ms"] = round(timed(served, f"games/{key_of(number)}.html", repeat), 2)
         for label, page in (("first", 1), ("middle", pages // 2), ("last", pages)):
@@ -127,9 +130,10 @@ def main() -> None:
         print(json.dumps(results, indent=1))
         return
     for found in results:
-        print(f"{found['games']:>9,} games (store built in {found['build_s']} s)")
+        print(f"{found['games']:>9,} games (store built in {found['build_s']} s; first answer "
+              f"{found['first_answer_ms']} ms)")
         for name, value in found.items():
-            if name.endswith("_ms"):
+            if name.endswith("_ms") and name != "first_answer_ms":
                 print(f"  {name[:-3].replace('_', ' '):<22} {value:>9.2f} ms")
 
 

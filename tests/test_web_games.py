@@ -124,7 +124,9 @@ def test_a_list_page_and_a_game_page_of_a_big_league_are_its_hundreds(league, tm
                                (new, old))
     db.close()
     with Store.open(copy) as store:
-        assert listing.done_count(store) == 270 and listing.done_count(store, before="00010") == 9 * 6
+        index = listing.DoneIndex(store, 100)
+        index.refresh()
+        assert index.total == 270 and index.place("00010-00001-0") == 9 * 6 and len(index.starts) == 3
     monkeypatch.setattr("arena.site.writer._write_replays", lambda *args: (0, 0))  # pages only, compared
     static = static_copy(copy, tmp_path / "static")
     assert sorted(path.name for path in (static / "games").glob("page-*")) == ["page-1.html", "page-2.html", "page-3.html"]
@@ -213,7 +215,7 @@ def test_hostile_paths_reach_nothing_outside_the_games(league):
         status, _ = raw_get(server, "/games/00001-00001-0.html")
         assert status == 200
         with Store.open(league) as store:
-            assert listing.done_count(store) == 30  # the store is untouched
+            assert len(store.done_keys()) == 30  # the store is untouched
     finally:
         server.shutdown()
         (league / "site" / "games").rmdir()
@@ -327,3 +329,82 @@ def test_a_tournaments_site_keeps_its_files_and_the_server_serves_them(tmp_path)
     assert not served.is_league() and served._kind == "tournament"
     assert "served-games" not in (site / "index.html").read_text()
     assert client.get("/games/00099-00001-0.html").status_code == 404
+
+
+def test_the_list_pages_index_follows_games_finishing_in_any_order(tmp_path):
+    """DoneIndex, kept up to date as games finish out of order, are dropped unplayed and
+    scheduled again (a dropped row's rowid taken by a new one), always equals the list read
+    from scratch: each page's first key, the total, each game's place and each page's games."""
+    import random
+
+    from arena.store.keys import ScheduledGame
+
+    rng = random.Random(27)
+    writer = sqlite3.connect(tmp_path / "arena.sqlite", isolation_level=None)  # the league's own connection
+    with Store.open(tmp_path, create=True) as store:
+        index = listing.DoneIndex(store, 7)
+        batch = 0
+
+        def schedule(tables: int) -> None:
+            nonlocal batch
+            batch += 1
+            store.schedule([ScheduledGame(batch, table, 0, ("a", "b"), batch * 100 + table) for table in range(1, tables + 1)])
+
+        def finish(count: int) -> None:
+            open_keys = [key for (key,) in writer.execute("SELECT key FROM games WHERE status = 'scheduled'")]
+            for key in rng.sample(open_keys, min(count, len(open_keys))):
+                writer.execute("UPDATE games SET status = 'done' WHERE key = ?", (key,))
+
+        def check() -> None:
+            index.refresh()
+            done = sorted(key for (key,) in writer.execute("SELECT key FROM games WHERE status = 'done'"))
+            assert index.total == len(done) and index.starts == done[::7]
+            for key in rng.sample(done, min(5, len(done))):
+                assert index.place(key) == done.index(key)
+            for number in range(1, len(index.starts) + 1):
+                assert [row.key for row in index.games_of_page(number)] == done[(number - 1) * 7 : number * 7]
+            fresh = listing.DoneIndex(store, 7)
+            fresh.refresh()
+            assert (fresh.starts, fresh.total) == (index.starts, index.total)
+
+        check()  # an empty store: no page
+        for step in range(40):
+            schedule(rng.randint(1, 9))
+            finish(rng.randint(0, 8))
+            if step % 7 == 3:  # the league drops a leaving bot's unplayed games; the next batch takes their rowids
+                pending = [key for (key,) in writer.execute("SELECT key FROM games WHERE status = 'scheduled'")]
+                writer.execute("DELETE FROM games WHERE key = ?", (max(pending),)) if pending else None
+            check()
+        finish(10_000)
+        check()
+        assert index.total == len(store.done_keys()) > 100 and not index.pending
+    writer.close()
+
+
+def test_every_way_of_serving_a_league_answers_its_games(league, tmp_path):
+    """`arena serve DIR` (serve_site), `arena league --serve` and `arena serve LEAGUE_FILE`
+    without submissions (serve_door), and with them (the door's app, stderr hidden)."""
+    import httpx
+
+    from arena.web.commands import serve_door
+
+    key = keys_of(league)[7]
+    page = client_of(league).get(f"/games/{key}.html").content
+    servers = [
+        (serve_site(league / "site", 0), None),
+        serve_door(league / "site", registry=tmp_path / "registry", host="127.0.0.1", port=0, league_dir=league,
+                   submissions=False),
+        serve_door(league / "site", registry=tmp_path / "registry", host="127.0.0.1", port=0, league_dir=league,
+                   validate_sandbox="local"),
+    ]
+    for server, door in servers:
+        server.start()
+        try:
+            answer = httpx.get(server.url + f"games/{key}.html", timeout=20)
+            assert answer.status_code == 200 and answer.content == page
+            assert httpx.get(server.url + f"replays/{key}.r{FORMAT}.js", timeout=20).status_code == 200
+            assert httpx.get(server.url + "games/page-2.html", timeout=20).status_code == 404
+        finally:
+            server.shutdown()
+            if door is not None:
+                door.stop()

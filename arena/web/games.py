@@ -7,9 +7,11 @@ the site's writer writes none of them, and the server (`arena serve DIR`, `arena
 templates, so a page is byte for byte what the static site would hold:
 
 - `games/<key>.html`: the game's stored rows (game, seats, incidents), its neighbours'
-  keys and its list page (a COUNT of the finished games before it);
-- `games/page-N.html`: a COUNT and one LIMIT/OFFSET query of the finished games in key
-  order (schedule order), GAMES_PER_PAGE a page;
+  keys and its list page;
+- `games/page-N.html`: the finished games in key order (schedule order), GAMES_PER_PAGE
+  a page: where each page starts is kept by `arena.store.listing.DoneIndex` (one pass
+  over the finished games' keys at the first request, then only what changed), so a
+  page is one short range of the key index however many games came before;
 - `replays/<key>.r<FORMAT>.js`: the game re-simulated (`arena.site.replay`) on its first
   request, in a thread of a small pool of its own (SIMULATIONS at a time; one per game
   however many ask at once), then kept in a bounded cache folder beside the store
@@ -95,6 +97,7 @@ class ServedGames:
         self._cache_lock = threading.Lock()
         self._env: Any = None
         self._limiter: Any = None
+        self._done: Any = None  # where each list page starts (arena.store.listing.DoneIndex)
 
     # -- the store ------------------------------------------------------------------------
 
@@ -116,7 +119,10 @@ class ServedGames:
                 if settings is not None:
                     self._kind = "tournament"  # its site's files answer for it
                 return None
+            from arena.site.writer import GAMES_PER_PAGE
+
             self._store, self._kind = store, "league"
+            self._done = listing.DoneIndex(store, GAMES_PER_PAGE)
         return self._store
 
     def is_league(self) -> bool:
@@ -219,7 +225,8 @@ class ServedGames:
         game = self._site_game(row, site["duplicate"])
         with self._lock:
             previous, following = listing.done_neighbours(self._store, key)
-            index = listing.done_count(self._store, before=key)
+            self._done.refresh()
+            index = self._done.place(key)
         html = self._env.get_template("game.html").render(
             root="../", **site["common"], rules=site["rules"], g=game, replay_file=f"{key}.r{FORMAT}.js",
             replay_ready=True, previous=previous, next=following, list_page=index // GAMES_PER_PAGE + 1,
@@ -228,16 +235,15 @@ class ServedGames:
 
     def list_page(self, number: int) -> Answer:
         """games/page-N.html: GAMES_PER_PAGE finished games in schedule order."""
-        from arena.site.writer import GAMES_PER_PAGE, page_links
+        from arena.site.writer import page_links
 
         site = self._site()
         with self._lock:
-            total = listing.done_count(self._store)
-        pages = max(1, -(-total // GAMES_PER_PAGE))
+            self._done.refresh()
+            pages = max(1, len(self._done.starts))
+            rows = self._done.games_of_page(number)
         if number > pages:
             return _missing(f"no page {number} of games: there are {pages}")
-        with self._lock:
-            rows = listing.done_page(self._store, (number - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE)
         games = [self._site_game(row, site["duplicate"]) for row in rows]
         html = self._env.get_template("games.html").render(
             root="../", **site["common"], games=games, page=number, pages=pages, links=page_links(number, pages),
