@@ -578,6 +578,9 @@ class RatingLedger:
         never stopped (floats survive JSON exactly)."""
         if self.duplicate:
             raise ValueError("a duplicate ledger is not saved: a deal may be open")
+        return self._state()
+
+    def _state(self) -> dict[str, Any]:
         return {
             "settings": dataclasses.asdict(self.ratings.settings),
             "bots": sorted(self._bots),
@@ -604,21 +607,26 @@ class RatingLedger:
         """A plain ledger resumed from `to_json`."""
         settings = RatingSettings(**state["settings"])
         ledger = cls(settings, bots=state["bots"], history=state["history"] is not None, swiss=state["swiss"])
-        for bot, mates in state["mates"].items():
-            ledger._mates[bot].update(mates)
         initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
-        ledger.ratings = Ratings(settings, initial=initial, inherit=state.get("inherit"))
-        ledger.ratings.last_rated = dict(state.get("last_rated") or {})
-        ledger.ratings.mpmath_updates = list(state["mpmath_updates"])
-        ledger.ratings.skipped_updates = list(state["skipped_updates"])
-        for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
-            ledger._games[bot], ledger._wins[bot], ledger._place_sum[bot] = games, wins, place_sum
-            ledger._forfeits[bot], ledger._score[bot] = forfeits, score
+        ledger.ratings = Ratings(settings, initial=initial)
+        ledger._restore(state)
         if state["history"] is not None:
             ledger.history = {bot: [RatingPoint(*point) for point in points] for bot, points in state["history"].items()}
-        ledger._last_key = state["last"]
-        ledger.fed = state["fed"]
         return ledger
+
+    def _restore(self, state: Mapping[str, Any]) -> None:
+        """What `to_json` and `arena.ratings.snapshot` share, but the ratings and the history."""
+        for bot, mates in state["mates"].items():
+            self._mates[bot].update(mates)
+        self.ratings.inherit = dict(state.get("inherit") or {})
+        self.ratings.last_rated = dict(state.get("last_rated") or {})
+        self.ratings.mpmath_updates = list(state["mpmath_updates"])
+        self.ratings.skipped_updates = list(state["skipped_updates"])
+        for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
+            self._games[bot], self._wins[bot], self._place_sum[bot] = games, wins, place_sum
+            self._forfeits[bot], self._score[bot] = forfeits, score
+        self._last_key = state["last"]
+        self.fed = state["fed"]
 
 
 def _deal_bots(games: Sequence[RatedGame]) -> list[str]:

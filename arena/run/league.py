@@ -52,9 +52,11 @@ from arena.config.league import FORMAT, LeagueConfig, load_league
 from arena.config.tournament import TournamentError
 from arena.ratings.confidence import SETTLED_SPAN
 from arena.ratings.ledger import RatedGame, RatingLedger
-from arena.ratings.results import inherited, rated_game, rated_games
+from arena.ratings.results import inherited, rated_game
 from arena.ratings.results import settings_of as rating_settings
+from arena.ratings.snapshot import from_snapshot, snapshot
 from arena.ratings.standings import Standings, of_ledger, of_store
+from arena.run import league_state
 from arena.run.matchmaker import Candidate, make_tables
 from arena.run.members import Membership, ref_of
 from arena.run.play import PlayedGame
@@ -71,6 +73,10 @@ __all__ = [
 ]
 
 POLL_S = 1.0  # how often the registry is looked at between batches
+# How often, at most, the league saves its ledgers in the store after a batch (and when
+# a run ends, and after a resume rated games): a save costs about 0.3 s with a full
+# confidence window, and a resume rates only the games stored since (`arena.run.league_state`).
+SAVE_S = 60.0
 # A per-slot bot's `hello.games` in a league without `games` (its sessions are replaced
 # after as many games: the CPU budget of a session is per game times this).
 SESSION_GAMES = 1000
@@ -157,39 +163,42 @@ class _League(Membership, Runner):
                     self.refs[member.bot] = ref_of(member.bot, Path(record.folder), record.content_hash)
                 except BotFolderError:
                     pass  # gone: the next look at the registry removes it
-        rows = store.games()
+        # Read from the store, never all of it at once (a league may hold millions of games):
+        # the unfinished games, then the ledgers as saved after a batch (`league_state`), and
+        # only the games after them, streamed.
         self.seq = store.last_seq()
-        self.next_batch = max((row.round for row in rows), default=0) + 1
+        self.next_batch = store.last_round() + 1
+        unfinished = store.games(status="scheduled")
+        self.open: Counter[int] = Counter(row.round for row in unfinished)
+        self.queue = [row.scheduled() for row in unfinished]
+        self.queue.reverse()  # popped from the end: schedule order
         # What the matchmaker knows of the schedule: games and seats per bot, every batch.
         self.scheduled_games: Counter[str] = Counter()
         self.seat_use: Counter[tuple[str, int]] = Counter()
-        for row in rows:
-            self._count(row.bots)
-        self.open: Counter[int] = Counter(row.round for row in rows if row.status != "done")
-        self.queue = [row.scheduled() for row in rows if row.status != "done"]
-        self.queue.reverse()  # popped from the end: schedule order
+        self.counted = 0  # games counted in them
+        self.counted_through = 0  # the batches counted when the league resumed
         # Stored results by batch, waiting to be rated (batch b is matched on batches <= b-2).
         self.results: dict[int, list[RatedGame]] = defaultdict(list)
-        for result in rated_games(store):
-            self.results[key_order(result.key)[0]].append(result)
         stored = store.settings()
-        rating = rating_settings(stored)
-        inherit = inherited(stored, self.members.values())
-        self.lag = RatingLedger(rating, duplicate=config.duplicate, inherit=inherit)
+        self.rating = rating_settings(stored)
+        self.inherit = inherited(stored, self.members.values())
+        self.lag = RatingLedger(self.rating, duplicate=config.duplicate, inherit=self.inherit)
         self.lag_through = 0
         self.streak: Counter[str] = Counter()
         self.last_forfeit: dict[str, str] = {}
         # Every batch stored in order, for the standings and "settled".
         self.full = RatingLedger(
-            rating, duplicate=config.duplicate, bots=list(self.members), record=True, inherit=inherit
+            self.rating, duplicate=config.duplicate, bots=list(self.members), record=True, inherit=self.inherit
         )
         self.full_through = 0
         self.full_results: dict[int, list[RatedGame]] = defaultdict(list)
-        for batch, results in self.results.items():
-            self.full_results[batch] = list(results)
         self.stable = False
         self.settled: set[str] = set()  # active bots settled as of the last batch shown
+        self.resumed_from = self._resume()
         self._advance_full()
+        self.saved_at = time.monotonic()
+        if self.full_through > (self.resumed_from or 0):  # rated past the state: not again
+            self._save()
         self.unprepared: set[str] = set()  # suspended because no game could start them
         try:
             self.folder_limits = FolderLimits.from_env()
@@ -198,7 +207,109 @@ class _League(Membership, Runner):
 
     # -- bookkeeping ----------------------------------------------------------------------
 
+    def _resume(self) -> int | None:
+        """Bring the ledgers and the schedule's counts to what the store holds: from the
+        saved state when it is sound (returns the batch its standings start after), else
+        from the start (None); then the games after them, streamed in schedule order. The
+        ledgers end where the league would have them had it never stopped: the standings'
+        through the last batch stored with every one before it, the matchmaker's through
+        the batch before the last scheduled (the next batch is matched on it)."""
+        full_to = min(self.open, default=self.next_batch) - 1
+        lag_to = max(0, min(full_to, self.next_batch - 2))
+        restored = self._restore(lag_to, full_to)
+        for _, table in self.store.tables_after(self.counted_through):
+            self._count(table)
+        # Without a saved state both ledgers start together: the history is rated once, and
+        # the matchmaker's ledger is the standings' as of batch lag_to.
+        share = self.lag_through == self.full_through
+        for result in league_state.rated_after(self.store, min(self.lag_through, self.full_through), self.config.duplicate):
+            batch = key_order(result.key)[0]
+            if share and batch > lag_to:
+                self._share_lag(lag_to)
+                share = False
+            if share:
+                self._streaks(result)
+            elif batch > self.lag_through:
+                if batch <= lag_to:
+                    self._lag_add(result)
+                else:
+                    self.results[batch].append(result)
+            if batch > self.full_through:
+                if batch <= full_to:
+                    self.full.add(result)
+                else:
+                    self.full_results[batch].append(result)
+        if share:
+            self._share_lag(lag_to)
+        self.lag_through = max(self.lag_through, lag_to)
+        self.full_through = max(self.full_through, full_to)
+        return restored
+
+    def _share_lag(self, through: int) -> None:
+        """The matchmaker's ledger as the standings' is now (both fed batches 1 .. through)."""
+        lag = from_snapshot(snapshot(self.full))
+        lag.ratings.updates = None
+        lag._bots = set()
+        self.lag, self.lag_through = lag, through
+
+    def _restore(self, lag_to: int, full_to: int) -> int | None:
+        """The saved state, when it is this league's as stored (see `league_state`)."""
+        duplicate = self.config.duplicate
+        state = league_state.decode(
+            self.store.saved_state(league_state.NAME), self.store.fingerprint(), self.rating, duplicate
+        )
+        if state is None:
+            return None
+        try:
+            lag, full = from_snapshot(state["lag"]), from_snapshot(state["full"])
+            lag_through, full_through = int(state["lag_through"]), int(state["full_through"])
+            counted_through, counted = int(state["counted_through"]), int(state["counted"])
+            sound = (
+                0 <= lag_through <= full_through <= full_to
+                and lag_through <= lag_to
+                and lag.ratings.updates is None
+                and full.ratings.updates is not None
+                and (lag.ratings.settings, full.ratings.settings) == (self.rating, self.rating)
+                and (lag.duplicate, full.duplicate) == (duplicate, duplicate)
+                and self.store.games_through(lag_through) == (lag.fed, lag._last_key)
+                and self.store.games_through(full_through) == (full.fed, full._last_key)
+            )
+            if not sound:
+                return None
+            streak = Counter({str(bot): int(n) for bot, n in state["streak"].items()})
+            last_forfeit = {str(bot): str(key) for bot, key in state["last_forfeit"].items()}
+            scheduled = Counter({str(bot): int(n) for bot, n in state["scheduled_games"].items()})
+            seat_use = Counter({(str(bot), int(seat)): int(n) for bot, seat, n in state["seat_use"]})
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        for ledger in (lag, full):
+            ledger.ratings.inherit = dict(self.inherit)
+        lag._bots, full._bots = set(), set(self.members)
+        self.lag, self.lag_through, self.full, self.full_through = lag, lag_through, full, full_through
+        self.streak, self.last_forfeit = streak, last_forfeit
+        # The counts hold when their batches still hold as many games (a game dropped after
+        # the state was saved: they are counted again from the start).
+        if 0 <= counted_through < self.next_batch and self.store.games_through(counted_through)[0] == counted:
+            self.scheduled_games, self.seat_use = scheduled, seat_use
+            self.counted, self.counted_through = counted, counted_through
+        return full_through
+
+    def _save(self) -> None:
+        """Keep the ledgers and counts in the store (`league_state`): a resume starts there."""
+        state = {
+            "lag_through": self.lag_through, "full_through": self.full_through,
+            "lag": snapshot(self.lag), "full": snapshot(self.full),
+            "streak": dict(self.streak), "last_forfeit": self.last_forfeit,
+            "counted_through": self.next_batch - 1, "counted": self.counted,
+            "scheduled_games": dict(self.scheduled_games),
+            "seat_use": [[bot, seat, n] for (bot, seat), n in self.seat_use.items()],
+        }
+        blob = league_state.encode(state, self.store.fingerprint(), self.rating, self.config.duplicate)
+        self.store.save_state(league_state.NAME, blob)
+        self.saved_at = time.monotonic()
+
     def _count(self, table: Sequence[str], step: int = 1) -> None:
+        self.counted += step
         for seat, bot in enumerate(table):
             self.scheduled_games[bot] += step
             self.seat_use[(bot, seat)] += step
@@ -212,7 +323,7 @@ class _League(Membership, Runner):
 
     def done(self) -> int:
         """Games stored in the league."""
-        return len(self.store.done_keys())
+        return self.store.done_count()
 
     # -- ratings as of batch b-2 ---------------------------------------------------------------
 
@@ -221,13 +332,20 @@ class _League(Membership, Runner):
         while self.lag_through < batch:
             self.lag_through += 1
             for result in sorted(self.results.pop(self.lag_through, []), key=lambda r: key_order(r.key)):
-                self.lag.add(result)
-                for bot, forfeit in zip(result.bots, result.forfeits):
-                    if forfeit:
-                        self.streak[bot] += 1
-                        self.last_forfeit[bot] = result.key
-                    else:
-                        self.streak[bot] = 0
+                self._lag_add(result)
+
+    def _lag_add(self, result: RatedGame) -> None:
+        self.lag.add(result)
+        self._streaks(result)
+
+    def _streaks(self, result: RatedGame) -> None:
+        """Forfeits in a row, as the matchmaker's ledger takes each game."""
+        for bot, forfeit in zip(result.bots, result.forfeits):
+            if forfeit:
+                self.streak[bot] += 1
+                self.last_forfeit[bot] = result.key
+            else:
+                self.streak[bot] = 0
 
     def _advance_full(self) -> None:
         """Feed the standings' ledger every batch stored in full, in order."""
@@ -355,6 +473,7 @@ class _League(Membership, Runner):
             if self.full_through:  # a resume: its first batch line names only who changes with it
                 self.settled = set(self.standings().settled_bots(self.active()))
             self.play()
+            self._save()  # stopped or done: the next run resumes from here
         finally:
             try:
                 self.close()
@@ -392,6 +511,8 @@ class _League(Membership, Runner):
         unsettled = [bot for bot in active if bot in self.settled and bot not in settled]
         self.settled = set(settled)
         self.stable = bool(active) and len(settled) == len(active)
+        if time.monotonic() - self.saved_at >= SAVE_S:
+            self._save()
         if self.renderer is not None:
             self.renderer.request()
         if self.progress is not None:

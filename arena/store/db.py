@@ -50,13 +50,18 @@ the database vacuumed and its write-ahead log checkpointed and truncated, so tha
                                                  'removed' (gone from the registry) or 'suspended'
                reason TEXT                       why it stopped playing ('' while active)
 
+    saved_state name TEXT PK, value BLOB         state kept to resume from: a league's ledgers
+                                                 and counts after a batch (`arena.run.league_state`,
+                                                 which checks it before any use)
+
 A league also numbers its games: `games.seq` is the schedule sequence number (1, 2, ...;
 NULL in a tournament), in the same order as the keys, which a league writes as
 'BATCH-TABLE-ROTATION'.
 
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
-The store only persists and returns results: ratings and standings are computed from
+A long store is read in parts (`arena.store.long`, Store's base: counts, the games after
+a round from a cursor, by the index `games_in_schedule`). The store only persists and returns results: ratings and standings are computed from
 them by `arena.ratings.results` (`stored_standings(store)`, `stored_history(store)`).
 """
 
@@ -77,6 +82,7 @@ from typing import Any, Self
 
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
+from arena.store.long import LongStoreReads
 from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
@@ -122,6 +128,13 @@ CREATE TABLE IF NOT EXISTS members (
 CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot);
 CREATE INDEX IF NOT EXISTS incidents_by_game ON incidents (game_key);
 """
+# Added since schema 1 was set, each created once in an older store (`Store._migrate`).
+_ADDED = {
+    # Games in schedule order from a round on, read without sorting the whole table.
+    "games_in_schedule": "CREATE INDEX IF NOT EXISTS games_in_schedule ON games (round, table_no, rotation)",
+    # State a league saves to resume from (`Store.saved_state`).
+    "saved_state": "CREATE TABLE IF NOT EXISTS saved_state (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
+}
 
 # Kept of each bot's stderr per game: enough for its author to see why it lost.
 LOG_KEEP_CHARS = 4000
@@ -240,7 +253,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class Store:
+class Store(LongStoreReads):
     """One tournament's SQLite store. Writes come from one thread; reads from any number."""
 
     def __init__(self, path: str | Path, *, create: bool = True):
@@ -287,12 +300,18 @@ class Store:
             have = {table: {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")} for table in ("games", "incidents")}
             return sorted(column for column in added if column[1] not in have[column[0]])
 
-        if not missing():  # the common case writes nothing: a read-only store opens too
+        def absent() -> list[str]:
+            have = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+            return sorted(name for name in _ADDED if name not in have)
+
+        if not missing() and not absent():  # the common case writes nothing: a read-only store opens too
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
             for table, column, kind in missing():
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            for name in absent():
+                self._db.execute(_ADDED[name])
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
