@@ -178,9 +178,15 @@ def store_files(db_path: Path, prefix: str, text_masks) -> dict[str, bytes]:
 
 
 def blob_text(table, column, row, columns, value: bytes) -> str:
-    """A replay (json+zlib) as its JSON text with think times masked; another blob in hex."""
+    """A replay (json+zlib) as its JSON text with think times masked; a league's saved state
+    (sha256, then zlib of JSON) as its JSON with the digest of arena's rating code masked
+    (an edit of that code's text is no change of what is stored); another blob in hex."""
     if (table, column) == ("replays", "data") and row[columns.index("encoding")] == "json+zlib":
         return mask(zlib.decompress(value).decode(), REPLAY_MASKS)
+    if (table, column) == ("saved_state", "value"):
+        state = json.loads(zlib.decompress(value[32:]))
+        state["code"] = "<CODE>"
+        return json.dumps(state, sort_keys=True)
     return value.hex()
 
 
