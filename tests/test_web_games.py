@@ -408,3 +408,29 @@ def test_every_way_of_serving_a_league_answers_its_games(league, tmp_path):
             server.shutdown()
             if door is not None:
                 door.stop()
+
+
+def test_the_stderr_api_withholds_an_open_deal_as_the_pages_do(league, tmp_path):
+    """GET /api/games/{key}/stderr reads one game's row (not the league's every game): a
+    game of a deal with a rotation still to play is 404 even to the organiser, as its replay."""
+    from arena.web.pages import door_app
+    from arena.web.queue import QueueSettings
+    from arena.web.submissions import Door
+
+    copy = tmp_path / "open"
+    shutil.copytree(league, copy)
+    keys = keys_of(copy)
+    reopen_deal(copy, keys[-1])
+    door = Door(registry=tmp_path / "registry", league_dir=copy, queue_settings=QueueSettings(sandbox="local"))
+    boss = door.book.add("boss", organiser=True)
+    try:
+        client = TestClient(door_app(copy / "site", door))
+        asked = {"Authorization": f"Bearer {boss}"}
+        whole = client.get(f"/api/games/{keys[0]}/stderr", headers=asked)
+        assert whole.status_code == 200 and len(whole.json()["seats"]) == 3
+        for key in (keys[-2], keys[-1], "00099-00001-0"):
+            answer = client.get(f"/api/games/{key}/stderr", headers=asked)
+            assert answer.status_code == 404
+            assert answer.json() == {"error": f"no finished game {key} (or its deal is still being played)"}
+    finally:
+        door.stop()
