@@ -434,3 +434,16 @@ def test_the_stderr_api_withholds_an_open_deal_as_the_pages_do(league, tmp_path)
             assert answer.json() == {"error": f"no finished game {key} (or its deal is still being played)"}
     finally:
         door.stop()
+
+
+def test_a_replay_is_answered_where_no_cache_folder_can_be_made(league, tmp_path):
+    copy = tmp_path / "nocache"
+    shutil.copytree(league, copy)
+    shutil.rmtree(copy / CACHE_DIR, ignore_errors=True)
+    (copy / CACHE_DIR).write_text("a file where the cache folder would be")
+    key = keys_of(copy)[2]
+    client = client_of(copy)
+    for _ in range(2):
+        answer = client.get(f"/replays/{key}.r{FORMAT}.js")
+        assert answer.status_code == 200 and read_script(answer.text)["places"]
+    assert (copy / CACHE_DIR).read_text() == "a file where the cache folder would be"

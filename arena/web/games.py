@@ -95,6 +95,7 @@ class ServedGames:
         self._replay_locks: dict[str, list[Any]] = {}  # key -> [its lock, requests holding it]
         self._cached: OrderedDict[str, int] | None = None  # cache file -> bytes, oldest use first
         self._cache_lock = threading.Lock()
+        self._caching = True  # False when the cache folder cannot be made
         self._env: Any = None
         self._limiter: Any = None
         self._done: Any = None  # where each list page starts (arena.store.listing.DoneIndex)
@@ -314,12 +315,15 @@ class ServedGames:
     def _index(self) -> OrderedDict[str, int]:
         """The cache's files by last use (read once, then kept up to date)."""
         if self._cached is None:
-            self.cache.mkdir(mode=0o700, exist_ok=True)
             found = []
-            for entry in os.scandir(self.cache):
-                if entry.is_file() and entry.name.endswith(".js"):
-                    stat = entry.stat()
-                    found.append((stat.st_mtime_ns, entry.name, stat.st_size))
+            try:
+                self.cache.mkdir(mode=0o700, exist_ok=True)
+                for entry in os.scandir(self.cache):
+                    if entry.is_file() and entry.name.endswith(".js"):
+                        stat = entry.stat()
+                        found.append((stat.st_mtime_ns, entry.name, stat.st_size))
+            except OSError:  # no folder can be made there (read-only, a file in its place)
+                self._caching = False  # replays are still answered, each simulated again
             self._cached = OrderedDict((name, size) for _, name, size in sorted(found))
         return self._cached
 
@@ -342,26 +346,35 @@ class ServedGames:
         data = text.encode("utf-8")
         with self._cache_lock:
             index = self._index()
+            if not self._caching:
+                return
             partial = self.cache / f".{name}.{os.getpid()}.{threading.get_ident()}.part"
             try:
                 partial.write_bytes(data)
                 os.replace(partial, self.cache / name)
                 _touch(self.cache / name)
             except OSError:
-                partial.unlink(missing_ok=True)
+                _unlink(partial)
                 return  # a full disk: the replay is still answered, just not kept
             index[name] = len(data)
             index.move_to_end(name)
             total = sum(index.values())
             while total > self.cache_bytes and len(index) > 1:
                 oldest, size = index.popitem(last=False)
-                (self.cache / oldest).unlink(missing_ok=True)
+                _unlink(self.cache / oldest)
                 total -= size
 
     def cached_bytes(self) -> int:
         """The bytes the replay cache holds now."""
         with self._cache_lock:
             return sum(self._index().values())
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass  # the cache's bound is kept in memory; a file left over is found by the next start
 
 
 def _touch(path: Path) -> None:
