@@ -10,7 +10,8 @@ bench/replay_size.py's write time, 1-2 s for a long Three Thirteen game, and lat
 file read). Then `arena.web.games.ServedGames.answer` (what the server runs in its
 thread for each request, without HTTP) is timed for the game page of the first, the
 middle and the last game and the list page 1, the middle one and the last one, the
-median of `--repeat` answers each; `first_answer_ms` is the server's first answer alone
+median of `--repeat` answers each, rendered each time (`list_page_kept_ms`: a list page
+kept in memory, as readers get it until the league's next commit); `first_answer_ms` is the server's first answer alone
 (it opens the store, loads the templates and reads where each list page starts:
 `arena.store.listing.DoneIndex`, one pass over the finished games' keys). Figures in docs/performance.md, "League at scale".
 """
@@ -84,10 +85,14 @@ def build_store(out: Path, games: int) -> None:
     db.close()
 
 
-def timed(served: ServedGames, path: str, repeat: int) -> float:
-    """The median time of `repeat` answers to `path`, in ms."""
+def timed(served: ServedGames, path: str, repeat: int, kept: bool = False) -> float:
+    """The median time of `repeat` answers to `path`, in ms: each rendered (the answers
+    kept in memory forgotten first), or with `kept` as a reader gets it between two
+    commits of the league (rendered once, then kept)."""
     times = []
     for _ in range(repeat):
+        if not kept:
+            served._answers.clear()
         start = time.perf_counter()
         answer = served.answer(path)
         times.append((time.perf_counter() - start) * 1000)
@@ -111,6 +116,7 @@ def measure(games: int, repeat: int) -> dict[str, Any]:
             found[f"game_page_{label}_ms"] = round(timed(served, f"games/{key_of(number)}.html", repeat), 2)
         for label, page in (("first", 1), ("middle", pages // 2), ("last", pages)):
             found[f"list_page_{label}_ms"] = round(timed(served, f"games/page-{page}.html", repeat), 2)
+        found["list_page_kept_ms"] = round(timed(served, "games/page-1.html", repeat, kept=True), 3)
         served.close()
         return found
     finally:

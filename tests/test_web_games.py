@@ -262,9 +262,12 @@ def test_replays_are_simulated_once_and_kept_in_a_bounded_cache(league, tmp_path
     assert simulated == keys  # keys[0] came from the cache
     on_disk = sorted(path.name.split(".")[0] for path in (copy / CACHE_DIR).iterdir())
     assert on_disk == keys[4:]  # the two used last
-    served.answer(f"replays/{keys[4]}.r{FORMAT}.js")
-    assert len(simulated) == 6  # from the cache
-    # A new server starts from the folder in its order of use: keys[5] is the oldest now.
+    # A new server starts from the folder in its order of use: asked for keys[4] (from the
+    # folder: not simulated), it leaves keys[5] the oldest.
+    restarted = ServedGames(copy, cache_bytes=bound)
+    restarted._simulate = counted
+    restarted.answer(f"replays/{keys[4]}.r{FORMAT}.js")
+    assert len(simulated) == 6
     again = ServedGames(copy, cache_bytes=bound)
     again.answer(f"replays/{keys[0]}.r{FORMAT}.js")
     on_disk = {path.name.split(".")[0]: path.stat().st_size for path in (copy / CACHE_DIR).iterdir()}
@@ -447,3 +450,23 @@ def test_a_replay_is_answered_where_no_cache_folder_can_be_made(league, tmp_path
         answer = client.get(f"/replays/{key}.r{FORMAT}.js")
         assert answer.status_code == 200 and read_script(answer.text)["places"]
     assert (copy / CACHE_DIR).read_text() == "a file where the cache folder would be"
+
+
+def test_a_served_page_follows_the_store_as_games_finish(league, tmp_path):
+    """Answers are kept until the store changes: the last game's page gains its *next*
+    link, and the list its game, as soon as the league stores the next game."""
+    copy = tmp_path / "growing"
+    shutil.copytree(league, copy)
+    keys = keys_of(copy)
+    writer = sqlite3.connect(copy / "arena.sqlite", isolation_level=None)  # the league's own connection
+    writer.execute("UPDATE games SET status = 'scheduled' WHERE key = ?", (keys[-1],))
+    served = ServedGames(copy)
+    page = served.answer(f"games/{keys[-2]}.html").body.decode()
+    assert 'rel="next"' not in page and f"{keys[-1]}.html" not in served.answer("games/page-1.html").body.decode()
+    assert served.answer(f"games/{keys[-2]}.html").body.decode() == page  # kept
+    assert served.answer(f"games/{keys[-1]}.html").status == 404
+    writer.execute("UPDATE games SET status = 'done' WHERE key = ?", (keys[-1],))  # the game is stored
+    assert f'<a href="{keys[-1]}.html" rel="next">' in served.answer(f"games/{keys[-2]}.html").body.decode()
+    assert f'<a href="{keys[-1]}.html">' in served.answer("games/page-1.html").body.decode()
+    assert served.answer(f"games/{keys[-1]}.html").status == 200
+    writer.close()

@@ -22,7 +22,9 @@ Every request is hostile: a path is matched whole against a strict pattern (a ke
 digits and dashes, a page number at most nine digits) before the store is asked, and a
 key that is not a finished game of the store, a page out of range and a replay of a
 duplicate deal that still has a rotation to play (its cards would tell the games to come)
-are 404 with a one-line reason. With `hide_stderr` (a served league's default, see
+are 404 with a one-line reason. An answer is kept in memory (ANSWER_BYTES in all) until
+the store changes (SQLite's data_version: any commit), so a page many readers ask for is
+rendered once a batch. With `hide_stderr` (a served league's default, see
 `arena.web.stderr`) the bots' stderr is left out of pages and replays, as for files.
 A tournament keeps its static site; these paths are then its files. Docs: docs/report.md.
 """
@@ -49,6 +51,7 @@ CACHE_DIR = ".replay-cache"  # beside arena.sqlite
 CACHE_BYTES = 256 << 20  # the replay cache's bound on disk
 SIMULATIONS = 1  # replays re-simulated at once (each is CPU-bound: 1-2 s for Three Thirteen)
 PAGE_THREADS = 4  # threads answering this module's requests (the store's reads, renders)
+ANSWER_BYTES = 32 << 20  # answers kept in memory, rendered once until the store changes
 
 _KEY = r"[0-9]{1,9}-[0-9]{1,9}-[0-9]{1,4}"
 GAME_PAGE = re.compile(rf"games/({_KEY})\.html")
@@ -96,6 +99,10 @@ class ServedGames:
         self._cached: OrderedDict[str, int] | None = None  # cache file -> bytes, oldest use first
         self._cache_lock = threading.Lock()
         self._caching = True  # False when the cache folder cannot be made
+        # Answers as of the store's data_version (any commit of the league's makes them old):
+        # a page many readers ask for is rendered once a batch. Least recently used first.
+        self._answers: OrderedDict[str, tuple[int, Answer]] = OrderedDict()
+        self._answer_bytes = 0
         self._env: Any = None
         self._limiter: Any = None
         self._done: Any = None  # where each list page starts (arena.store.listing.DoneIndex)
@@ -143,13 +150,31 @@ class ServedGames:
         """The answer to GET `path` (relative to the site, normalised), or None when the
         site's files answer it. Blocking: call it from a thread."""
         game, page, replay = GAME_PAGE.fullmatch(path), LIST_PAGE.fullmatch(path), REPLAY.fullmatch(path)
-        if not (game or page or replay) or not self.is_league():
+        if not (game or page or replay):
             return None
+        with self._lock:
+            if self._open() is None:
+                return None
+            version = self._store._db.execute("PRAGMA data_version").fetchone()[0]  # moves when the league commits
+        with self._cache_lock:
+            kept = self._answers.get(path)
+            if kept is not None and kept[0] == version:
+                self._answers.move_to_end(path)
+                return kept[1]
         if game:
-            return self.game_page(game.group(1))
-        if page:
-            return self.list_page(int(page.group(1)))
-        return self.replay(replay.group(1), int(replay.group(2)))
+            found = self.game_page(game.group(1))
+        elif page:
+            found = self.list_page(int(page.group(1)))
+        else:
+            found = self.replay(replay.group(1), int(replay.group(2)))
+        if len(found.body) <= ANSWER_BYTES // 16:
+            with self._cache_lock:
+                old = self._answers.pop(path, None)
+                self._answer_bytes += len(found.body) - (len(old[1].body) if old else 0)
+                self._answers[path] = (version, found)
+                while self._answer_bytes > ANSWER_BYTES:
+                    self._answer_bytes -= len(self._answers.popitem(last=False)[1][1].body)
+        return found
 
     async def respond(self, path: str) -> Response | None:
         """`answer` in a thread of this module's own pool (a burst of replays never holds
