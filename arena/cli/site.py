@@ -103,6 +103,8 @@ def serve_command(
 ) -> None:
     """Serve OUT_DIR/site/ over HTTP (renders it first if it is missing); Ctrl-C stops.
     Pages showing standings reload themselves when a running league re-renders the site.
+    A league's game pages, game lists and replays come from its store (its site holds no
+    file per game; replays are cached in OUT_DIR/.replay-cache/).
     With --submissions it is also the authors' door: they upload bots (`arena submit
     BOT_DIR --to URL`, or the page /door/), each is checked from a queue (bot.toml, the
     image build, a smoke match, in Docker) and lands in the registry, where a running
