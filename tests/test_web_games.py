@@ -470,3 +470,19 @@ def test_a_served_page_follows_the_store_as_games_finish(league, tmp_path):
     assert f'<a href="{keys[-1]}.html">' in served.answer("games/page-1.html").body.decode()
     assert served.answer(f"games/{keys[-1]}.html").status == 200
     writer.close()
+
+
+def test_a_server_reads_where_the_list_pages_start_when_it_starts(league):
+    """served_games_for (arena serve) warms the list's index in a thread of its own; a
+    folder whose store is not there yet (a league not started) is read at its first request."""
+    import time
+
+    served = served_games_for(league / "site")
+    deadline = time.monotonic() + 30
+    while served._done is None or served._done.total != 30:
+        assert time.monotonic() < deadline, "the index was not read"
+        time.sleep(0.05)
+    assert served._done.starts == [keys_of(league)[0]]
+    empty = ServedGames(league.parent / "not-yet").warm()
+    time.sleep(0.2)
+    assert empty._done is None and empty.answer("games/page-1.html") is None

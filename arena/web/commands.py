@@ -109,7 +109,7 @@ def serve_door(
     from arena.web.unpack import UploadLimits
 
     if not submissions:
-        served = ServedGames(league_dir) if league_dir is not None else served_games_for(site)
+        served = ServedGames(league_dir).warm() if league_dir is not None else served_games_for(site)
         return AppServer(create_app(site, served=served), host, port, **(tls or {})), _NoDoor()
     if validate_sandbox not in ("docker", "local"):
         raise WebError(f"--validate-sandbox {validate_sandbox!r}: use docker, or local for authors you trust")

@@ -54,7 +54,7 @@ def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN0
     # A league's game pages and replays come from its store: stderr is left out there too.
     from arena.web.games import ServedGames, served_games_for
 
-    served = (ServedGames(door.league_dir, hide_stderr=door.hide_stderr) if door.league_dir is not None
+    served = (ServedGames(door.league_dir, hide_stderr=door.hide_stderr).warm() if door.league_dir is not None
               else served_games_for(site, hide_stderr=door.hide_stderr))
     return create_app(
         site,
