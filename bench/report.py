@@ -153,19 +153,23 @@ def rating_pass_s(folder: Path) -> float:
 
 def game_lists(folder: Path) -> dict:
     """The bots' full game lists alone (in the render they are part of the pages): each
-    game's rating and rank change for every seat, then one data script per bot."""
-    from arena.ratings.results import is_swiss
-    from arena.site.charts import rating_moves
-    from arena.site.writer import _aggregate, _write_game_data
+    game's rating and rank change for every seat, made game by game into the site's state
+    (`arena.site.state`, rebuilt from scratch here), then one data script per bot."""
+    from arena.site.state import SiteState
+    from arena.site.writer import _write_game_data
+    from arena.store.db import Store
 
-    data = load_site_data(folder)
-    order = [line.bot for line in data.standings]
-    began = time.perf_counter()
-    moves = rating_moves(data.games, data.history, order, 0.0, is_swiss(data.settings))
-    moved = time.perf_counter()
-    played = _aggregate(data)["played"]
-    _write_game_data(folder / "site", data, order, played, moves)
-    written = time.perf_counter()
+    with Store.open(folder) as store:
+        state = SiteState(folder, store, full=True)
+        try:
+            began = time.perf_counter()
+            state.refresh()
+            moved = time.perf_counter()
+            bots = sorted(line.bot for line in state.ledger.table().standings)
+            _write_game_data(folder / "site", state, bots, bots)
+            written = time.perf_counter()
+        finally:
+            state.close()
     sizes = [path.stat().st_size for path in (folder / "site" / "data" / "bots").iterdir()]
     return {
         "rating_moves_s": round(moved - began, 2),
@@ -245,7 +249,7 @@ def main() -> None:
     print(f"pages: {figures['pages']:,}; largest {figures['largest_page_bytes']:,} bytes ({figures['largest_page']}), "
           f"target <= 1,000,000; site {figures['site_files']:,} files, {figures['site_mb']} MB")
     lists = figures["game_lists"]
-    print(f"bots' full game lists: each game's rating and rank change {lists['rating_moves_s']} s, "
+    print(f"bots' full game lists: the site's state rebuilt (each game's rating and rank change) {lists['rating_moves_s']} s, "
           f"one data script per bot {lists['data_scripts_s']} s ({lists['bot_scripts_mb']} MB, "
           f"largest {lists['bot_script_largest_bytes']:,} bytes)")
     for game, cost in figures["replays"].items():

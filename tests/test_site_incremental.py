@@ -1,8 +1,8 @@
 """The site is brought up to date, never rewritten (issue 27, part 2): a render with nothing
 changed writes no file (each keeps its inode and mtime) and renders no game page again;
-a game whose page shows something new (its duration, the next game's link) and a bot
-whose record changed get their pages rewritten, and only they; every byte is what a full
-render writes into an empty folder."""
+a new game rewrites only what shows it (and no data script of a bot that did not play),
+a bot whose record changed gets its page rewritten; every byte is what a full render
+writes into an empty folder (tests/test_site_state.py: batch by batch)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ from typer.testing import CliRunner
 
 import arena.site.writer as writer
 from arena.cli.app import app
-from arena.site.model import CACHE_FILE, load_site_data
-from arena.site.writer import PAGES_FILE, render_site, write_site
+from arena.site.model import load_site_data
+from arena.site.replay import FORMAT
+from arena.site.state import STATE_FILE
+from arena.site.writer import render_site, write_site
 from arena.store.db import Store
-from tests.report_helpers import build_league
+from tests.report_helpers import LEAGUE, build_league
+from tests.test_site_state import done_keys, grown
 
 
 class _Frozen(datetime):
@@ -58,16 +61,15 @@ def test_a_render_with_nothing_changed_writes_no_file_and_renders_no_game_page(l
     site = league / "site"
     before = files_of(site)
     games = len(list((site / "games").glob("0*.html")))
-    assert games == 40 and (league / PAGES_FILE).is_file()
-    cache = (league / CACHE_FILE).stat()
+    assert games == 40 and (league / STATE_FILE).is_file()
+    state = (league / STATE_FILE).stat()
     counts = render(league)
-    # The rating pass resumed from its cache with no game added: the cache is left alone.
-    assert (league / CACHE_FILE).stat().st_mtime_ns == cache.st_mtime_ns
     assert counts["files_written"] == 0
-    # index, h2h, one list page, six bot pages: no game page rendered again.
-    assert counts["pages"] == 1 + 1 + 1 + 6
+    # index, h2h and the last list page: no game page, and no bot page (nothing it shows changed).
+    assert counts["pages"] == 1 + 1 + 1
     after = files_of(site)
     assert rewritten(before, after) == set() and after == before
+    assert (league / STATE_FILE).stat().st_size == state.st_size
     # A full render writes the same bytes, into its own folder as over this one.
     data = load_site_data(league)
     assert write_site(data, tmp_path / "fresh", full=True)["pages"] == 40 + 9
@@ -77,59 +79,59 @@ def test_a_render_with_nothing_changed_writes_no_file_and_renders_no_game_page(l
     assert counts["pages"] == 49 and counts["files_written"] == 0 and files_of(site) == before
 
 
-def test_a_changed_game_and_a_changed_bot_are_rewritten_and_nothing_else(league):
-    site = league / "site"
+def test_a_new_game_rewrites_what_shows_it_and_a_changed_bot_its_pages(league, tmp_path):
+    """The last game finishes after a render: its page and replay, the page before it (its "next"
+    link), the list page, the index, h2h, live.json, data/site.js, its bots' data scripts
+    and pages (and other bots' pages, whose rank may move) are written; no other game
+    page, and no data script of a bot that did not play."""
+    keys = done_keys(league)
+    grow = tmp_path / "grow"
+    grown(league, grow, set(keys[:-1]))
+    render(grow)
+    before = files_of(grow / "site")
+    grown(league, grow, set(keys))
+    render(grow)
+    changed = rewritten(before, files_of(grow / "site"))
     with Store.open(league) as store:
-        keys = [game.key for game in store.games("done")]
-    last, second_last, third = keys[-1], keys[-2], keys[2]
-    with sqlite3.connect(league / "arena.sqlite") as db:
-        db.execute("UPDATE games SET duration_s = 12.34 WHERE key = ?", (third,))
+        players = {seat.bot for seat in store.seats(keys[-1])}
+    allowed = {
+        f"games/{keys[-1]}.html", f"replays/{keys[-1]}.r{FORMAT}.js", f"games/{keys[-2]}.html", "games/page-1.html", "index.html", "h2h.html", "live.json",
+        "data/site.js", *(f"data/bots/{writer.slug(bot)}.js" for bot in players),
+        *(f"bots/{writer.slug(bot)}.html" for bot in LEAGUE),
+    }
+    assert f"games/{keys[-1]}.html" in changed and changed <= allowed, changed - allowed
+    assert {name for name in changed if name.startswith("data/bots/")} == {
+        f"data/bots/{writer.slug(bot)}.js" for bot in players
+    }
+    assert f'<a href="{keys[-1]}.html" rel="next">' in (grow / "site" / "games" / f"{keys[-2]}.html").read_text()
+
+    # A bot's record changed (its version): its page and the index, nothing else.
+    with sqlite3.connect(grow / "arena.sqlite") as db:
         db.execute("UPDATE bots SET version = '9.9' WHERE name = 'cy'")
     db.close()
-    before = files_of(site)
-    counts = render(league)
-    changed = rewritten(before, files_of(site))
+    before = files_of(grow / "site")
+    counts = render(grow)
     cy = f"bots/{writer.slug('cy')}.html"
-    # The game's page (its duration), cy's page and the index (its version): nothing else.
-    assert changed == {f"games/{third}.html", cy, "index.html"}, changed
-    assert counts["files_written"] == 3
-    assert " · 12.3 s</p>" in (site / "games" / f"{third}.html").read_text()
-    assert "9.9" in (site / cy).read_text()
-
-    # The last game leaves the list (as if not yet played): the one before it loses its
-    # "next" link; back again, it gets it back, and the last game's page is as it was.
-    with sqlite3.connect(league / "arena.sqlite") as db:
-        db.execute("UPDATE games SET status = 'scheduled' WHERE key = ?", (last,))
-    db.close()
-    before = files_of(site)
-    render(league)
-    after = files_of(site)
-    assert f"games/{second_last}.html" in rewritten(before, after)
-    assert 'rel="next"' not in (site / "games" / f"{second_last}.html").read_text()
-    assert f"games/{last}.html" not in rewritten(before, after)  # left on disk, not rendered
-    with sqlite3.connect(league / "arena.sqlite") as db:
-        db.execute("UPDATE games SET status = 'done' WHERE key = ?", (last,))
-    db.close()
-    before = after
-    render(league)
-    after = files_of(site)
-    assert f"games/{second_last}.html" in rewritten(before, after)
-    assert f'<a href="{last}.html" rel="next">' in (site / "games" / f"{second_last}.html").read_text()
-    assert f"games/{last}.html" not in rewritten(before, after)
+    assert rewritten(before, files_of(grow / "site")) == {cy, "index.html"}
+    assert counts["files_written"] == 2 and "9.9" in (grow / "site" / cy).read_text()
 
 
-def test_a_missing_page_or_manifest_is_made_good(league):
+def test_a_missing_page_is_made_good(league):
     site = league / "site"
-    key = sorted((site / "games").glob("0*.html"))[5]
-    text = key.read_bytes()
-    key.unlink()
-    render(league)
-    assert key.read_bytes() == text  # its signature was unchanged, but its file was gone
     before = files_of(site)
-    (league / PAGES_FILE).write_text("{not json")  # a damaged manifest: every page compared
-    counts = render(league)
-    assert counts["pages"] == 49 and counts["files_written"] == 0 and files_of(site) == before
-    assert (league / PAGES_FILE).read_text().startswith('{"head":')
+    for name in ("index.html", f"bots/{writer.slug('ann')}.html", "games/page-1.html", "data/site.js"):
+        (site / name).unlink()
+    render(league)
+    assert {name: blob for name, (_, _, blob) in files_of(site).items()} == {
+        name: blob for name, (_, _, blob) in before.items()
+    }
+    # A game page is rendered from where the last render stopped: a lost one needs --full.
+    game = sorted((site / "games").glob("0*.html"))[5]
+    game.unlink()
+    render(league)
+    assert not game.exists()
+    write_site(load_site_data(league), site, full=True)
+    assert game.read_bytes() == before[f"games/{game.name}"][2]
 
 
 def test_arena_report_full_renders_every_page_and_changes_no_file(league):
@@ -142,5 +144,5 @@ def test_arena_report_full_renders_every_page_and_changes_no_file(league):
     assert "49 pages rendered, 0 files changed, 0 new replays" in said, said
     assert files_of(site) == before
     done = runner.invoke(app, ["report", str(league)])
-    assert "9 pages rendered, 0 files changed, 0 new replays" in " ".join(done.output.split())
+    assert "3 pages rendered, 0 files changed, 0 new replays" in " ".join(done.output.split())
     assert files_of(site) == before

@@ -20,12 +20,14 @@ from starlette.testclient import TestClient
 from arena.run.league import run_league
 from arena.site.model import load_site_data
 from arena.site.replay import FORMAT, read_script
-from arena.site.writer import PAGES_FILE, write_site
+from arena.site.writer import write_site
 from arena.store import listing
 from arena.store.db import Store
 from arena.web.app import AppServer, create_app, serve_site
 from arena.web.games import CACHE_DIR, ServedGames, served_games_for
 from tests.test_league import NAMES, config, in_process, registry_of
+
+PAGES_FILE = ".site-pages.json"  # an older arena's record of its game pages (removed by a render)
 
 
 @pytest.fixture(scope="module")

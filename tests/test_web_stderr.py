@@ -100,6 +100,7 @@ def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_r
     """A forfeit's last lines (issue 22: on its game page and at its replay step) are
     stderr too: served with stderr hidden, neither the game page nor the replay has them."""
     import shutil
+    import sqlite3
 
     from arena.site.model import load_site_data
     from arena.site.replay import FORMAT, script_text
@@ -110,11 +111,15 @@ def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_r
     data = load_site_data(copy, cache_ratings=False)
     game = data.games[0]
     secret = "my secret plan: keep the wild cards"
-    game.incidents = [{
-        "seat": 0, "bot": game.seats[0], "reason": "CRASH", "detail": "exited with code 3", "decision": 2,
-        "request": 2, "forfeit": True, "log_tail": f"{secret}\ngiving up\n", "when": "at request 2",
-    }]
-    write_site(data, copy / "site", replays="none")
+    with sqlite3.connect(copy / "arena.sqlite") as db:  # the game's stored incident: the site reads the store
+        db.execute("DELETE FROM incidents WHERE game_key = ?", (game.key,))
+        db.execute(
+            "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request) "
+            "VALUES (?, 0, ?, 'CRASH', 'exited with code 3', 2, 1, ?, 2)",
+            (game.key, game.seats[0], f"{secret}\ngiving up\n"),
+        )
+    db.close()
+    write_site(data, copy / "site", replays="none", full=True)
     page_file = copy / "site" / "games" / f"{game.key}.html"
     assert secret in page_file.read_text()  # the site on disk keeps it
     replay = copy / "site" / "replays" / f"{game.key}.r{FORMAT}.js"

@@ -21,7 +21,7 @@ def report_command(
     full: Annotated[
         bool,
         typer.Option(
-            "--full", help="Render every game page again (default: only those whose game or neighbours changed)."
+            "--full", help="Rebuild the site's state and render every page (default: only what the new games change)."
         ),
     ] = False,
 ) -> None:

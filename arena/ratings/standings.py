@@ -16,6 +16,7 @@ active bots).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,7 +148,35 @@ def ranked(
 
 def of_ledger(ledger: RatingLedger, members: Mapping[str, Any] | None = None, *, league: bool = False) -> Standings:
     """The standings of a ledger kept with `record=True` (a league's runner keeps one)."""
-    return ranked(ledger.table().standings, ledger.confidence(), members, league=league)
+    return ranked(ledger.table().standings, confidence_of(ledger), members, league=league)
+
+
+_CONFIDENCES: dict[str, Confidence] = {}  # the last few computed in this process, by what they are made of
+_KEPT = 4
+
+
+def confidence_of(ledger: RatingLedger) -> Confidence:
+    """`ledger.confidence()`, computed once per state of the ratings in a process: a league's
+    runner computes it after each batch, and its site (rendered in the same process, from
+    its own ledger resumed from the site's state) asks again for the same ratings. The key
+    is everything the confidence is a function of (the settings, each bot's rating and
+    prior, the window of updates), so two ledgers share one only when it is the same."""
+    ratings = ledger._now()
+    bots = sorted(set(ledger._games) | ledger._bots)
+    made = (
+        dataclasses.astuple(ratings.settings),
+        [(bot, float(ratings.rating(bot).mu), float(ratings.rating(bot).sigma)) for bot in bots],
+        sorted((bot, float(rating.mu), float(rating.sigma)) for bot, rating in ratings._ratings.items()),
+        list(ratings.updates or ()),
+    )
+    key = hashlib.blake2b(repr(made).encode(), digest_size=16).hexdigest()
+    confidence = _CONFIDENCES.get(key)
+    if confidence is None:
+        confidence = ledger.confidence()
+        _CONFIDENCES[key] = confidence
+        while len(_CONFIDENCES) > _KEPT:
+            del _CONFIDENCES[next(iter(_CONFIDENCES))]
+    return confidence
 
 
 def of_store(store: Any) -> Standings:

@@ -1,8 +1,9 @@
-"""The site's page model: `load_site_data(DIR)` reads a tournament's or a league's store into
-plain dataclasses (`SiteData`, `SiteGame`, and the store's `BotRecord` without its folder)
-with the ratings recomputed in schedule order (`arena.ratings.results.rate_cached`, resumed
-from `CACHE_FILE` beside the store; on a big store in another process while the game pages
-are written). `arena.site.writer` writes the pages from it. Docs: docs/report.md.
+"""The site's page model: `load_site_data(DIR)` reads what every page shows of a
+tournament's or a league's store (`SiteData`, the store's `BotRecord` without its folder);
+a game as a page shows it is a `SiteGame`. The history's sums and the ratings come from
+the site's state (`arena.site.state`), which `arena.site.writer` brings up to date.
+`rate` and `rate_with_confidence` rate a list of games in one pass (for tests and tools).
+Docs: docs/report.md.
 """
 
 from __future__ import annotations
@@ -11,18 +12,15 @@ import dataclasses
 import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import BotStanding, RatedGame
-from arena.ratings.results import inherited, rate_cached
+from arena.ratings.results import rate_cached
 from arena.store.db import BotRecord, MemberRow
 from arena.store.keys import deal_of
-
-BACKGROUND_RATING_GAMES = 2000  # from this many games the rating pass runs in another process
 
 
 class ReportError(Exception):
@@ -53,27 +51,57 @@ class SiteGame:
 
 @dataclass
 class SiteData:
-    """Everything the pages need; `load_site_data` fills it from a tournament's store."""
+    """What every page shows of a store; `load_site_data` fills it. The standings, rating
+    history and confidence are the state's when the site is written; read before that
+    (tests, tools), they are computed from every game (`rate_with_confidence`)."""
 
     name: str
     game: str
     settings: dict[str, Any]
     bots: list[BotRecord]  # as stored, without the folder: the site never shows a local path
-    standings: list[BotStanding]
-    history: History  # bot -> (games, mu, sigma, conservative) after each of its rated updates
-    games: list[SiteGame]  # finished games in schedule order
     total_games: int  # scheduled, finished or not
     logs: Callable[[str], dict[int, str]] = lambda key: {}
-    tournament_dir: Path | None = None  # where replays are read from (None: no replays)
-    pending_ratings: Any = None  # a _BackgroundRating while the rating pass runs in another process
-    confidence: Confidence | None = None  # how sure the standings are (None until the rating pass is in)
+    tournament_dir: Path | None = None  # the store's folder
     members: dict[str, MemberRow] = field(default_factory=dict)  # a league's bots: retired, suspended, ...
+    _rated: tuple[list[BotStanding], History, Confidence] | None = field(default=None, repr=False)
+    # A confidence given by the caller (a test's), which the written site then shows.
+    confidence_given: Confidence | None = field(default=None, repr=False)
 
     def ratings_ready(self) -> None:
-        """Wait for the background rating pass, if any, and take its standings, history and confidence."""
-        if self.pending_ratings is not None:
-            self.standings, self.history, self.confidence = self.pending_ratings.result()
-            self.pending_ratings = None
+        """Kept for callers: the ratings come from the site's state when the site is written."""
+
+    @property
+    def games(self) -> list[SiteGame]:
+        """Every finished game in schedule order, read on demand (the writer never does)."""
+        if self.tournament_dir is None:
+            return []
+        return all_site_games(self.tournament_dir)
+
+    def _rating(self) -> tuple[list[BotStanding], History, Confidence]:
+        if self._rated is None:
+            from arena.ratings.results import inherited
+
+            self._rated = rate_with_confidence(
+                self.games, [bot.bot for bot in self.bots], self.settings, None,
+                inherited(self.settings, self.members.values()),
+            )
+        return self._rated
+
+    @property
+    def standings(self) -> list[BotStanding]:
+        return self._rating()[0]
+
+    @property
+    def history(self) -> History:
+        return self._rating()[1]
+
+    @property
+    def confidence(self) -> Confidence:
+        return self.confidence_given or self._rating()[2]
+
+    @confidence.setter
+    def confidence(self, value: Confidence) -> None:
+        self.confidence_given = value
 
 
 # --- from the store ----------------------------------------------------------------------
@@ -122,30 +150,12 @@ def can_fork() -> bool:
     return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-class _BackgroundRating:
-    """`rate_with_confidence()` in a child process; `result()` waits for it."""
-
-    def __init__(
-        self, games: Sequence[SiteGame], bots: Sequence[str], settings: dict[str, Any], cache: Path | None,
-        inherit: Mapping[str, str],
-    ):
-        import multiprocessing
-
-        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-        self._future = self._pool.submit(rate_with_confidence, list(games), list(bots), settings, cache, inherit)
-
-    def result(self) -> tuple[list[BotStanding], History, Confidence]:
-        try:
-            return self._future.result()
-        finally:
-            self._pool.shutdown()
-
-
 def load_site_data(tournament_dir: str | Path, *, background: bool = False, cache_ratings: bool = True) -> SiteData:
-    """Read a tournament's store into the page model (ratings recomputed in schedule order).
-
-    With `background`, a big store's rating pass runs in another process until
-    `SiteData.ratings_ready()` (write_site calls it once the game pages are written).
+    """Read what every page shows of a store (its name, settings, bots, members and the
+    number of games); the history's sums and the ratings come from the site's state
+    (`arena.site.state`), brought up to date by `arena.site.writer.write_site`.
+    `background` and `cache_ratings` are kept for callers: neither changes anything now.
+    `SiteData.games` reads every finished game (for tests and small tools, not the writer).
     """
     from arena.store.db import STORE_FILE, Store, StoreError
 
@@ -156,67 +166,54 @@ def load_site_data(tournament_dir: str | Path, *, background: bool = False, cach
         store = Store.open(tournament_dir)
     except StoreError as error:
         raise ReportError(str(error)) from None
-    settings = store.settings() or {}
-    bots = [dataclasses.replace(bot, folder="") for bot in store.bots()]
-    rows = store.games()
-    seats_by_game: dict[str, list[Any]] = defaultdict(list)
-    for seat in store.seats():
-        seats_by_game[seat.game_key].append(seat)
-    incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for key, incident in store.incidents():
-        # `when` in the bot's own terms (the request id it saw), as the terminal says it.
-        incidents_by_game[key].append({**incident.model_dump(mode="json"), "when": incident.when()})
-    games = []
+    with store:
+        settings = store.settings() or {}
+        bots = [dataclasses.replace(bot, folder="") for bot in store.bots()]
+        members = store.members()
+        total = store.count_games()
+
+    def logs(key: str) -> dict[int, str]:
+        with Store.open(tournament_dir) as reader:
+            return reader.logs(key)
+
+    return SiteData(
+        name=str(settings.get("name") or tournament_dir.resolve().name),
+        game=str(settings.get("game") or ""),
+        settings=settings,
+        bots=bots,
+        total_games=total,
+        logs=logs,
+        tournament_dir=tournament_dir,
+        members={member.bot: member for member in members},
+    )
+
+
+def all_site_games(tournament_dir: Path) -> list[SiteGame]:
+    """Every finished game of a store in schedule order (all in memory: for tests and small tools)."""
+    from arena.store.db import Store
+
+    with Store.open(tournament_dir) as store:
+        settings = store.settings() or {}
+        rows = store.games()
+        seats_by_game: dict[str, list[Any]] = defaultdict(list)
+        for seat in store.seats():
+            seats_by_game[seat.game_key].append(seat)
+        incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for key, incident in store.incidents():
+            incidents_by_game[key].append({**incident.model_dump(mode="json"), "when": incident.when()})
     open_deals = {row.deal for row in rows if row.status != "done"} if settings.get("duplicate") else set()
+    games = []
     for row in rows:
         seats = seats_by_game.get(row.key)
         if row.status != "done" or not seats:
             continue
         games.append(
             SiteGame(
-                key=row.key,
-                round=row.round,
-                table_no=row.table_no,
-                rotation=row.rotation,
-                seed=row.seed,
-                seats=[s.bot for s in seats],
-                places=[s.place for s in seats],
-                scores=[s.score for s in seats],
-                forfeits=[s.forfeit for s in seats],
-                finished_at=row.finished_at,
-                duration_s=row.duration_s,
-                rules_version=row.rules_version,
-                incidents=incidents_by_game.get(row.key, []),
+                key=row.key, round=row.round, table_no=row.table_no, rotation=row.rotation, seed=row.seed,
+                seats=[s.bot for s in seats], places=[s.place for s in seats], scores=[s.score for s in seats],
+                forfeits=[s.forfeit for s in seats], finished_at=row.finished_at, duration_s=row.duration_s,
+                rules_version=row.rules_version, incidents=incidents_by_game.get(row.key, []),
                 withheld=row.deal in open_deals,
             )
         )
-    # TrueSkill costs about a millisecond per game: on a big store the pass runs in another
-    # process while this one writes the game pages, which do not need ratings.
-    pending = None
-    cache = tournament_dir / CACHE_FILE if cache_ratings else None
-    standings: list[BotStanding] = []
-    history: History = {}
-    confidence = None
-    members = store.members()
-    inherit = inherited(settings, members)
-    if background and len(games) >= BACKGROUND_RATING_GAMES and can_fork():
-        pending = _BackgroundRating(games, [bot.bot for bot in bots], settings, cache, inherit)
-    else:
-        standings, history, confidence = rate_with_confidence(
-            games, [bot.bot for bot in bots], settings, cache, inherit
-        )
-    return SiteData(
-        name=str(settings.get("name") or tournament_dir.resolve().name),
-        game=str(settings.get("game") or ""),
-        settings=settings,
-        bots=bots,
-        standings=standings,
-        history=history,
-        games=games,
-        total_games=len(rows),
-        logs=store.logs,
-        tournament_dir=tournament_dir,
-        pending_ratings=pending,
-        confidence=confidence,
-        members={member.bot: member for member in members},
-    )
+    return games

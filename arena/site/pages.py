@@ -123,11 +123,16 @@ def bot_membership(member: Any, rounds: Sequence[int]) -> str:
 
     `member.left_at` is the first batch the bot was not matched in; two batches play at
     once, so a bot suspended from batch b still played its games of batch b - 1."""
+    return membership_text(member, min(rounds, default=0), max(rounds, default=0), len(rounds))
+
+
+def membership_text(member: Any, first: int, last: int, games: int) -> str:
+    """`bot_membership` from the first and last batch the bot played in and its games
+    (what the site's state keeps of them)."""
     parts = [f"joined at batch {member.joined}"]
-    if rounds:
-        first, last = min(rounds), max(rounds)
-        games = f"{len(rounds)} game{'' if len(rounds) == 1 else 's'}"
-        parts.append(f"played in batch {first} ({games})" if first == last else f"played in batches {first} to {last} ({games})")
+    if games:
+        played = f"{games} game{'' if games == 1 else 's'}"
+        parts.append(f"played in batch {first} ({played})" if first == last else f"played in batches {first} to {last} ({played})")
     else:
         parts.append("no game played")
     if member.left_at is not None and member.status in LEFT:

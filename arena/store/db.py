@@ -83,6 +83,7 @@ from typing import Any, Self
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.long import LongStoreReads
+from arena.store.ranges import RangeReads
 from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
@@ -253,7 +254,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class Store(LongStoreReads):
+class Store(LongStoreReads, RangeReads):
     """One tournament's SQLite store. Writes come from one thread; reads from any number."""
 
     def __init__(self, path: str | Path, *, create: bool = True):

@@ -1,0 +1,161 @@
+"""The static site's game pages (`games/<key>.html`) and game-list pages
+(`games/page-N.html`), read from the store a list page at a time (never every game at
+once): only from where the last render into the folder stopped (the new games, the one
+before them for its "next" link, their list pages; every list page when their number
+changed, as each pager names the last), or all of them. Called by `arena.site.writer`.
+Docs: docs/report.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from arena.site.model import SiteData, SiteGame, can_fork
+from arena.site.replay import FORMAT
+from arena.site.state import GAMES_PER_PAGE, SiteState, game_rows, read_games
+from arena.store.db import Store
+
+PARALLEL_PAGES_GAMES = 5000  # from this many game pages to render, several processes render them
+
+_WORK: dict[str, Any] = {}  # what the workers need, inherited through fork
+
+
+def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
+    """The page numbers a pager links to: the first, the last, and those within `around`
+    of this one, with None where numbers are left out."""
+    shown = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
+    links: list[int | None] = []
+    for number in shown:
+        if links and number - (links[-1] or 0) > 1:
+            links.append(None)
+        links.append(number)
+    return links
+
+
+_WRITTEN = [0]  # files this process wrote (write_site reports its own share)
+
+
+def _write_if_changed(path: Path, text: str | bytes) -> bool:
+    """Write `text` unless the file already holds it (an unchanged file keeps its inode and
+    mtime; re-renders of a big site are I/O-bound); a change is written whole to a
+    temporary file and renamed over the old one, so a reader (`arena serve`) never sees
+    half a page. True when it wrote."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    _WRITTEN[0] += 1
+    return True
+
+
+def site_games(state: SiteState, store: Store, offset: int, limit: int) -> list[SiteGame]:
+    """Finished games offset .. offset + limit in schedule order, as the pages show them."""
+    rows = game_rows(store.done_game_rows(offset, limit))
+    return [
+        SiteGame(
+            key=game.row.key, round=game.row.round, table_no=game.row.table_no, rotation=game.row.rotation,
+            seed=game.row.seed, seats=[s.bot for s in game.seats], places=[s.place for s in game.seats],
+            scores=[s.score for s in game.seats], forfeits=[s.forfeit for s in game.seats],
+            finished_at=game.row.finished_at, duration_s=game.row.duration_s, rules_version=game.row.rules_version,
+            incidents=game.incidents, withheld=game.row.deal in state.open_deals,
+        )
+        for game in read_games(store, rows)
+    ]
+
+
+def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
+    """Render the list pages and game pages of these page numbers; returns (pages rendered,
+    files written, keys of games whose replay is missing)."""
+    work = _WORK
+    site: Path = work["site"]
+    state: SiteState = work["state"]
+    pages = 0
+    before = _WRITTEN[0]
+    missing: list[str] = []
+    with Store.open(work["dir"]) as store:
+        for page in numbers:
+            first = (page - 1) * GAMES_PER_PAGE
+            lead = 1 if first else 0  # the game before the page, for its first game's "previous" link
+            games = site_games(state, store, first - lead, GAMES_PER_PAGE + lead + 1)
+            chunk = games[lead : lead + GAMES_PER_PAGE]
+            if page >= work["first_list"]:
+                html = work["list"].render(
+                    root="../", **work["common"], games=chunk, page=page, pages=work["pages"],
+                    links=page_links(page, work["pages"]),
+                )
+                _write_if_changed(site / "games" / f"page-{page}.html", html)
+                pages += 1
+            for offset, game in enumerate(chunk):
+                index = first + offset
+                if index < work["start"]:
+                    continue
+                replay = site / "replays" / f"{game.key}.r{FORMAT}.js"
+                if work["replays"] and not game.withheld and not replay.exists():
+                    missing.append(game.key)
+                html = work["game"].render(
+                    root="../", **work["common"], rules=work["rules"], g=game, replay_file=replay.name,
+                    replay_ready=work["replays"] or replay.exists(),
+                    previous=games[lead + offset - 1].key if lead + offset else None,
+                    next=games[lead + offset + 1].key if lead + offset + 1 < len(games) else None,
+                    list_page=page,
+                )
+                _write_if_changed(site / "games" / f"{game.key}.html", html)
+                pages += 1
+    return pages, _WRITTEN[0] - before, missing
+
+
+def write_game_pages(
+    data: SiteData, state: SiteState, site: Path, list_template: jinja2.Template, game_template: jinja2.Template,
+    common: Mapping[str, Any], *, since: int | None, all_lists: bool, replays: str, jobs: int | None,
+) -> dict[str, Any]:
+    """Render the game pages from game `since - 1` on (None: all) and the list pages that
+    hold them (`all_lists`: every list page); returns pages rendered and the keys of the
+    rendered games whose replay is to be written (`replays == "all"`)."""
+    global _WORK
+    done = state.count
+    pages = max(1, -(-done // GAMES_PER_PAGE))
+    # The game before the new ones gets its "next" link; with none new, no game page.
+    start = 0 if since is None else (max(0, since - 1) if done > since else done)
+    first_list = 1 if all_lists or since is None else start // GAMES_PER_PAGE + 1
+    numbers = list(range(min(first_list, start // GAMES_PER_PAGE + 1), pages + 1))
+    if not done:
+        numbers = [1]
+    _WORK = {
+        "site": site, "state": state, "dir": data.tournament_dir, "list": list_template, "game": game_template,
+        "common": common, "rules": data.settings.get("rules") or {}, "pages": pages, "first_list": first_list,
+        "start": start, "replays": replays == "all",
+    }
+    try:
+        workers = min(jobs or os.cpu_count() or 1, 4)
+        if workers > 1 and done - start >= PARALLEL_PAGES_GAMES and can_fork():
+            import multiprocessing
+
+            # Game pages are most of a big site: rendered by forked workers, each reading
+            # its own pages from the store.
+            parts = [numbers[worker::workers] for worker in range(workers)]
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_render_pages, parts))
+            _WRITTEN[0] += sum(result[1] for result in results)
+        else:
+            results = [_render_pages(numbers)]
+    finally:
+        _WORK = {}
+    return {
+        "pages": sum(result[0] for result in results),
+        "replays": sorted(key for result in results for key in result[2]),
+    }

@@ -1,0 +1,540 @@
+"""The site's persisted state (issue 27, part 2): everything the site's pages show that is
+summed over the history, kept beside the store in `DIR/.site-state.sqlite` and brought up
+to date from the games added since, so that a render after a batch reads and rates only
+that batch, and never holds every game in memory.
+
+It holds, as of its cursor (the last game of the schedule's finished prefix; a
+duplicate deal is taken whole):
+- the rating ledger (`arena.ratings.ledger.RatingLedger`, counts and ratings) with its last
+  `confidence.WINDOW` updates, so the confidence is not re-rated over the history;
+- per bot (table `bots`, JSON): results by seat, games with and times ahead of / behind
+  each other bot, its last RECENT games and INCIDENTS_KEPT incidents, its rounds, its
+  last move, its rating chart and stderr excerpts (remade when it plays);
+- its rating points (table `points`: games, mu, sigma, conservative), and per game-seat
+  the row of its data script (table `rows`: the game, the rating after, its change,
+  the rank after and its change, mu and sigma): a game's move never changes once made;
+- what `rating_moves` (arena.site.charts) carries from game to game: each bot's rating
+  and Swiss score in the field's order, and its games.
+
+A bot enters the field (the ranks of the moves) at the first game of the batch it
+joined (a league's member), or from the start (a tournament's bots).
+
+The games after the cursor that are done but not contiguous with it (a game before them
+still playing) are applied too, in a transaction rolled back when the render ends: they
+are shown, and applied again (in schedule order with the one that was missing) next time.
+
+The state is rebuilt from scratch when it is missing or unreadable, when the settings,
+the arena's site or ratings code, or a bot's lineage changed, when the store's finished
+games up to the cursor are not the ones it counted, and by `full=True` (`arena report --full`). Docs: docs/report.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sqlite3
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trueskill
+
+from arena.game.record import Incident
+from arena.ratings import confidence as _confidence
+from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
+from arena.ratings.results import inherited, is_swiss, settings_of
+from arena.store.db import GameRow, MemberRow, SeatRow, Store
+from arena.store.keys import deal_of
+
+STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
+STATE_VERSION = 1
+RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
+INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
+CHUNK = 2000  # games read from the store at a time
+GAMES_PER_PAGE = 100  # games per game-list page (data/site.js says which pages hold a round)
+LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
+LOG_CHARS = 1500  # characters kept of each excerpt
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (bot TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS points (
+    bot TEXT NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, cons REAL NOT NULL,
+    PRIMARY KEY (bot, games)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rows (
+    bot TEXT NOT NULL, n INTEGER NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
+    PRIMARY KEY (bot, n)) WITHOUT ROWID;
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """What the state and the pages depend on besides the store: the site's and the
+    ratings' code and the templates (a new arena rebuilds the state and every page)."""
+    from arena.resources import templates_dir
+
+    digest = hashlib.sha256(str(STATE_VERSION).encode())
+    here = Path(__file__).parent
+    sources = [
+        *sorted(templates_dir().glob("*.html")), *sorted(here.glob("*.py")), *sorted((here.parent / "ratings").glob("*.py")),
+    ]
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class NewGame:
+    """A finished game read from the store for the state: its row, seats and incidents."""
+
+    row: GameRow
+    seats: list[SeatRow]
+    incidents: list[dict[str, Any]]
+
+
+def _incident_dicts(incidents: Iterable[Any]) -> list[dict[str, Any]]:
+    # `when` in the bot's own terms (the request id it saw), as the terminal says it.
+    return [{**incident.model_dump(mode="json"), "when": incident.when()} for incident in incidents]
+
+
+def game_rows(rows: Iterable[Sequence[Any]]) -> list[GameRow]:
+    """The store's game records of rows read by key (`Store.game_rows_after`, `done_game_rows`)."""
+    return [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
+
+
+def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:
+    """The finished games among `rows` with their seats and incidents (a game without seats is left out)."""
+    done = [row for row in rows if row.status == "done"]
+    seat_rows, incident_rows = store.result_rows([row.key for row in done])
+    seats: dict[str, list[SeatRow]] = {}
+    for seat in seat_rows:
+        seats.setdefault(seat[0], []).append(SeatRow(*seat[:6], bool(seat[6])))
+    incidents: dict[str, list[Incident]] = {}
+    for row in incident_rows:
+        incidents.setdefault(row[0], []).append(Incident(
+            game_number=1, seat=row[1], bot=row[2], reason=row[3], detail=row[4], decision=row[5],
+            forfeit=bool(row[6]), log_tail=row[7], request=row[8],
+        ))
+    return [
+        NewGame(row, seats[row.key], _incident_dicts(incidents.get(row.key, [])))
+        for row in done if seats.get(row.key)
+    ]
+
+
+class SiteState:
+    """The state of one store's site, opened for one render (`refresh`, then `close`)."""
+
+    def __init__(self, tournament_dir: Path, store: Store, *, full: bool = False, path: Path | None = None):
+        self.store = store
+        self.settings: dict[str, Any] = store.settings() or {}
+        self.rating = settings_of(self.settings)
+        self.duplicate = bool(self.settings.get("duplicate", False))
+        self.swiss = is_swiss(self.settings)
+        self.members: list[MemberRow] = store.members()
+        self.inherit = inherited(self.settings, self.members)
+        self.bot_ids = [bot.bot for bot in store.bots()]
+        self.path = path or tournament_dir / STATE_FILE
+        self.head = json.dumps([STATE_VERSION, code_version(), self.settings], sort_keys=True, default=str)
+        self.prior = self.rating.mu - 3 * self.rating.sigma
+        self.rebuilt = False
+        self.db = self._open(full)
+        self.touched: set[str] = set()  # bots whose games changed in this render (committed or not)
+        self.blobs: dict[str, dict[str, Any]] = {}
+        self.points_made: dict[str, dict[int, RatingPoint]] = {}  # this render's rating points by bot and games
+        self.last_rendered: dict[str, Any] | None = None
+        self._rendered: str | None = None
+
+    # -- the file ---------------------------------------------------------------------------
+
+    def _open(self, full: bool) -> sqlite3.Connection:
+        if not full:
+            try:
+                db = sqlite3.connect(self.path, isolation_level=None)
+                db.executescript(_SCHEMA)
+                row = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
+                inherit = db.execute("SELECT value FROM meta WHERE key = 'inherit'").fetchone()
+                if row is not None and row[0] == self.head and inherit is not None:
+                    kept = json.loads(inherit[0])
+                    # A bot's lineage never changes; if it did, the ratings are not what they were.
+                    if all(self.inherit.get(bot) == lineage for bot, lineage in kept.items()):
+                        return db
+                db.close()
+            except (sqlite3.DatabaseError, ValueError):
+                pass
+        self.path.unlink(missing_ok=True)
+        for suffix in ("-wal", "-shm", "-journal"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        self.rebuilt = True
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('head', ?)", (self.head,))
+        return db
+
+    def _meta(self, key: str) -> Any:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def _set_meta(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, separators=(",", ":"))))
+
+    def close(self) -> None:
+        """Forget the games applied past the cursor (rolled back) and close the file."""
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        if self._rendered is not None:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('rendered', ?)", (self._rendered,))
+        self.db.close()
+
+    # -- the ledger, saved with its window of updates ----------------------------------------
+
+    def _load_ledger(self) -> RatingLedger:
+        saved = self._meta("ledger")
+        if saved is None:
+            ledger = RatingLedger(
+                self.rating, duplicate=self.duplicate, bots=self.bot_ids, history=True, swiss=self.swiss, record=True,
+                inherit=self.inherit,
+            )
+        else:
+            ledger = RatingLedger.from_json({**saved, "history": {}})
+            ledger.duplicate = self.duplicate
+            ledger._bots.update(self.bot_ids)
+            ledger.ratings.inherit.update(self.inherit)
+            ledger.ratings.updates = deque(
+                ((tuple(bots), tuple(ranks), tuple(tuple(pair) for pair in added)) for bots, ranks, added in saved["updates"]),
+                maxlen=_confidence.WINDOW,
+            )
+            # Each rating as the pass in order holds it (precision and precision-adjusted
+            # mean, exactly: rebuilt from mu and sigma, the last digits differ and so would
+            # the updates' natural parameters that the confidence's sweep reads).
+            for bot, (pi, tau) in saved["natural"].items():
+                rating = trueskill.Rating.__new__(trueskill.Rating)
+                trueskill.mathematics.Gaussian.__init__(rating, pi=pi, tau=tau)
+                ledger.ratings._ratings[bot] = rating
+            # Which bots have a rating point (a version's inherited point at 0 is made once).
+            ledger.history = {bot: [None] for bot in saved["pointed"]}  # type: ignore[list-item]
+        if ledger.history is None or saved is None:
+            ledger.history = {}
+        return ledger
+
+    def _save_ledger(self, ledger: RatingLedger) -> None:
+        duplicate, ledger.duplicate = ledger.duplicate, False  # the deal is closed: nothing open to lose
+        history, ledger.history = ledger.history, None
+        try:
+            state = ledger.to_json()
+        finally:
+            ledger.duplicate, ledger.history = duplicate, history
+        state["updates"] = list(ledger.ratings.updates or ())
+        state["natural"] = {bot: [rating.pi, rating.tau] for bot, rating in ledger.ratings._ratings.items()}
+        state["pointed"] = sorted(history or {})
+        self._set_meta("ledger", state)
+
+    # -- per bot -----------------------------------------------------------------------------
+
+    def blob(self, bot: str) -> dict[str, Any]:
+        """A bot's aggregates (loaded once per render; changes are saved by `_flush`)."""
+        if bot not in self.blobs:
+            row = self.db.execute("SELECT blob FROM bots WHERE bot = ?", (bot,)).fetchone()
+            self.blobs[bot] = json.loads(row[0]) if row else {
+                "by_seat": {}, "together": {}, "ahead": {}, "behind": {}, "recent": [], "incidents": [],
+                "rounds": None, "played": 0, "last_move": None, "chart": None, "excerpts": [],
+            }
+        return self.blobs[bot]
+
+    def _flush(self, bots: Iterable[str]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO bots VALUES (?, ?)",
+            [(bot, json.dumps(self.blobs[bot], separators=(",", ":"))) for bot in sorted(bots)],
+        )
+
+    # -- bringing it up to date ---------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Apply the games finished since the cursor: the schedule's finished prefix is
+        saved (committed), the finished games past a game still playing are applied in
+        a transaction that `close` rolls back."""
+        cursor = self._meta("cursor") or ""
+        if cursor and self.store.done_through(cursor) != (self._meta("count") or 0):
+            # A game before the cursor is no longer finished (a store put back, a copy edited):
+            # the state is not this store's history any more.
+            self.db.close()
+            self.db = self._open(True)
+            cursor = ""
+        rows = game_rows(self.store.game_rows_after(cursor))
+        first_open = next((row for row in rows if row.status != "done"), None)
+        cut = None if first_open is None else (deal_of(first_open.key) if self.duplicate else first_open.key)
+        committed = [row for row in rows if cut is None or row.key < cut]
+        tail = [row for row in rows if cut is not None and row.key >= cut and row.status == "done"]
+        self.open_deals = {row.deal for row in rows if row.status != "done"} if self.duplicate else set()
+        self.previous_count = self._meta("count") or 0
+        self.ledger = self._load_ledger()
+        self.moves = self._meta("moves") or {
+            "rating": {}, "score": {}, "played": {}, "carry": {}, "field": [], "joined": [],
+        }
+        self._order_from_moves()
+        self.last_rendered = self._meta("rendered")
+        self.db.execute("BEGIN")
+        self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
+        count = self.previous_count
+        for start in range(0, len(committed), CHUNK):
+            games = read_games(self.store, committed[start : start + CHUNK])
+            self._apply(games)
+            count += len(games)
+        self._close_deal()
+        if committed:
+            self._set_meta("cursor", committed[-1].key)
+        self._set_meta("count", count)
+        self._save_ledger(self.ledger)
+        self._set_meta("moves", self.moves)
+        self._set_meta("inherit", self.inherit)
+        self._finish(self.touched)
+        self._flush(self.touched)
+        self.db.execute("COMMIT")
+        self.committed_count = count
+        self.db.execute("BEGIN")  # the tail: rolled back by close()
+        games = read_games(self.store, tail)
+        self._apply(games)
+        self._open_deal_points()
+        self._finish(self.touched)
+        self._flush(self.touched)
+        self.count = count + len(games)
+
+    def _order_from_moves(self) -> None:
+        import bisect
+
+        self._bisect = bisect
+        moves = self.moves
+        self.field = set(moves["field"])
+        self.order = sorted(self._standing(bot) for bot in self.field)
+        joined = {member.bot: member.joined for member in self.members}
+        # Who enters the field when: a tournament's bots at once, a league's at its batch.
+        waiting = [(joined.get(bot, 0), bot) for bot in self.bot_ids if bot not in self.field]
+        self.waiting = sorted(waiting)
+        self._pending: list[NewGame] = []  # an open duplicate deal's games (moves wait for its points)
+        self._deal: str | None = None
+
+    def _standing(self, bot: str) -> tuple[float, float]:
+        rating = self.moves["rating"].get(bot, self.prior)
+        return (round(self.moves["score"].get(bot, 0.0), 9), rating) if self.swiss else (0.0, rating)
+
+    def _enter(self, bot: str) -> None:
+        if bot not in self.field:
+            self.field.add(bot)
+            self.moves["field"].append(bot)
+            self._bisect.insort(self.order, self._standing(bot))
+
+    def _move(self, bot: str, rating: float | None, score: float | None) -> None:
+        key = self._standing(bot)
+        if rating is not None:
+            self.moves["rating"][bot] = rating
+        if score is not None:
+            self.moves["score"][bot] = score
+        moved = self._standing(bot)
+        if moved != key:
+            del self.order[self._bisect.bisect_left(self.order, key)]
+            self._bisect.insort(self.order, moved)
+
+    def _rank(self, bot: str) -> int:
+        return len(self.order) - self._bisect.bisect_right(self.order, self._standing(bot)) + 1
+
+    def _apply(self, games: Sequence[NewGame]) -> None:
+        ledger = self.ledger
+        for game in games:
+            while self.waiting and self.waiting[0][0] <= game.row.round:
+                self._enter(self.waiting.pop(0)[1])
+            if self.duplicate and self._deal is not None and self._deal != game.row.deal:
+                self._close_deal()
+            seats = game.seats
+            rated = RatedGame(
+                key=game.row.key, bots=tuple(s.bot for s in seats), places=tuple(s.place for s in seats),
+                forfeits=tuple(s.forfeit for s in seats), deal=game.row.deal if self.duplicate else None,
+            )
+            ledger.add(rated)
+            self._take_points()
+            self.touched.update(rated.bots)
+            if self.duplicate:
+                self._deal = game.row.deal
+                self._pending.append(game)
+            else:
+                self._moves_of(game)
+
+    def _take_points(self, extra: Mapping[str, list[RatingPoint]] | None = None) -> None:
+        """Save the rating points the ledger just made (keeping one per bot in memory)."""
+        history = extra if extra is not None else self.ledger.history
+        assert history is not None
+        rows = []
+        for bot, points in history.items():
+            fresh = [point for point in points if point is not None]
+            if not fresh:
+                continue
+            rows.extend((bot, p.games, p.mu, p.sigma, p.conservative) for p in fresh)
+            carry = self.moves["carry"]
+            for point in fresh:
+                if point.games == 0:  # an inherited prior: the bot's rating until its first game
+                    carry[bot] = [point.mu, point.sigma]
+                    self.moves.setdefault("zero", {})[bot] = point.conservative
+            if extra is None:
+                points[:] = [None]  # type: ignore[list-item]
+            self.points_made.setdefault(bot, {}).update({p.games: p for p in fresh})
+        self.db.executemany("INSERT OR REPLACE INTO points VALUES (?, ?, ?, ?, ?)", rows)
+
+    def _close_deal(self) -> None:
+        """A duplicate deal complete: rated now (as the ledger does when the next deal comes)."""
+        if self.duplicate and self.ledger._deal:
+            self.ledger._close_deal()
+            self._take_points()
+        for game in self._pending:
+            self._moves_of(game)
+        self._pending = []
+        self._deal = None
+
+    def _open_deal_points(self) -> None:
+        """A duplicate deal still open at the end: its points as it stands (as `points()` has them)."""
+        ledger = self.ledger
+        if self.duplicate and ledger._deal:
+            from arena.ratings.ledger import _deal_bots
+
+            extra: dict[str, list[RatingPoint]] = {bot: list(points) for bot, points in (ledger.history or {}).items()}
+            bots = _deal_bots(ledger._deal)
+            ledger._inherited_points(ledger.ratings, bots, ledger._deal[0].key, extra)
+            ledger._points(ledger._now(), bots, ledger._deal[-1].key, extra)
+            self._take_points({bot: [p for p in points if p is not None] for bot, points in extra.items()})
+        for game in self._pending:
+            self._moves_of(game)
+        self._pending = []
+
+    def _moves_of(self, game: NewGame) -> None:
+        """`rating_moves` for one game, and everything the game adds to its bots' aggregates."""
+        moves = self.moves
+        seats = [s.bot for s in game.seats]
+        places = [s.place for s in game.seats]
+        for bot in seats:
+            self._enter(bot)
+            if moves["played"].get(bot, 0) == 0 and bot in moves.get("zero", {}):
+                self._move(bot, moves["zero"][bot], None)  # its inherited prior, before its first game
+        before = [self._rank(bot) for bot in seats]
+        old = [moves["rating"].get(bot, self.prior) for bot in seats]
+        table = len(seats)
+        made = self.points_made
+        for bot, place in zip(seats, places):
+            played = moves["played"][bot] = moves["played"].get(bot, 0) + 1
+            point = made.get(bot, {}).get(played)
+            score = None
+            if self.swiss and table > 1:
+                score = moves["score"].get(bot, 0.0) + (table - place) / (table - 1)
+            self._move(bot, point.conservative if point is not None else None, score)
+            if point is not None:
+                moves["carry"][bot] = [point.mu, point.sigma]
+        after = [self._rank(bot) for bot in seats]
+        row = game.row
+        page = moves.get("n", 0) // GAMES_PER_PAGE + 1
+        moves["n"] = moves.get("n", 0) + 1
+        rounds = moves.setdefault("rounds", [])  # [round, first page, last page, games]
+        if rounds and rounds[-1][0] == row.round:
+            rounds[-1][2] = page
+            rounds[-1][3] += 1
+        else:
+            rounds.append([row.round, page, page, 1])
+        forfeits = sum(1 << seat for seat, s in enumerate(game.seats) if s.forfeit)
+        scores = [_compact(s.score) for s in game.seats]
+        incidents = [[incident["seat"], incident["reason"]] for incident in game.incidents] or 0
+        record = {
+            "key": row.key, "round": row.round, "seats": seats, "places": places, "scores": [s.score for s in game.seats],
+            "forfeits": [s.forfeit for s in game.seats],
+        }
+        out = []
+        for seat, bot in enumerate(seats):
+            rating = moves["rating"].get(bot, self.prior)
+            move = [rating, rating - old[seat], after[seat], before[seat] - after[seat]]
+            mu, sigma = moves["carry"].get(bot, [self.rating.mu, self.rating.sigma])
+            data_row = [
+                row.key, row.round, row.table_no, row.rotation, seat, seats, places, scores, forfeits,
+                round(move[0], 2), round(move[1], 2), move[2], move[3], incidents, round(mu, 2), round(sigma, 2),
+            ]
+            out.append((bot, moves["played"][bot], row.key, json.dumps(data_row, separators=(",", ":"))))
+            self._aggregate(bot, seat, record, move)
+        for incident in game.incidents:  # filed under the bot it names
+            blob = self.blob(incident["bot"])
+            blob["incidents"] = [*blob["incidents"], [{"key": row.key}, incident]][-INCIDENTS_KEPT:]
+            self.touched.add(incident["bot"])
+        self.db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)", out)
+
+    def _aggregate(self, bot: str, seat: int, record: dict[str, Any], move: list[Any]) -> None:
+        blob = self.blob(bot)
+        seats, places = record["seats"], record["places"]
+        cell = blob["by_seat"].setdefault(str(seat), [0, 0, 0])
+        cell[0] += 1
+        cell[1] += places[seat] == 1
+        cell[2] += places[seat]
+        for other, mate in enumerate(seats):
+            if other != seat:
+                blob["together"][mate] = blob["together"].get(mate, 0) + 1
+                if places[seat] < places[other]:
+                    blob["ahead"][mate] = blob["ahead"].get(mate, 0) + 1
+                if places[other] < places[seat]:
+                    blob["behind"][mate] = blob["behind"].get(mate, 0) + 1
+        blob["recent"] = [{"g": record, "seat": seat, "move": move}, *blob["recent"]][:RECENT]
+        blob["played"] += 1
+        first, last, _ = blob["rounds"] or (record["round"], record["round"], 0)
+        blob["rounds"] = [min(first, record["round"]), max(last, record["round"]), blob["played"]]
+        blob["last_move"] = move
+
+    def _finish(self, bots: Iterable[str]) -> None:
+        """The rating chart and the stderr excerpts of bots that played (their pages read them)."""
+        from arena.site.charts import rating_chart
+        from arena.site.pages import log_excerpt
+
+        prior = (self.rating.mu, self.rating.sigma)
+        for bot in bots:
+            blob = self.blob(bot)
+            points = self.points(bot)
+            chart = rating_chart([point for point, _ in points], prior)
+            key_of = {point[0]: key for point, key in points}
+            # Each point links to the game after which it was taken.
+            keys = [key_of.get(games) for games, *_ in chart.get("points", [])]
+            blob["chart"] = [chart, keys] if chart else None
+            excerpts = []
+            for recent in blob["recent"]:
+                if len(excerpts) >= LOG_EXCERPTS:
+                    break
+                game = recent["g"]
+                for seat, text in self.store.logs(game["key"]).items():
+                    if seat < len(game["seats"]) and game["seats"][seat] == bot and text.strip():
+                        excerpt, cut = log_excerpt(text, LOG_CHARS)
+                        excerpts.append({"key": game["key"], "text": excerpt, "cut": cut})
+            blob["excerpts"] = excerpts
+
+    # -- what the pages read ------------------------------------------------------------------
+
+    def points(self, bot: str) -> list[tuple[tuple[int, float, float, float], str | None]]:
+        """A bot's rating points in order, each with the key of the game it was taken after."""
+        return [
+            ((games, mu, sigma, cons), key)
+            for games, mu, sigma, cons, key in self.db.execute(
+                "SELECT p.games, p.mu, p.sigma, p.cons, r.key FROM points p LEFT JOIN rows r "
+                "ON r.bot = p.bot AND r.n = p.games WHERE p.bot = ? ORDER BY p.games",
+                (bot,),
+            )
+        ]
+
+    def rows(self, bot: str) -> Iterable[list[Any]]:
+        """A bot's data-script rows in order (bots by name)."""
+        for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? ORDER BY n", (bot,)):
+            yield json.loads(row)
+
+    def save_rendered(self, numbered: list[str], site: str, pages: int, bot_pages: Mapping[str, str]) -> None:
+        """What this render wrote (the data scripts' numbering, the site's folder, the games
+        whose pages are final, the list pages, each bot page's signature), recorded by
+        `close` once the tail is rolled back: a stopped render records nothing, and the
+        next one writes every page."""
+        self._rendered = json.dumps(
+            {"numbered": numbered, "site": site, "count": self.committed_count, "pages": pages, "bot_pages": bot_pages},
+            separators=(",", ":"),
+        )
+
+
+def _compact(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,228 @@
+"""The incremental site equals a full render (issue 27, part 2): a store is grown batch by
+batch (games finishing out of order too: a later game done while an earlier one still
+plays), the site is brought up to date after each step from its state beside the store
+(`arena.site.state`), and every file of it is compared, byte for byte, with a site
+rendered from scratch (`full=True`, a fresh folder) from the same store. For a
+round-robin tournament, a Swiss, a duplicate tournament and a league whose bots join
+late, one of them a new version that inherits its predecessor's rating."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import arena.site.writer as writer
+from arena.config.fingerprint import fingerprint_of, settings_of
+from arena.config.league import LeagueConfig
+from arena.site.model import load_site_data
+from arena.site.state import STATE_FILE
+from arena.site.writer import write_site
+from arena.store.db import Store
+from arena.store.keys import game_key
+from arena.store.seeds import RunKey
+from tests.report_helpers import build_league, build_tournament
+
+RESULT_TABLES = ("seats", "incidents", "logs", "replays")
+
+
+class _Frozen(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return datetime(2026, 12, 2, 2, 30, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def frozen(monkeypatch):
+    monkeypatch.setattr(writer, "datetime", _Frozen)
+
+
+def files_of(site: Path) -> dict[str, bytes]:
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in sorted(site.rglob("*")) if path.is_file()}
+
+
+def done_keys(store_dir: Path) -> list[str]:
+    with Store.open(store_dir) as store:
+        return [game.key for game in store.games("done")]
+
+
+def grown(full: Path, into: Path, done: set[str]) -> None:
+    """`into`'s store: `full`'s with only the games in `done` finished (the others scheduled,
+    their results gone, as before they were played), and a league's members that join
+    after the last batch begun left out. Its site and state are kept."""
+    into.mkdir(parents=True, exist_ok=True)
+    (into / "arena.sqlite").unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        (into / f"arena.sqlite{suffix}").unlink(missing_ok=True)
+    source = sqlite3.connect(full / "arena.sqlite")
+    target = sqlite3.connect(into / "arena.sqlite")
+    source.backup(target)
+    source.close()
+    for name in ("secret.key",):
+        if (full / name).is_file():
+            shutil.copy(full / name, into / name)
+    undone = [key for (key,) in target.execute("SELECT key FROM games") if key not in done]
+    with target:
+        for table in RESULT_TABLES:
+            target.executemany(f"DELETE FROM {table} WHERE game_key = ?", [(key,) for key in undone])
+        target.executemany(
+            "UPDATE games SET status = 'scheduled', finished_at = NULL, duration_s = NULL WHERE key = ?",
+            [(key,) for key in undone],
+        )
+        begun = max((int(key.split("-")[0]) for key in done), default=0)
+        late = [bot for (bot,) in target.execute("SELECT bot FROM members WHERE joined > ?", (begun + 1,))]
+        target.executemany("DELETE FROM members WHERE bot = ?", [(bot,) for bot in late])
+        target.executemany("DELETE FROM bots WHERE bot = ?", [(bot,) for bot in late])
+    target.close()
+
+
+def check_steps(full: Path, work: Path, steps: list[set[str]], replays: str = "none") -> None:
+    """Grow `work` through `steps` (the finished games at each), rendering incrementally,
+    and compare with a fresh full render at each step."""
+    for number, done in enumerate(steps):
+        grown(full, work / "grow", done)
+        counts = write_site(load_site_data(work / "grow"), work / "grow" / "site", replays=replays)
+        fresh = work / f"fresh-{number}"
+        grown(full, fresh, done)
+        write_site(load_site_data(fresh), fresh / "site", replays=replays, full=True)
+        incremental, scratch = files_of(work / "grow" / "site"), files_of(fresh / "site")
+        assert sorted(incremental) == sorted(scratch), (number, set(incremental) ^ set(scratch))
+        differ = [name for name in scratch if incremental[name] != scratch[name]]
+        assert differ == [], (number, differ)
+        assert counts["games"] == len(done)
+        shutil.rmtree(fresh)
+
+
+def steps_of(keys: list[str], sizes: list[int], out_of_order: bool = True) -> list[set[str]]:
+    """The finished games after each step, only growing: the first sizes[i] games, each
+    preceded (with `out_of_order`) by a step where the game before the last is still
+    playing while the last is done."""
+    steps: list[set[str]] = []
+    previous = 0
+    for size in sizes:
+        if out_of_order and size - 2 >= previous:
+            steps.append(set(keys[:size]) - {keys[size - 2]})
+        steps.append(set(keys[:size]))
+        previous = size
+    steps.append(set(keys))
+    return steps
+
+
+def test_a_round_robin_grown_game_by_game_equals_a_full_render(tmp_path):
+    full = build_league(tmp_path / "full", cycles=6)  # 120 games: two list pages
+    keys = done_keys(full)
+    check_steps(full, tmp_path, steps_of(keys, [0, 1, 2, 40, 99, 100, 101, 117]))
+
+
+def test_a_swiss_grown_round_by_round_equals_a_full_render(tmp_path):
+    full = build_tournament(tmp_path / "full", format="swiss", rounds=3)
+    keys = done_keys(full)
+    check_steps(full, tmp_path, steps_of(keys, list(range(0, len(keys))), out_of_order=True))
+
+
+def test_a_duplicate_tournament_grown_rotation_by_rotation_equals_a_full_render(tmp_path):
+    full = build_tournament(tmp_path / "full", duplicate=True, rules={"max_turns": 40})
+    keys = done_keys(full)  # 4 deals x 3 rotations: a deal's games are withheld until it is whole
+    check_steps(full, tmp_path, steps_of(keys, list(range(0, len(keys))), out_of_order=True), replays="all")
+
+
+# --- a league, written as a league's store is (members joining at their batch) -------------
+
+BOTS = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal"]
+
+
+def league_store(out: Path, batches: int = 14, tables: int = 3, seats: int = 3) -> Path:
+    """A league store: six bots from batch 1, gus from batch 4, hal from batch 6 and ann's
+    version 2 (inheriting ann's rating) from batch 8, when ann retires; seeded results,
+    an incident and a bot's stderr now and then."""
+    config = LeagueConfig(game="3up3down", seats=seats, seed=4, output=str(out), batch=tables, inherit_rating=True)
+    settings = settings_of(config)
+    with Store.open(out, create=True) as store:
+        store.save_settings(settings, fingerprint_of(settings))
+        RunKey.of_store(config.seed, store)
+    joined = {**dict.fromkeys(BOTS[:6], 1), "gus": 4, "hal": 6, "ann@2": 8}
+    rng = random.Random(27)
+    db = sqlite3.connect(out / "arena.sqlite", isolation_level=None)
+    db.execute("BEGIN")
+    for bot, batch in joined.items():
+        db.execute("INSERT INTO bots VALUES (?, ?, ?, '', '', 'in-process')", (bot, bot.split("@")[0], "2" if "@" in bot else "1"))
+        retired = bot == "ann"
+        db.execute(
+            "INSERT INTO members VALUES (?, ?, ?, ?, ?, ?)",
+            (bot, bot.split("@")[0], batch, 8 if retired else None, "retired" if retired else "active",
+             "replaced by ann@2" if retired else ""),
+        )
+    seq = 0
+    for batch in range(1, batches + 1):
+        field = [bot for bot, first in joined.items() if first <= batch and not (bot == "ann" and batch >= 8)]
+        for table in range(1, tables + 1):
+            seq += 1
+            key = game_key(batch, table, 0)
+            bots = rng.sample(field, seats)
+            places = [1, 1, 3] if rng.random() < 0.2 else list(range(1, seats + 1))  # now and then a tie
+            rng.shuffle(places)
+            db.execute(
+                "INSERT INTO games (key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, "
+                "game, rules, rules_version, seq) VALUES (?, ?, ?, 0, ?, ?, ?, 'done', '2026-12-02T00:00:00+00:00', "
+                "?, '3up3down', '{}', '1', ?)",
+                (key, batch, table, key.rsplit("-", 1)[0], seq, json.dumps(bots), 1.5 + seq, seq),
+            )
+            db.executemany(
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, 0)",
+                [(key, seat, bot, places[seat], float(seats - places[seat]), places[seat]) for seat, bot in enumerate(bots)],
+            )
+            if seq % 7 == 0:
+                db.execute(
+                    "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request) "
+                    "VALUES (?, 1, ?, 'TIMEOUT', 'no answer in 5 s', 3, 1, 'tail', 4)",
+                    (key, bots[1]),
+                )
+                db.execute("UPDATE seats SET forfeit = 1 WHERE game_key = ? AND seat = 1", (key,))
+            if seq % 5 == 0:
+                db.execute("INSERT INTO logs VALUES (?, 0, ?, ?)", (key, bots[0], f"thinking about game {seq}\n"))
+    db.execute("COMMIT")
+    db.close()
+    return out
+
+
+def test_a_league_grown_batch_by_batch_equals_a_full_render(tmp_path):
+    full = league_store(tmp_path / "full")
+    keys = done_keys(full)
+    sizes = [0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39]  # batch by batch
+    check_steps(full, tmp_path, steps_of(keys, sizes))
+    # The state is beside the store, and a render with nothing new changes no file.
+    grow = tmp_path / "grow"
+    assert (grow / STATE_FILE).is_file()
+    before = {path: path.stat().st_mtime_ns for path in (grow / "site").rglob("*") if path.is_file()}
+    counts = write_site(load_site_data(grow), grow / "site", replays="none")
+    assert counts["files_written"] == 0
+    assert before == {path: path.stat().st_mtime_ns for path in (grow / "site").rglob("*") if path.is_file()}
+
+
+def test_a_damaged_or_foreign_state_is_rebuilt_not_trusted(tmp_path):
+    full = league_store(tmp_path / "full", batches=6)
+    keys = done_keys(full)
+    grow = tmp_path / "grow"
+    grown(full, grow, set(keys[:9]))
+    write_site(load_site_data(grow), grow / "site", replays="none")
+    fresh = tmp_path / "fresh"
+    grown(full, fresh, set(keys))
+    write_site(load_site_data(fresh), fresh / "site", replays="none", full=True)
+    expected = files_of(fresh / "site")
+    for damage in (b"not a database at all", None):
+        grown(full, grow, set(keys[:9]))
+        write_site(load_site_data(grow), grow / "site", replays="none")
+        if damage is None:  # a state of other settings: its head differs
+            with sqlite3.connect(grow / STATE_FILE) as db:
+                db.execute("UPDATE meta SET value = '\"other\"' WHERE key = 'head'")
+            db.close()
+        else:
+            (grow / STATE_FILE).write_bytes(damage)
+        grown(full, grow, set(keys))
+        write_site(load_site_data(grow), grow / "site", replays="none")
+        assert files_of(grow / "site") == expected
