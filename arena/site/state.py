@@ -278,6 +278,9 @@ class SiteState:
         self.last_rendered = self._meta("rendered")
         self.db.execute("BEGIN")
         self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
+        # Every bot the standings will list: the store's, those rated, those of the new games.
+        seated = {bot for row in rows if row.status == "done" for bot in row.bots}
+        self._number(sorted(set(self.ledger._bots) | set(self.ledger._games) | seated))
         count = self.previous_count
         for start in range(0, len(committed), CHUNK):
             games = read_games(self.store, committed[start : start + CHUNK])
@@ -454,7 +457,8 @@ class SiteState:
                 row.key, row.round, row.table_no, row.rotation, seat, seats, places, scores, forfeits,
                 round(move[0], 2), round(move[1], 2), move[2], move[3], incidents, round(mu, 2), round(sigma, 2),
             ]
-            out.append((bot, moves["played"][bot], row.key, json.dumps(data_row, separators=(",", ":"))))
+            data_row[5] = [self.number[other] for other in seats]
+            out.append((bot, moves["played"][bot], row.key, row_text(data_row)))
             self._aggregate(bot, seat, record, move)
         for incident in game.incidents:  # filed under the bot it names
             blob = self.blob(incident["bot"])
@@ -520,10 +524,25 @@ class SiteState:
             )
         ]
 
-    def rows(self, bot: str) -> Iterable[list[Any]]:
-        """A bot's data-script rows in order (bots by name)."""
-        for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? ORDER BY n", (bot,)):
-            yield json.loads(row)
+    def rows(self, bot: str) -> list[str]:
+        """A bot's data-script rows in order, as JSON texts (bots by their number in `numbered`)."""
+        return [row for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? ORDER BY n", (bot,))]
+
+    def _number(self, named: list[str]) -> None:
+        """The bots' numbers in the data scripts (their place in `named`, by name): the rows
+        are kept numbered; a new bot renumbers every row once (it shifts the names after it)."""
+        old = self._meta("numbered") or []
+        self.numbered = named
+        self.number = {bot: index for index, bot in enumerate(named)}
+        if old == named:
+            return
+        renumbered = []
+        for bot, n, text in self.db.execute("SELECT bot, n, row FROM rows").fetchall():
+            row = json.loads(text)
+            row[5] = [self.number[old[other]] for other in row[5]]
+            renumbered.append((row_text(row), bot, n))
+        self.db.executemany("UPDATE rows SET row = ? WHERE bot = ? AND n = ?", renumbered)
+        self._set_meta("numbered", named)
 
     def save_rendered(self, numbered: list[str], site: str, pages: int, bot_pages: Mapping[str, str]) -> None:
         """What this render wrote (the data scripts' numbering, the site's folder, the games
@@ -534,6 +553,11 @@ class SiteState:
             {"numbered": numbered, "site": site, "count": self.committed_count, "pages": pages, "bot_pages": bot_pages},
             separators=(",", ":"),
         )
+
+
+def row_text(row: Any) -> str:
+    """A value as a data script holds it: compact JSON, with nothing that closes a <script>."""
+    return json.dumps(row, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _compact(value: float) -> float | int:

@@ -233,7 +233,7 @@ def _write_from_state(
     swiss = is_swiss(data.settings)
     blobs = {bot: state.blob(bot) for bot in order}
     last_move = {bot: blob["last_move"] for bot, blob in blobs.items() if blob["last_move"] is not None}
-    named = sorted(order)
+    named = state.numbered  # the standings' bots by name, as the state's rows number them
     rewrite_all = last is None or last.get("numbered") != named
     _write_game_data(site, state, named, order if rewrite_all else sorted(state.touched & set(order)))
     write(
@@ -383,7 +383,6 @@ def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: S
     """
     folder = site / DATA_DIR / "bots"
     folder.mkdir(parents=True, exist_ok=True)
-    number = {bot: index for index, bot in enumerate(named)}
     index_data = {
         "bots": [[bot, slug(bot)] for bot in named],
         "rounds": state.moves.get("rounds", []),
@@ -391,12 +390,11 @@ def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: S
     }
     _write_if_changed(site / DATA_DIR / "site.js", _script_data("ARENA_DATA", "site", index_data))
     for bot in bots:
-        rows = []
-        for row in state.rows(bot):
-            row[5] = [number[other] for other in row[5]]
-            rows.append(row)
         name = slug(bot)
-        _write_if_changed(folder / f"{name}.js", _script_data("ARENA_DATA", f"bot:{name}", rows))
+        label = json.dumps(f"bot:{name}", ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+        # The rows are kept as text (`_script_data`'s bytes): no row is parsed again.
+        text = f"window.ARENA_DATA=window.ARENA_DATA||{{}};window.ARENA_DATA[{label}]=[{','.join(state.rows(bot))}];\n"
+        _write_if_changed(folder / f"{name}.js", text)
 
 
 def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:
