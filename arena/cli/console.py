@@ -11,8 +11,18 @@ from rich.console import Console
 
 from arena.terminal import wrapped
 
-console = Console()
-errors = Console(stderr=True)
+
+def _live(made: Console) -> Console:
+    """`made`, its width read from $COLUMNS and the terminal at each print: rich fixes a
+    console's width from $COLUMNS when the console is made, and arena's are made once, at
+    import (in a long-lived process, such as a test run, whatever $COLUMNS was then would
+    hold for every command after)."""
+    made._width = None  # rich's `size` then reads $COLUMNS and the terminal each time
+    return made
+
+
+console = _live(Console())
+errors = _live(Console(stderr=True))
 
 
 class UsageError(Exception):
