@@ -64,6 +64,7 @@ CREATE TABLE IF NOT EXISTS bots (bot TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHO
 CREATE TABLE IF NOT EXISTS points (
     bot TEXT NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, cons REAL NOT NULL,
     PRIMARY KEY (bot, games)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fragments (bot TEXT PRIMARY KEY, html TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rows (
     bot TEXT NOT NULL, n INTEGER NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
     PRIMARY KEY (bot, n)) WITHOUT ROWID;
@@ -146,6 +147,7 @@ class SiteState:
         self.points_made: dict[str, dict[int, RatingPoint]] = {}  # this render's rating points by bot and games
         self.last_rendered: dict[str, Any] | None = None
         self._rendered: str | None = None
+        self._fragments: dict[str, str] = {}
 
     # -- the file ---------------------------------------------------------------------------
 
@@ -186,7 +188,10 @@ class SiteState:
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
         if self._rendered is not None:
+            self.db.execute("BEGIN")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('rendered', ?)", (self._rendered,))
+            self.db.executemany("INSERT OR REPLACE INTO fragments VALUES (?, ?)", sorted(self._fragments.items()))
+            self.db.execute("COMMIT")
         self.db.close()
 
     # -- the ledger, saved with its window of updates ----------------------------------------
@@ -299,10 +304,12 @@ class SiteState:
         self.committed_count = count
         self.db.execute("BEGIN")  # the tail: rolled back by close()
         games = read_games(self.store, tail)
+        before, self.touched = self.touched, set()
         self._apply(games)
         self._open_deal_points()
-        self._finish(self.touched)
+        self._finish(self.touched)  # only the bots of the tail: the others' are done
         self._flush(self.touched)
+        self.touched |= before
         self.count = count + len(games)
 
     def _order_from_moves(self) -> None:
@@ -485,6 +492,7 @@ class SiteState:
         first, last, _ = blob["rounds"] or (record["round"], record["round"], 0)
         blob["rounds"] = [min(first, record["round"]), max(last, record["round"]), blob["played"]]
         blob["last_move"] = move
+        self.moves.setdefault("last_move", {})[bot] = move  # the index reads every bot's
 
     def _finish(self, bots: Iterable[str]) -> None:
         """The rating chart and the stderr excerpts of bots that played (their pages read them)."""
@@ -553,6 +561,16 @@ class SiteState:
             {"numbered": numbered, "site": site, "count": self.committed_count, "pages": pages, "bot_pages": bot_pages},
             separators=(",", ":"),
         )
+
+    def fragment(self, bot: str) -> str | None:
+        """A bot page's sections that change only when it plays, as the last render made them."""
+        row = self.db.execute("SELECT html FROM fragments WHERE bot = ?", (bot,)).fetchone()
+        return None if row is None else row[0]
+
+    def keep_fragment(self, bot: str, html: str) -> None:
+        """Kept for the next render, with what the render wrote (`save_rendered`): a bot that
+        played since is rendered again (it is in `touched`), and only it reads a stale one."""
+        self._fragments[bot] = html
 
 
 def row_text(row: Any) -> str:

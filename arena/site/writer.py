@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from arena.config.botfolder import BotFolderError, load_bot, registry_folders
 from arena.ratings.confidence import SETTLE_LEVEL
@@ -108,7 +109,10 @@ def _rank_change(places: int) -> str:
     return "\u25b2" + str(places) if places > 0 else "\u25bc" + str(-places) if places < 0 else "\u2013"
 
 
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    """The templates' environment, made once per process (a league's renderer renders
+    after every batch: its templates are compiled once)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=True,  # every template is HTML; a bot's name or log must never become markup
@@ -231,8 +235,7 @@ def _write_from_state(
     rank = {line.bot: number for number, line in enumerate(standings.lines, 1)}
     order = [line.bot for line in standings.lines]
     swiss = is_swiss(data.settings)
-    blobs = {bot: state.blob(bot) for bot in order}
-    last_move = {bot: blob["last_move"] for bot, blob in blobs.items() if blob["last_move"] is not None}
+    last_move = {bot: move for bot, move in state.moves.get("last_move", {}).items() if bot in rank}
     named = state.numbered  # the standings' bots by name, as the state's rows number them
     rewrite_all = last is None or last.get("numbered") != named
     _write_game_data(site, state, named, order if rewrite_all else sorted(state.touched & set(order)))
@@ -258,8 +261,8 @@ def _write_from_state(
 
     top = order[:MATRIX_BOTS]
     model = {row: {col: confidence.ahead(row, col) for col in top if col != row} for row in top}
-    ahead = {bot: blobs[bot]["ahead"] for bot in top}
-    together = {bot: blobs[bot]["together"] for bot in top}
+    ahead = {bot: state.blob(bot)["ahead"] for bot in top}
+    together = {bot: state.blob(bot)["together"] for bot in top}
     write(
         site / "h2h.html", "h2h.html", "", matrix_bots=top, cells=h2h_cells(top, model, ahead, together),
         total_bots=len(standings.lines),
@@ -272,7 +275,6 @@ def _write_from_state(
     records = hashlib.blake2b(repr(sorted(bots.items())).encode(), digest_size=8).hexdigest()
     for line in standings.lines:
         bot = line.bot
-        blob = blobs[bot]
         member = data.members.get(bot)
         signature = hashlib.blake2b(
             repr((records, line, rank[bot], line.mark, member, swiss, data.name, data.game)).encode(), digest_size=8,
@@ -281,16 +283,29 @@ def _write_from_state(
         page = site / "bots" / f"{slug(bot)}.html"
         if bot not in state.touched and shown.get(bot) == signature and page.is_file():
             continue
-        opponents = [
-            {"bot": other, "games": count, "ahead": blob["ahead"].get(other, 0), "behind": blob["behind"].get(other, 0)}
-            for other, count in blob["together"].items()
-        ]
-        opponents.sort(key=lambda o: (-(o["ahead"] - o["behind"]), o["bot"]))
-        seats = [
-            {"seat": int(seat), "games": cell[0], "wins": cell[1], "average": cell[2] / cell[0]}
-            for seat, cell in sorted(blob["by_seat"].items(), key=lambda item: int(item[0]))
-        ]
-        chart, chart_keys = blob["chart"] or ({}, [])
+        # Its sections below the top (chart, seats, head-to-head, incidents, stderr, games)
+        # change only when it plays: kept rendered in the state for the next render.
+        details = state.fragment(bot) if last is not None and bot not in state.touched else None
+        blob = state.blob(bot)
+        if details is None:
+            chart, chart_keys = blob["chart"] or ({}, [])
+            opponents = [
+                {"bot": other, "games": count, "ahead": blob["ahead"].get(other, 0), "behind": blob["behind"].get(other, 0)}
+                for other, count in blob["together"].items()
+            ]
+            opponents.sort(key=lambda o: (-(o["ahead"] - o["behind"]), o["bot"]))
+            seats = [
+                {"seat": int(seat), "games": cell[0], "wins": cell[1], "average": cell[2] / cell[0]}
+                for seat, cell in sorted(blob["by_seat"].items(), key=lambda item: int(item[0]))
+            ]
+            if "bot_details.html" not in templates:
+                templates["bot_details.html"] = env.get_template("bot_details.html")
+            details = templates["bot_details.html"].render(
+                root="../", **common, line=line, chart=chart, chart_keys=chart_keys, seats=seats, opponents=opponents,
+                incidents=blob["incidents"], excerpts=blob["excerpts"], recent=blob["recent"], played=blob["played"],
+                swiss=swiss,
+            )
+            state.keep_fragment(bot, details)
         first, last_round, count = blob["rounds"] or (0, 0, 0)
         write(
             page,
@@ -303,15 +318,7 @@ def _write_from_state(
             member=member,
             membership=membership_text(member, first, last_round, count) if member else "",
             info=bots[bot],
-            chart=chart,
-            chart_keys=chart_keys,
-            seats=seats,
-            opponents=opponents,
-            incidents=blob["incidents"],
-            excerpts=blob["excerpts"],
-            recent=blob["recent"],
-            played=blob["played"],
-            swiss=swiss,
+            details=markupsafe.Markup(details),
         )
 
     # What a page served by `arena serve` looks at to reload itself when the standings change.
