@@ -301,7 +301,8 @@ def _write_from_state(
             if "bot_details.html" not in templates:
                 templates["bot_details.html"] = env.get_template("bot_details.html")
             details = templates["bot_details.html"].render(
-                root="../", **common, line=line, chart=chart, chart_keys=chart_keys, seats=seats, opponents=opponents,
+                root="../", **common, line=line, chart=chart, chart_links=_chart_links(chart, chart_keys), seats=seats,
+                opponent_rows=_opponent_rows(opponents),
                 incidents=blob["incidents"], excerpts=blob["excerpts"], recent=blob["recent"], played=blob["played"],
                 swiss=swiss,
             )
@@ -334,6 +335,30 @@ def _write_from_state(
         "pages": pages, "files_written": _WRITTEN[0] - written_before, "replays_written": written,
         "replays_failed": failed, "games": done,
     }
+
+
+def _opponent_rows(opponents: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
+    """The rows of a bot page's head-to-head table (made here, not in the template: up to
+    a row per bot of the field, on every page of a bot that played)."""
+    rows = []
+    for o in opponents:
+        name, games, ahead, behind = markupsafe.escape(o["bot"]), o["games"], o["ahead"], o["behind"]
+        good = ' class="good"' if ahead > behind else ""
+        bad = ' class="bad"' if behind > ahead else ""
+        rows.append(
+            f'<tr><td data-value="{name}"><a href="{slug(o["bot"])}.html">{name}</a></td>'
+            f'<td data-value="{games}">{games}</td><td data-value="{ahead}"{good}>{ahead}</td>'
+            f'<td data-value="{behind}"{bad}>{behind}</td></tr>'
+        )
+    return markupsafe.Markup("".join(rows))
+
+
+def _chart_links(chart: Mapping[str, Any], keys: Sequence[str | None]) -> markupsafe.Markup:
+    """The rating chart's points, each a link to the game after which it was taken."""
+    return markupsafe.Markup("".join(
+        f'<a class="pt" href="../games/{markupsafe.escape(key)}.html" tabindex="-1" style="left:{point[1]}%;top:{point[2]}%"></a>'
+        for point, key in zip(chart.get("points", []), keys)
+    ))
 
 
 _GAME_FILE = re.compile(r"(page-)?[0-9-]+\.html|\.?[0-9-]+\.r[0-9]+\.js(\.[0-9]+\.part)?")
