@@ -502,12 +502,16 @@ class SiteState:
         prior = (self.rating.mu, self.rating.sigma)
         for bot in bots:
             blob = self.blob(bot)
-            points = self.points(bot)
-            chart = rating_chart([point for point, _ in points], prior)
-            key_of = {point[0]: key for point, key in points}
-            # Each point links to the game after which it was taken.
-            keys = [key_of.get(games) for games, *_ in chart.get("points", [])]
-            blob["chart"] = [chart, keys] if chart else None
+            points = self.db.execute(
+                "SELECT games, mu, sigma, cons FROM points WHERE bot = ? ORDER BY games", (bot,)
+            ).fetchall()
+            chart = rating_chart(points, prior)
+            # Each point drawn links to the game after which it was taken (its games-th game).
+            drawn = [games for games, *_ in chart.get("points", [])]
+            key_of = dict(self.db.execute(
+                f"SELECT n, key FROM rows WHERE bot = ? AND n IN ({','.join('?' * len(drawn))})", (bot, *drawn)
+            )) if drawn else {}
+            blob["chart"] = [chart, [key_of.get(games) for games in drawn]] if chart else None
             excerpts = []
             for recent in blob["recent"]:
                 if len(excerpts) >= LOG_EXCERPTS:
@@ -520,17 +524,6 @@ class SiteState:
             blob["excerpts"] = excerpts
 
     # -- what the pages read ------------------------------------------------------------------
-
-    def points(self, bot: str) -> list[tuple[tuple[int, float, float, float], str | None]]:
-        """A bot's rating points in order, each with the key of the game it was taken after."""
-        return [
-            ((games, mu, sigma, cons), key)
-            for games, mu, sigma, cons, key in self.db.execute(
-                "SELECT p.games, p.mu, p.sigma, p.cons, r.key FROM points p LEFT JOIN rows r "
-                "ON r.bot = p.bot AND r.n = p.games WHERE p.bot = ? ORDER BY p.games",
-                (bot,),
-            )
-        ]
 
     def rows(self, bot: str) -> list[str]:
         """A bot's data-script rows in order, as JSON texts (bots by their number in `numbered`)."""
