@@ -240,6 +240,10 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         render_site(out, replays="none")
         site_s = time.perf_counter() - began
     done = league.done()
+    began = time.perf_counter()
+    if store.done_count() != done:  # what done() was before the league counted them itself
+        raise SystemExit(f"the league counts {done} games, the store {store.done_count()}")
+    count_s = time.perf_counter() - began
     began, cpu = time.perf_counter(), time.process_time()
     league._save()  # what the league does after a batch at most once a minute (SAVE_S)
     save_s, save_cpu_s = time.perf_counter() - began, time.process_time() - cpu
@@ -263,6 +267,7 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         "schedule_s": round(schedule_s, 4),
         "site_s": round(site_s, 3),
         "after_batch_s": round(stored_s + schedule_s + site_s, 3),
+        "count_s": round(count_s, 3),
         "save_s": round(save_s, 3),
         "save_cpu_s": round(save_cpu_s, 3),
         "reopen_s": round(reopen_s, 3),

@@ -168,6 +168,7 @@ class _League(Membership, Runner):
         # only the games after them, streamed.
         self.seq = store.last_seq()
         self.next_batch = store.last_round() + 1
+        self.stored = store.done_count()  # games stored, counted on as they are (`done`)
         unfinished = store.games(status="scheduled")
         self.open: Counter[int] = Counter(row.round for row in unfinished)
         self.queue = [row.scheduled() for row in unfinished]
@@ -322,8 +323,9 @@ class _League(Membership, Runner):
         return [bot for bot, m in self.members.items() if m.status == "active" and bot in self.refs]
 
     def done(self) -> int:
-        """Games stored in the league."""
-        return self.store.done_count()
+        """Games stored in the league: counted when it opens, then one per game stored (a
+        COUNT after every batch reads every game's row: 0.03 s at 100k games, growing)."""
+        return self.stored
 
     # -- ratings as of batch b-2 ---------------------------------------------------------------
 
@@ -483,6 +485,7 @@ class _League(Membership, Runner):
 
     def game_stored(self, game: ScheduledGame, played: PlayedGame, drained: bool) -> None:
         """When its batch is complete, the standings move on."""
+        self.stored += 1
         deal = game.deal if self.config.duplicate else None
         result = rated_game(game.key, deal, played.result)
         self.results[game.round].append(result)
