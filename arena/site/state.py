@@ -431,7 +431,7 @@ class SiteState:
         made = self.points_made
         for bot, place in zip(seats, places):
             played = moves["played"][bot] = moves["played"].get(bot, 0) + 1
-            point = made.get(bot, {}).get(played)
+            point = made.get(bot, {}).pop(played, None)  # used once: a rebuild never holds every point
             score = None
             if self.swiss and table > 1:
                 score = moves["score"].get(bot, 0.0) + (table - place) / (table - 1)
