@@ -33,7 +33,9 @@ schedule rates the whole history once), the site is rendered once (untimed), the
 - `site_s`: the site re-rendered (`arena.site.writer.render_site`, which writes
   live.json; the league's renderer thread calls the same, with replays; here
   `replays="none"`, as no synthetic game has a replay: a Three Thirteen replay's write
-  time is bench/replay_size.py's, about 1-2 s per new game).
+  time is bench/replay_size.py's, about 1-2 s per new game); `site_cpu_s` its CPU time
+  (the site reads its state beside the store, `arena.site.state`: the render after the
+  untimed first one applies only the batch).
 
 `after_batch_s` = stored_s + schedule_s + site_s. Then `save_s`: the league's state saved
 (what it does after a batch at most once a minute, `SAVE_S`: not in after_batch_s), and
@@ -234,11 +236,11 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
     began = time.perf_counter()
     league.schedule_batch()
     schedule_s = time.perf_counter() - began
-    site_s = 0.0
+    site_s = site_cpu_s = 0.0
     if site:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         render_site(out, replays="none")
-        site_s = time.perf_counter() - began
+        site_s, site_cpu_s = time.perf_counter() - began, time.process_time() - cpu
     done = league.done()
     began = time.perf_counter()
     if store.done_count() != done:  # what done() was before the league counted them itself
@@ -266,6 +268,7 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         "sweep_cpu_s": round(sweep_cpu_s, 4),
         "schedule_s": round(schedule_s, 4),
         "site_s": round(site_s, 3),
+        "site_cpu_s": round(site_cpu_s, 3),
         "after_batch_s": round(stored_s + schedule_s + site_s, 3),
         "count_s": round(count_s, 3),
         "save_s": round(save_s, 3),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.site.state as state_module
 import arena.site.writer as writer
 from arena.config.fingerprint import fingerprint_of, settings_of
 from arena.config.league import LeagueConfig
@@ -40,6 +41,9 @@ class _Frozen(datetime):
 @pytest.fixture(autouse=True)
 def frozen(monkeypatch):
     monkeypatch.setattr(writer, "datetime", _Frozen)
+    # The store is read 7 games at a time (2,000 in use): a duplicate deal of 3 rotations
+    # falls across a read, the cut before a game still playing too.
+    monkeypatch.setattr(state_module, "CHUNK", 7)
 
 
 def files_of(site: Path) -> dict[str, bytes]:

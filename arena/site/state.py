@@ -268,12 +268,7 @@ class SiteState:
             self.db.close()
             self.db = self._open(True)
             cursor = ""
-        rows = game_rows(self.store.game_rows_after(cursor))
-        first_open = next((row for row in rows if row.status != "done"), None)
-        cut = None if first_open is None else (deal_of(first_open.key) if self.duplicate else first_open.key)
-        committed = [row for row in rows if cut is None or row.key < cut]
-        tail = [row for row in rows if cut is not None and row.key >= cut and row.status == "done"]
-        self.open_deals = {row.deal for row in rows if row.status != "done"} if self.duplicate else set()
+        self.open_deals: set[str] = set()
         self.previous_count = self._meta("count") or 0
         self.ledger = self._load_ledger()
         self.moves = self._meta("moves") or {
@@ -283,17 +278,41 @@ class SiteState:
         self.last_rendered = self._meta("rendered")
         self.db.execute("BEGIN")
         self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
-        # Every bot the standings will list: the store's, those rated, those of the new games.
-        seated = {bot for row in rows if row.status == "done" for bot in row.bots}
-        self._number(sorted(set(self.ledger._bots) | set(self.ledger._games) | seated))
+        # Every bot the standings will list: the store's and those rated (a seat's bot is
+        # one of the store's; one that is not is numbered when it comes, `_moves_of`).
+        self._number(sorted(set(self.ledger._bots) | set(self.ledger._games)))
         count = self.previous_count
-        for start in range(0, len(committed), CHUNK):
-            games = read_games(self.store, committed[start : start + CHUNK])
-            self._apply(games)
-            count += len(games)
+        # The games after the cursor, CHUNK at a time (a rebuild never holds every game):
+        # the finished ones before the first still playing (a duplicate deal only whole)
+        # are applied and saved; the finished ones after it are the tail.
+        cut: str | None = None
+        committed_last: str | None = None
+        tail: list[GameRow] = []
+        after = cursor
+        while True:
+            chunk = game_rows(self.store.game_rows_after(after, CHUNK))
+            if not chunk:
+                break
+            if self.duplicate and len(chunk) == CHUNK:
+                whole = [row for row in chunk if row.deal != chunk[-1].deal]  # the last deal comes whole next time
+                chunk = whole or chunk
+            after = chunk[-1].key
+            if self.duplicate:
+                self.open_deals.update(row.deal for row in chunk if row.status != "done")
+            if cut is None:
+                first_open = next((row for row in chunk if row.status != "done"), None)
+                if first_open is not None:
+                    cut = deal_of(first_open.key) if self.duplicate else first_open.key
+            committed = [row for row in chunk if cut is None or row.key < cut]
+            tail += [row for row in chunk if cut is not None and row.key >= cut and row.status == "done"]
+            if committed:
+                games = read_games(self.store, committed)
+                self._apply(games)
+                count += len(games)
+                committed_last = committed[-1].key
         self._close_deal()
-        if committed:
-            self._set_meta("cursor", committed[-1].key)
+        if committed_last is not None:
+            self._set_meta("cursor", committed_last)
         self._set_meta("count", count)
         self._save_ledger(self.ledger)
         self._set_meta("moves", self.moves)
@@ -464,6 +483,8 @@ class SiteState:
                 row.key, row.round, row.table_no, row.rotation, seat, seats, places, scores, forfeits,
                 round(move[0], 2), round(move[1], 2), move[2], move[3], incidents, round(mu, 2), round(sigma, 2),
             ]
+            if any(other not in self.number for other in seats):  # a seat's bot the store does not list
+                self._number(sorted(set(self.numbered) | set(seats)))
             data_row[5] = [self.number[other] for other in seats]
             out.append((bot, moves["played"][bot], row.key, row_text(data_row)))
             self._aggregate(bot, seat, record, move)

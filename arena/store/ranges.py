@@ -21,9 +21,12 @@ class RangeReads:
 
     _db: sqlite3.Connection
 
-    def game_rows_after(self, key: str) -> list[tuple[Any, ...]]:
-        """Every scheduled game after `key` ('' for all), done or not, in key order (GAME_COLUMNS)."""
-        return self._db.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE key > ? ORDER BY key", (key,)).fetchall()
+    def game_rows_after(self, key: str, limit: int = -1) -> list[tuple[Any, ...]]:
+        """The scheduled games after `key` ('' from the first), done or not, in key order
+        (GAME_COLUMNS), at most `limit` (-1: all)."""
+        return self._db.execute(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE key > ? ORDER BY key LIMIT ?", (key, limit)
+        ).fetchall()
 
     def done_game_rows(self, offset: int, limit: int) -> list[tuple[Any, ...]]:
         """Finished games `offset` to `offset + limit` in key order (GAME_COLUMNS)."""
