@@ -158,6 +158,7 @@ def test_a_served_replay_keeps_its_packing_without_the_stderr_lines():
 
 
 def test_a_site_rendered_again_replaces_each_older_replay_file_by_its_packed_one(tmp_path):
+    from arena.site.state import STATE_FILE
     from arena.site.writer import render_site
     from tests.report_helpers import build_tournament
 
@@ -169,6 +170,9 @@ def test_a_site_rendered_again_replaces_each_older_replay_file_by_its_packed_one
     packed.unlink()
     older = replays / f"{key}.r3.js"
     older.write_text("window.ARENA_REPLAYS=window.ARENA_REPLAYS||{};window.ARENA_REPLAYS[\"k\"]={};\n")
+    # That site was rendered by an arena of the older format, which kept no site state
+    # (DIR/.site-state.sqlite): this arena's first render of it looks at every game.
+    (cup / STATE_FILE).unlink()
     render_site(cup)
     assert not older.exists() and read_script(packed.read_text()) == data
     assert sorted(path.name.split(".")[1] for path in replays.iterdir()) == [f"r{site_replay.FORMAT}"] * 4
