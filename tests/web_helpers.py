@@ -79,3 +79,11 @@ def leftovers(registry: Path) -> list[str]:
     found = [str(p.relative_to(registry)) for p in (registry / ".door" / "quarantine").glob("*")]
     found += [str(p.relative_to(registry)) for p in registry.glob(".incoming-*")]
     return found
+
+
+def states_seen(lines: list[str]) -> list[str]:
+    """The states `arena submit --to` printed between its "uploaded" and its last line, in
+    order, less a first "queued": its first poll sees that state only when no worker has
+    taken the upload yet (a busy machine), and what a test checks is what comes after."""
+    states = [line.strip() for line in lines[1:-1]]
+    return states[1:] if states[:1] == ["queued"] else states
