@@ -22,6 +22,7 @@ from arena.human.table import TableConfig
 from arena.site.replay import replay_frames
 from arena.store.db import Store
 from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
+from tests.screenshots import keep_screenshot
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401 - the fixture
 from tests.test_report_pages_browser import _axe, violations
 
@@ -148,7 +149,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_sees_only_their_seat(browse
                 went_out.append((turn["step"], turn["hints"]["go_out"][str(action["card"])], laid))
             click_action(player.page, game, action)
         assert player.page.locator("#result-table tbody tr").count() == 2
-        player.page.screenshot(path=str(tmp_path / f"{game}-over.png"), full_page=True)
+        keep_screenshot(player.page, f"{game}-over.png", full_page=True)
         frames = list(player.frames)
         # The stored game, in the site's replay viewer: one click from the result.
         player.page.click("#replay-link", timeout=60_000)
@@ -296,7 +297,7 @@ def test_axe_finds_no_violation_on_the_play_page(browser, game, viewport, tmp_pa
             player.page.keyboard.press("Enter")
         next_turn = player.wait_turn_or_over(turn["request"])
         assert next_turn is None or next_turn["request"] == turn["request"] + 1
-        player.page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        keep_screenshot(player.page, "page.png", full_page=True)
         problems = violations(axe, player.page)
         assert problems == [], "\n".join(problems)
         player.watched.check()

@@ -20,6 +20,7 @@ from arena.site.writer import render_site
 from arena.store.db import Store
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE_LOG, build_tournament
+from tests.screenshots import keep_screenshot
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
 from tests.test_report_pages_browser import _axe, violations
 
@@ -104,7 +105,7 @@ def test_three_thirteen_round_as_scored_marks_that_rounds_wild_rank(browser, rum
     assert zone.count() == 1 and f"round {last['round']} as scored" in zone.get_attribute("data-zone")
     marked = sorted(int(c) for c in zone.locator(".pcard.wild").evaluate_all("cs => cs.map(c => c.dataset.card)"))
     assert marked == sorted(c for c in scored if faces[str(c)][0] == last["wild"])
-    page.screenshot(path=str(tmp_path / f"as-scored-{viewport['width']}.png"), full_page=True)
+    keep_screenshot(page, f"as-scored-{viewport['width']}.png", full_page=True)
     watched.check()
 
 
@@ -123,7 +124,7 @@ def test_three_thirteen_scores_fit_a_phone(browser, rummy, tmp_path):  # noqa: F
     assert box["x"] <= table["x"] and table["x"] + table["width"] <= box["x"] + box["width"]
     assert page.locator(".scorescroll").get_attribute("tabindex") == "0"
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.screenshot(path=str(tmp_path / "scores-phone.png"), full_page=True)
+    keep_screenshot(page, "scores-phone.png", full_page=True)
     watched.check()
 
 
@@ -281,7 +282,7 @@ def test_on_a_phone_the_control_bar_stays_on_screen(browser, cup, rummy, game, t
         assert 0 <= bar["y"] and bar["y"] + bar["height"] <= PHONE["height"], seat
     page.click("#replay-forward")
     assert step_of(page) == 41
-    page.screenshot(path=str(tmp_path / f"bar-{game}.png"))
+    keep_screenshot(page, f"bar-{game}.png")
     watched.check()
 
 
@@ -370,7 +371,7 @@ def test_axe_finds_no_violation_on_a_game_page(browser, cup, rummy, game, viewpo
         if problems:
             found[moment] = problems
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], moment
-    page.screenshot(path=str(tmp_path / f"{game}-{viewport['width']}.png"), full_page=True)
+    keep_screenshot(page, f"{game}-{viewport['width']}.png", full_page=True)
     assert found == {}
     watched.check()
 

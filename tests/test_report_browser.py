@@ -2,7 +2,7 @@
 the standings, open a bot's page, open a game, step its replay with buttons and arrow
 keys, switch to a seat's view, on a desktop and a phone viewport, from file:// and from
 `arena serve`. A bot named like a script tag must run nothing: any dialog fails the test.
-Screenshots go to each test's tmp_path.
+Screenshots only when asked: ARENA_SCREENSHOTS=DIR (tests/screenshots.py).
 
 Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI).
 """
@@ -21,6 +21,7 @@ from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament
+from tests.screenshots import keep_screenshot
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -113,7 +114,7 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     with Store.open(cup) as store:
         expected = [line.bot for line in stored_standings(store).standings]
     assert standings_names(page) == expected  # best conservative rating first
-    page.screenshot(path=str(tmp_path / "index-desktop.png"), full_page=True)
+    keep_screenshot(page, "index-desktop.png", full_page=True)
 
     page.click("#standings th:has-text('bot')")
     assert standings_names(page) == sorted(expected, key=str.lower)
@@ -128,7 +129,7 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     assert page.url.endswith(f"bots/{slug(HOSTILE)}.html")
     assert page.locator("h1").inner_text() == HOSTILE  # shown as text, not run
     assert page.locator("#rating-chart polyline.mu").count() == 1
-    page.screenshot(path=str(tmp_path / "bot-desktop.png"), full_page=True)
+    keep_screenshot(page, "bot-desktop.png", full_page=True)
 
     page.wait_for_selector("#bot-games .found")  # every game of the bot, newest first
     first_game = page.locator("#bot-games table.games tbody tr td:first-child a").first
@@ -152,7 +153,7 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     full = state.spectator_view()
     for seat in range(result.players):
         assert hand_cards(page, seat) == [card["id"] for card in full["hands"][seat]]
-    page.screenshot(path=str(tmp_path / "game-step5-full.png"), full_page=True)
+    keep_screenshot(page, "game-step5-full.png", full_page=True)
 
     page.select_option("#replay-view", "1")  # as seat 1 saw it
     seen = state.observation(1)
@@ -161,7 +162,7 @@ def test_standings_bot_page_and_replay_on_a_desktop(browser, cup, tmp_path):
     hidden = page.locator('#replay-table [data-seat="0"] [data-zone="hand"] .count').inner_text()
     assert hidden == f"{seen['hand_sizes'][0]} cards"
     assert page.locator('#replay-table [data-zone="3DOWN"] .pcard[data-card]').count() == 0
-    page.screenshot(path=str(tmp_path / "game-step5-seat1.png"), full_page=True)
+    keep_screenshot(page, "game-step5-seat1.png", full_page=True)
 
     last = len(result.replay.actions)
     page.fill("#replay-jump", str(last))
@@ -190,7 +191,7 @@ def test_a_forfeited_game_shows_the_incident_and_the_fallback_moves(browser, cup
     page.press("#replay-jump", "Enter")
     assert step_of(page) == fallback
     assert "(fallback player: the bot had forfeited)" in page.locator("#replay-what").inner_text()
-    page.screenshot(path=str(tmp_path / "forfeit.png"), full_page=True)
+    keep_screenshot(page, "forfeit.png", full_page=True)
     watched.check()
 
 
@@ -201,13 +202,13 @@ def test_the_site_reads_well_on_a_phone(browser, cup, tmp_path):
         page.goto((cup / "site" / path).as_uri())
         # Nothing but the inner scrolling tables may be wider than the screen.
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
-        page.screenshot(path=str(tmp_path / f"{name}-phone.png"), full_page=True)
+        keep_screenshot(page, f"{name}-phone.png", full_page=True)
     page.locator("table.games a").first.click()
     page.wait_for_selector("#replay-table")  # the viewer has drawn the deal
     page.keyboard.press("ArrowRight")
     assert step_of(page) == 1
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.screenshot(path=str(tmp_path / "game-phone.png"), full_page=True)
+    keep_screenshot(page, "game-phone.png", full_page=True)
     watched.check()
 
 
@@ -223,7 +224,7 @@ def test_served_over_http(browser, cup, tmp_path):
         page.click("#replay-forward")
         page.click("#replay-forward")
         assert step_of(page) == 2
-        page.screenshot(path=str(tmp_path / "served.png"))
+        keep_screenshot(page, "served.png")
         watched.check()
     finally:
         server.shutdown()
@@ -255,5 +256,5 @@ def test_three_thirteen_wilds_and_suits_at_a_glance(browser, tmp_path):
     red = page.locator('#replay-table .pcard.red').count()
     black = page.locator('#replay-table .pcard.black').count()
     assert red + black == page.locator("#replay-table .pcard[data-card]").count()
-    page.screenshot(path=str(tmp_path / "three-thirteen.png"), full_page=True)
+    keep_screenshot(page, "three-thirteen.png", full_page=True)
     watched.check()

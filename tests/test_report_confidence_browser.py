@@ -11,6 +11,7 @@ import pytest
 
 from arena.site.model import load_site_data
 from tests.report_helpers import build_tournament
+from tests.screenshots import keep_screenshot
 from tests.test_report_browser import DESKTOP, Watched, browser  # noqa: F401  (browser is a fixture)
 
 
@@ -30,7 +31,7 @@ def test_the_standings_show_bands_and_groups(browser, cup, tmp_path):  # noqa: F
     assert bands == [str(data.confidence.intervals[bot]) for bot in order]
     groups = [int(g) for g in page.locator("#standings tbody tr").evaluate_all("rows => rows.map(r => r.dataset.group)")]
     assert groups == [group + 1 for group in data.confidence.groups(order)]
-    page.screenshot(path=str(tmp_path / "standings-bands.png"), full_page=True)
+    keep_screenshot(page, "standings-bands.png", full_page=True)
     watched.check()
 
 
@@ -51,5 +52,5 @@ def test_the_head_to_head_page_shows_the_models_chance_and_the_observed_share(br
     assert cell.locator(".model").inner_text() == f"{round(100 * data.confidence.ahead(first, second))}%"
     assert cell.locator(".seen").inner_text() == f"{round(100 * ahead / together)}% · {ahead}/{together}"
     assert "by the ratings" in cell.get_attribute("title")
-    page.screenshot(path=str(tmp_path / "h2h.png"), full_page=True)
+    keep_screenshot(page, "h2h.png", full_page=True)
     watched.check()

@@ -18,6 +18,7 @@ from arena.site.writer import slug
 from arena.store.db import Store
 from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
+from tests.screenshots import keep_screenshot
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)
 
 GAMES = {
@@ -205,7 +206,7 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
             found[kind] = problems
         # Nothing but the inner scrolling regions may be wider than the screen.
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], kind
-        page.screenshot(path=str(tmp_path / f"{kind.replace(' ', '-')}-{viewport['width']}.png"), full_page=True)
+        keep_screenshot(page, f"{kind.replace(' ', '-')}-{viewport['width']}.png", full_page=True)
     assert found == {}
     watched.check()
 
@@ -299,7 +300,7 @@ def test_a_bots_page_lists_every_game_with_its_rating_and_rank_change(browser, l
     assert any("\u25b2" in row["rank"] for row in shown) and any("\u25bc" in row["rank"] for row in shown)
     assert "#page=2" in page.url
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-    page.screenshot(path=str(tmp_path / "bot-games.png"), full_page=True)
+    keep_screenshot(page, "bot-games.png", full_page=True)
 
     page.get_by_label("round", exact=True).fill("3")
     rounds = {row["round"] for row in list_rows(page, "#bot-games")}
@@ -348,7 +349,7 @@ def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, l
     expected = [row.key for row in done if row.round == 2 and "eve" in row.bots][::-1]
     assert [row["key"] for row in list_rows(page, "#games-filtered")] == expected
     assert page.locator("#games-pages").is_hidden()
-    page.screenshot(path=str(tmp_path / "games-of-eve.png"), full_page=True)
+    keep_screenshot(page, "games-of-eve.png", full_page=True)
     page.locator("#filter-clear").click()
     assert page.locator("#games-pages table.games tbody tr:visible").count() == 20
     assert page.locator("#games-pages nav.pager").first.is_visible() and page.locator("#page-jump").is_visible()
@@ -406,7 +407,7 @@ def test_rating_chart_points_link_to_their_games_and_read_out_under_the_pointer(
         assert text.startswith(f"After game {number + 1}, {keys[number]} (round ")
         assert f"rating {rating} ({change}), rank {rank} ({arrow if arrow != chr(0x2013) else 'unchanged'})" in text
         assert readout.locator("a").get_attribute("href") == f"../games/{keys[number]}.html"
-    page.screenshot(path=str(tmp_path / "chart-desktop.png"), full_page=True)
+    keep_screenshot(page, "chart-desktop.png", full_page=True)
     # The keyboard: the chart takes focus, the arrows choose a game, Enter opens it.
     page.locator("#rating-chart .area").focus()
     page.keyboard.press("End")
@@ -438,7 +439,7 @@ def test_the_rating_chart_reads_well_on_a_phone_and_a_tap_reads_a_point_out(brow
     page.touchscreen.tap(x, y)  # the first tap reads out the point nearest the finger
     assert page.locator("#chart-readout").inner_text().startswith(f"After game 31, {keys[30]} ")
     assert page.url.endswith(f"bots/{slug('cy')}.html")
-    page.screenshot(path=str(tmp_path / "chart-phone.png"), full_page=True)
+    keep_screenshot(page, "chart-phone.png", full_page=True)
     page.touchscreen.tap(x + 1, y)  # a second tap on it opens its game
     page.wait_for_url(f"**/games/{keys[30]}.html")
     watched.check()

@@ -31,6 +31,7 @@ from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament
+from tests.screenshots import keep_screenshot
 from tests.test_league import NAMES, config, in_process
 from tests.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
 from tests.test_report_pages_browser import _axe, violations
@@ -278,7 +279,7 @@ def test_the_six_seat_score_box_on_a_phone_scrolls_by_keyboard_and_keeps_the_foc
     assert page.evaluate("document.activeElement.scrollLeft") == scrolled
     page.keyboard.press("ArrowLeft")
     assert step_of(page) == last and settled_scroll(page) < scrolled
-    page.screenshot(path=str(tmp_path / "six-phone.png"), full_page=True)
+    keep_screenshot(page, "six-phone.png", full_page=True)
     watched.check()
 
 
@@ -333,7 +334,7 @@ def test_3up_card_labels_fit_their_cards(browser, cup, viewport, tmp_path):  # n
         )
     assert {label for label, _, _ in sizes} >= {"green", "red", "blue"}
     assert [(label, width, room) for label, width, room in sizes if width > room] == []
-    page.screenshot(path=str(tmp_path / f"cards-{viewport['width']}.png"))
+    keep_screenshot(page, f"cards-{viewport['width']}.png")
     watched.check()
 
 
