@@ -13,7 +13,7 @@ middle and the last game and the list page 1, the middle one and the last one, t
 median of `--repeat` answers each, rendered each time (`list_page_kept_ms`: a list page
 kept in memory, as readers get it until the league's next commit); `first_answer_ms` is the server's first answer alone
 (it opens the store, loads the templates and reads where each list page starts:
-`arena.store.listing.DoneIndex`, one pass over the finished games' keys). Figures in docs/performance.md, "League at scale".
+`arena.store.partial.DoneIndex`, one pass over the finished games' keys). Figures in docs/performance.md, "League at scale".
 """
 
 from __future__ import annotations

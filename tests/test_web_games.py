@@ -21,8 +21,8 @@ from arena.run.league import run_league
 from arena.site.model import load_site_data
 from arena.site.replay import FORMAT, read_script
 from arena.site.writer import write_site
-from arena.store import listing
 from arena.store.db import Store
+from arena.store.partial import DoneIndex
 from arena.web.app import AppServer, create_app, serve_site
 from arena.web.games import CACHE_DIR, ServedGames, served_games_for
 from tests.test_league import NAMES, config, in_process, registry_of
@@ -126,7 +126,7 @@ def test_a_list_page_and_a_game_page_of_a_big_league_are_its_hundreds(league, tm
                                (new, old))
     db.close()
     with Store.open(copy) as store:
-        index = listing.DoneIndex(store, 100)
+        index = DoneIndex(store, 100)
         index.refresh()
         assert index.total == 270 and index.place("00010-00001-0") == 9 * 6 and len(index.starts) == 3
     monkeypatch.setattr("arena.site.writer._write_replays", lambda *args: (0, 0))  # pages only, compared
@@ -347,7 +347,7 @@ def test_the_list_pages_index_follows_games_finishing_in_any_order(tmp_path):
     rng = random.Random(27)
     writer = sqlite3.connect(tmp_path / "arena.sqlite", isolation_level=None)  # the league's own connection
     with Store.open(tmp_path, create=True) as store:
-        index = listing.DoneIndex(store, 7)
+        index = DoneIndex(store, 7)
         batch = 0
 
         def schedule(tables: int) -> None:
@@ -368,7 +368,7 @@ def test_the_list_pages_index_follows_games_finishing_in_any_order(tmp_path):
                 assert index.place(key) == done.index(key)
             for number in range(1, len(index.starts) + 1):
                 assert [row.key for row in index.games_of_page(number)] == done[(number - 1) * 7 : number * 7]
-            fresh = listing.DoneIndex(store, 7)
+            fresh = DoneIndex(store, 7)
             fresh.refresh()
             assert (fresh.starts, fresh.total) == (index.starts, index.total)
 

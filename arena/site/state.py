@@ -103,7 +103,7 @@ def _incident_dicts(incidents: Iterable[Any]) -> list[dict[str, Any]]:
 
 def game_rows(rows: Iterable[Sequence[Any]]) -> list[GameRow]:
     """The store's game records of rows read by key (`Store.game_rows_after`, `done_game_rows`)."""
-    return [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
+    return [GameRow.of_row(row) for row in rows]
 
 
 def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:

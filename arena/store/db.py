@@ -60,9 +60,12 @@ NULL in a tournament), in the same order as the keys, which a league writes as
 
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
-A long store is read in parts (`arena.store.long`, Store's base: counts, the games after
-a round from a cursor, by the index `games_in_schedule`). The store only persists and returns results: ratings and standings are computed from
-them by `arena.ratings.results` (`stored_standings(store)`, `stored_history(store)`).
+A long store is read in parts (`arena.store.partial`, Store's base: a league's history
+streamed from a cursor by the index `games_in_schedule`, the site's state's reads by key
+range, the served league's pages a page at a time). The records (`BotRecord`, `GameRow`,
+`MemberRow`, `SeatRow`) are in `arena.store.records`. The store only persists and returns
+results: ratings and standings are computed from them by `arena.ratings.results`
+(`stored_standings(store)`, `stored_history(store)`).
 """
 
 from __future__ import annotations
@@ -75,15 +78,22 @@ import time
 import tomllib
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
-from arena.store.long import LongStoreReads
-from arena.store.ranges import RangeReads
+from arena.store.partial import PartialReads
+from arena.store.records import (
+    GAME_COLUMNS,
+    INCIDENT_COLUMNS,
+    SEAT_COLUMNS,
+    BotRecord,
+    GameRow,
+    MemberRow,
+    SeatRow,
+)
 from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
@@ -149,65 +159,6 @@ class DuplicateResult(StoreError):
     """A second result for a game that is already stored: refused, never counted twice."""
 
 
-@dataclass(frozen=True)
-class BotRecord:
-    """A bot of the tournament as stored."""
-
-    bot: str
-    name: str
-    version: str
-    content_hash: str
-    folder: str
-    kind: str = "folder"
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """A scheduled game and, once done, when it finished."""
-
-    key: str
-    round: int
-    table_no: int
-    rotation: int
-    deal: str
-    seed: int
-    bots: tuple[str, ...]
-    status: str
-    finished_at: str | None
-    duration_s: float | None
-    rules_version: str | None = None  # the engine's rules version it was played under (when done)
-    seq: int | None = None  # a league's schedule sequence number (None in a tournament)
-
-    def scheduled(self) -> ScheduledGame:
-        """The schedule's view of this game."""
-        return ScheduledGame(self.round, self.table_no, self.rotation, self.bots, self.seed)
-
-
-@dataclass(frozen=True)
-class MemberRow:
-    """A league's bot: which bot it is a version of, and when it played."""
-
-    bot: str
-    lineage: str  # the bot's name: every version of one bot shares it
-    joined: int  # the first batch it could be matched in
-    left_at: int | None  # the batch from which it was no longer matched (None: active)
-    status: str  # 'active', 'retired', 'removed' or 'suspended'
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    """One seat of a finished game."""
-
-    game_key: str
-    seat: int
-    bot: str
-    place: int
-    score: float
-    engine_place: int
-    forfeit: bool
-
-
 def content_hash(folder: str | Path) -> str:
     """sha256 of every file's relative path, executable bit and bytes (caches skipped; and
     build/ when bot.toml has a `build` step: what it makes is not the bot's source, while
@@ -254,7 +205,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class Store(LongStoreReads, RangeReads):
+class Store(PartialReads):
     """One tournament's SQLite store. Writes come from one thread; reads from any number."""
 
     def __init__(self, path: str | Path, *, create: bool = True):
@@ -547,12 +498,9 @@ class Store(LongStoreReads, RangeReads):
 
     def games(self, status: str | None = None) -> list[GameRow]:
         """Scheduled games in schedule order (all, or only 'scheduled' / 'done')."""
-        sql = (
-            "SELECT key, round, table_no, rotation, deal, seed, bots, status, finished_at, duration_s, rules_version, seq "
-            "FROM games"
-        )
+        sql = f"SELECT {GAME_COLUMNS} FROM games"
         rows = self._db.execute(sql + (" WHERE status = ?" if status else ""), (status,) if status else ()).fetchall()
-        out = [GameRow(*row[:6], tuple(json.loads(row[6])), *row[7:]) for row in rows]
+        out = [GameRow.of_row(row) for row in rows]
         out.sort(key=lambda game: key_order(game.key))
         return out
 
@@ -624,7 +572,7 @@ class Store(LongStoreReads, RangeReads):
 
     def seats(self, key: str | None = None) -> list[SeatRow]:
         """Seats of one finished game (or of all), in schedule and seat order."""
-        sql = "SELECT game_key, seat, bot, place, score, engine_place, forfeit FROM seats"
+        sql = f"SELECT {SEAT_COLUMNS} FROM seats"
         rows = self._db.execute(sql + (" WHERE game_key = ?" if key else ""), (key,) if key else ()).fetchall()
         out = [SeatRow(*row[:6], bool(row[6])) for row in rows]
         out.sort(key=lambda seat: (key_order(seat.game_key), seat.seat))
@@ -632,7 +580,7 @@ class Store(LongStoreReads, RangeReads):
 
     def incidents(self, key: str | None = None) -> list[tuple[str, Incident]]:
         """(game key, incident) pairs of one game or of all, in schedule order."""
-        sql = "SELECT game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request FROM incidents"
+        sql = f"SELECT {INCIDENT_COLUMNS} FROM incidents"
         rows = self._db.execute(sql + (" WHERE game_key = ?" if key else "") + " ORDER BY id", (key,) if key else ())
         out = [
             (

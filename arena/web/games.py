@@ -9,7 +9,7 @@ templates, so a page is byte for byte what the static site would hold:
 - `games/<key>.html`: the game's stored rows (game, seats, incidents), its neighbours'
   keys and its list page;
 - `games/page-N.html`: the finished games in key order (schedule order), GAMES_PER_PAGE
-  a page: where each page starts is kept by `arena.store.listing.DoneIndex` (one pass
+  a page: where each page starts is kept by `arena.store.partial.DoneIndex` (one pass
   over the finished games' keys at the first request, then only what changed), so a
   page is one short range of the key index however many games came before;
 - `replays/<key>.r<FORMAT>.js`: the game re-simulated (`arena.site.replay`) on its first
@@ -44,8 +44,8 @@ from typing import Any
 
 from starlette.responses import PlainTextResponse, Response
 
-from arena.store import listing
 from arena.store.keys import deal_of
+from arena.store.partial import DoneIndex
 
 CACHE_DIR = ".replay-cache"  # beside arena.sqlite
 CACHE_BYTES = 256 << 20  # the replay cache's bound on disk
@@ -105,7 +105,7 @@ class ServedGames:
         self._answer_bytes = 0
         self._env: Any = None
         self._limiter: Any = None
-        self._done: Any = None  # where each list page starts (arena.store.listing.DoneIndex)
+        self._done: Any = None  # where each list page starts (arena.store.partial.DoneIndex)
 
     # -- the store ------------------------------------------------------------------------
 
@@ -130,7 +130,7 @@ class ServedGames:
             from arena.site.writer import GAMES_PER_PAGE
 
             self._store, self._kind = store, "league"
-            self._done = listing.DoneIndex(store, GAMES_PER_PAGE)
+            self._done = DoneIndex(store, GAMES_PER_PAGE)
         return self._store
 
     def is_league(self) -> bool:
@@ -229,7 +229,7 @@ class ServedGames:
         with self._lock:
             seats = self._store.seats(row.key)
             incidents = self._store.incidents(row.key)
-            withheld = duplicate and listing.deal_open(self._store, row.deal)
+            withheld = duplicate and self._store.deal_open(row.deal)
         return SiteGame(
             key=row.key, round=row.round, table_no=row.table_no, rotation=row.rotation, seed=row.seed,
             seats=[s.bot for s in seats], places=[s.place for s in seats], scores=[s.score for s in seats],
@@ -241,7 +241,7 @@ class ServedGames:
 
     def _finished(self, key: str) -> Any:
         with self._lock:
-            row = listing.game_row(self._store, key)
+            row = self._store.game_row(key)
         return row if row is not None and row.status == "done" else None
 
     def _page_html(self, html: str) -> Answer:
@@ -262,7 +262,7 @@ class ServedGames:
         site = self._site()
         game = self._site_game(row, site["duplicate"])
         with self._lock:
-            previous, following = listing.done_neighbours(self._store, key)
+            previous, following = self._store.done_neighbours(key)
             self._done.refresh()
             index = self._done.place(key)
         html = self._env.get_template("game.html").render(
@@ -301,7 +301,7 @@ class ServedGames:
             return _missing(f"no finished game {key} in this league")
         with self._lock:
             duplicate = bool((self._store.settings() or {}).get("duplicate"))
-            still_open = duplicate and listing.deal_open(self._store, row.deal)
+            still_open = duplicate and self._store.deal_open(row.deal)
         if still_open:
             return _missing(f"the replay of game {key} is withheld until every rotation of deal "
                             f"{deal_of(key)} is played")

@@ -124,16 +124,15 @@ def stderr_router(door) -> APIRouter:  # noqa: ANN001
             return who
         if door.league_dir is None or not KEY.match(key):
             return JSONResponse({"error": f"no game {key}"}, status_code=404)
-        from arena.store import listing
         from arena.store.db import Store, StoreError
 
         try:
             with Store.open(door.league_dir) as store:
-                game = listing.game_row(store, key)  # one row, not the league's every game
+                game = store.game_row(key)  # one row, not the league's every game
                 # A duplicate deal with a rotation still to play is withheld, as on the site:
                 # its lines might tell the cards of the rotations to come.
                 duplicate = bool((store.settings() or {}).get("duplicate"))
-                if game is None or game.status != "done" or (duplicate and listing.deal_open(store, game.deal)):
+                if game is None or game.status != "done" or (duplicate and store.deal_open(game.deal)):
                     return JSONResponse({"error": f"no finished game {key} (or its deal is still being played)"},
                                         status_code=404)
                 seats = [seat for seat in store.seats(key)]
