@@ -13,13 +13,11 @@ from arena.ratings import trueskill_ffa
 from arena.ratings.ledger import (
     RatedGame,
     RatingLedger,
-    Ratings,
-    RatingSettings,
-    RatingSettingsError,
     competition_ranks,
     rate_results,
     standings,
 )
+from arena.ratings.skills import Ratings, RatingSettings, RatingSettingsError
 
 DEFAULTS = RatingSettings()
 

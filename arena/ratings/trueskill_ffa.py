@@ -261,7 +261,7 @@ def rate_values(beta: float, tau: float, draw_probability: float, priors: Sequen
     where `rate` gives None. The package's algorithm as in `rate`, without building its
     Rating objects (which store 1/sigma^2 and give mu and sigma back rounded): for callers
     that rate many updates of their own and need not match the package to the bit
-    (`arena.ratings.ledger.Ratings.posterior`)."""
+    (`arena.ratings.skills.Ratings.posterior`)."""
     n = len(priors)
     order = sorted(range(n), key=ranks.__getitem__)
     ties = [ranks[order[k]] == ranks[order[k + 1]] for k in range(n - 1)]

@@ -36,7 +36,7 @@ from arena.config.tournament import (
     validate_config,
 )
 from arena.langs.build import BuildFailed, build_bots
-from arena.ratings.ledger import RatingSettings, RatingSettingsError, RatingTable
+from arena.ratings.ledger import RatingTable
 from arena.ratings.results import (
     OrderedLedger,
     rated_game,
@@ -44,6 +44,7 @@ from arena.ratings.results import (
     store_ledger,
     stored_standings,
 )
+from arena.ratings.skills import RatingSettings, RatingSettingsError
 from arena.run.play import GameSpec, PlayedGame, load_spec, play_scheduled_game
 from arena.run.runner import Runner, render_report
 from arena.run.schedule import ScheduleError, gauntlet, round_robin
