@@ -302,7 +302,7 @@ def _write_from_state(
                 templates["bot_details.html"] = env.get_template("bot_details.html")
             details = templates["bot_details.html"].render(
                 root="../", **common, line=line, chart=chart, chart_links=_chart_links(chart, chart_keys), seats=seats,
-                opponent_rows=_opponent_rows(opponents),
+                opponent_rows=_opponent_rows(opponents), recent_rows=_recent_rows(blob["recent"]),
                 incidents=blob["incidents"], excerpts=blob["excerpts"], recent=blob["recent"], played=blob["played"],
                 swiss=swiss,
             )
@@ -349,6 +349,34 @@ def _opponent_rows(opponents: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
             f'<tr><td data-value="{name}"><a href="{slug(o["bot"])}.html">{name}</a></td>'
             f'<td data-value="{games}">{games}</td><td data-value="{ahead}"{good}>{ahead}</td>'
             f'<td data-value="{behind}"{bad}>{behind}</td></tr>'
+        )
+    return markupsafe.Markup("".join(rows))
+
+
+def _recent_rows(recent: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
+    """The rows of a bot page's table of its recent games, newest first (made here, not
+    in the template: up to RECENT rows on the page of every bot that played)."""
+    if not recent:
+        return markupsafe.Markup('<tr><td colspan="8" class="muted">No game yet.</td></tr>')
+    escape = markupsafe.escape
+    rows = []
+    for r in recent:
+        game, seat, move = r["g"], r["seat"], r["move"]
+        key, places = escape(game["key"]), game["places"]
+        forfeit = ' <span class="tag bad">forfeit</span>' if game["forfeits"][seat] else ""
+        change = "up" if move[1] > 0.005 else ("down" if move[1] < -0.005 else "same")
+        moved = "up" if move[3] > 0 else ("down" if move[3] < 0 else "same")
+        mates = "".join(
+            f'<span class="seatres"><span class="place p{places[other]}">{places[other]}</span> '
+            f'<a href="{slug(name)}.html">{escape(name)}</a></span>'
+            for other, name in enumerate(game["seats"]) if other != seat
+        )
+        rows.append(
+            f'<tr><td><a href="../games/{key}.html">{key}</a></td><td>{game["round"]}</td><td>{seat}</td>'
+            f'<td><span class="place p{places[seat]}">{places[seat]}</span>{forfeit}</td>'
+            f'<td>{_fmt_score(game["scores"][seat])}</td>'
+            f'<td class="num">{"%.2f" % move[0]} <span class="{change}">{_signed(move[1])}</span></td>'
+            f'<td class="num">{move[2]} <span class="{moved}">{_rank_change(move[3])}</span></td><td>{mates}</td></tr>'
         )
     return markupsafe.Markup("".join(rows))
 
