@@ -21,6 +21,7 @@ import arena.site.state as state_module
 import arena.site.writer as writer
 from arena.config.fingerprint import fingerprint_of, settings_of
 from arena.config.league import LeagueConfig
+from arena.ratings import confidence
 from arena.site.model import load_site_data
 from arena.site.state import STATE_FILE
 from arena.site.writer import write_site
@@ -230,3 +231,31 @@ def test_a_damaged_or_foreign_state_is_rebuilt_not_trusted(tmp_path):
         grown(full, grow, set(keys))
         write_site(load_site_data(grow), grow / "site", replays="none")
         assert files_of(grow / "site") == expected
+
+
+def test_the_ledger_window_is_rows_appended_and_trimmed_as_a_rebuild_has_them(tmp_path, monkeypatch):
+    # A window of 5 updates: every render appends the batch's and drops the oldest.
+    monkeypatch.setattr(confidence, "WINDOW", 5)
+    full = league_store(tmp_path / "full", batches=6)
+    keys = done_keys(full)  # 18 games, an update each
+    check_steps(full, tmp_path, steps_of(keys, [0, 3, 4, 9, 12, 15]))
+    fresh = tmp_path / "fresh"
+    grown(full, fresh, set(keys))
+    write_site(load_site_data(fresh), fresh / "site", replays="none", full=True)
+
+    def window(folder: Path) -> tuple[int, list[tuple[int, str]]]:
+        with sqlite3.connect(folder / STATE_FILE) as db:
+            made = json.loads(db.execute("SELECT value FROM meta WHERE key = 'updates_made'").fetchone()[0])
+            rows = db.execute("SELECT n, u FROM updates ORDER BY n").fetchall()
+        db.close()
+        return made, rows
+
+    made, rows = window(tmp_path / "grow")
+    assert made == 18 and [n for n, _ in rows] == [14, 15, 16, 17, 18]
+    assert (made, rows) == window(fresh)
+    # The newest row is the last game's update: its bots in seat order, one rank each.
+    db = sqlite3.connect(full / "arena.sqlite")
+    seated = json.loads(db.execute("SELECT bots FROM games WHERE key = ?", (keys[-1],)).fetchone()[0])
+    db.close()
+    bots, ranks, added = json.loads(rows[-1][1])
+    assert bots == seated and len(ranks) == len(added) == len(seated)

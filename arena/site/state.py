@@ -50,7 +50,7 @@ from arena.store.db import GameRow, MemberRow, SeatRow, Store
 from arena.store.keys import deal_of
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 1
+STATE_VERSION = 2
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS points (
     bot TEXT NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, cons REAL NOT NULL,
     PRIMARY KEY (bot, games)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fragments (bot TEXT PRIMARY KEY, html TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS updates (n INTEGER PRIMARY KEY, u TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (
     bot TEXT NOT NULL, n INTEGER NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
     PRIMARY KEY (bot, n)) WITHOUT ROWID;
@@ -85,6 +86,16 @@ def code_version() -> str:
     for source in sources:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]
+
+
+class _Window(deque):  # type: ignore[type-arg]
+    """The ledger's window of updates, counting the updates appended since it was saved."""
+
+    appended = 0
+
+    def append(self, update: Any) -> None:
+        super().append(update)
+        self.appended += 1
 
 
 @dataclass
@@ -208,8 +219,10 @@ class SiteState:
             ledger.duplicate = self.duplicate
             ledger._bots.update(self.bot_ids)
             ledger.ratings.inherit.update(self.inherit)
-            ledger.ratings.updates = deque(
-                ((tuple(bots), tuple(ranks), tuple(tuple(pair) for pair in added)) for bots, ranks, added in saved["updates"]),
+            # The window, one row per update (appended, the oldest deleted: `_save_ledger`).
+            kept = json.loads("[" + ",".join(u for (u,) in self.db.execute("SELECT u FROM updates ORDER BY n")) + "]")
+            ledger.ratings.updates = _Window(
+                ((tuple(bots), tuple(ranks), tuple(tuple(pair) for pair in added)) for bots, ranks, added in kept),
                 maxlen=_confidence.WINDOW,
             )
             # Each rating as the pass in order holds it (precision and precision-adjusted
@@ -223,6 +236,8 @@ class SiteState:
             ledger.history = {bot: [None] for bot in saved["pointed"]}  # type: ignore[list-item]
         if ledger.history is None or saved is None:
             ledger.history = {}
+        if not isinstance(ledger.ratings.updates, _Window):
+            ledger.ratings.updates = _Window(ledger.ratings.updates or (), maxlen=_confidence.WINDOW)
         return ledger
 
     def _save_ledger(self, ledger: RatingLedger) -> None:
@@ -232,7 +247,20 @@ class SiteState:
             state = ledger.to_json()
         finally:
             ledger.duplicate, ledger.history = duplicate, history
-        state["updates"] = list(ledger.ratings.updates or ())
+        # The window's updates made since the last save are appended as rows, and the rows
+        # fallen out of the window deleted (not the whole window rewritten every batch).
+        window = ledger.ratings.updates
+        assert isinstance(window, _Window)
+        made = self._meta("updates_made") or 0
+        fresh = list(window)[len(window) - min(window.appended, len(window)):] if window.appended else []
+        self.db.executemany(
+            "INSERT OR REPLACE INTO updates VALUES (?, ?)",
+            [(made + window.appended - len(fresh) + i + 1, json.dumps(u, separators=(",", ":"))) for i, u in enumerate(fresh)],
+        )
+        made += window.appended
+        window.appended = 0
+        self.db.execute("DELETE FROM updates WHERE n <= ?", (made - (window.maxlen or 0),))
+        self._set_meta("updates_made", made)
         state["natural"] = {bot: [rating.pi, rating.tau] for bot, rating in ledger.ratings._ratings.items()}
         state["pointed"] = sorted(history or {})
         self._set_meta("ledger", state)
