@@ -5,14 +5,8 @@ the same game key is refused (`DuplicateResult`), so a resume, a retried worker 
 cluster can never count a game twice. Results are never edited; standings and ratings
 are recomputed from them in schedule order (`arena.ratings.ledger`), never finishing order.
 
-Tables (every JSON column is UTF-8 JSON text):
-
-    meta       key TEXT PK, value TEXT           schema_version, settings (JSON of the
-                                                 resolved tournament settings), fingerprint,
-                                                 created (ISO time, UTC), secret_id (names the
-                                                 secret's file in $ARENA_SECRET_DIR),
-                                                 secret_kept ('1' once a secret is kept). The
-                                                 file is mode 0600.
+The tables, what each column holds, and what is added to an older store are
+`arena.store.schema` (the file is mode 0600).
 
 The run's secret key (`arena.store.seeds`) is never in the database: it is a file of its own,
 mode 0600 (`Store.secret_path`): `DIR/secret.key`, or `$ARENA_SECRET_DIR/SECRET_ID.key`
@@ -20,43 +14,6 @@ when the organiser keeps secrets apart. A store from before (its secret in meta 
 `deal_secret`) is moved on open: the file is written, the row deleted with secure_delete,
 the database vacuumed and its write-ahead log checkpointed and truncated, so that neither
 `arena.sqlite` nor `arena.sqlite-wal` holds the secret any more.
-    bots       bot TEXT PK                       the bot's id in this tournament (its name,
-                                                 or name#2 when two folders share a name)
-               name, version, content_hash       from bot.toml; sha256 of the folder's files
-               folder TEXT                       absolute folder ('' for an in-process bot)
-               kind TEXT                         'folder', 'in-process', or 'human' (a person
-                                                 at `arena play`: marks a human game)
-    games      key TEXT PK                       'ROUND-TABLE-ROTATION' (schedule.ScheduledGame.key)
-               round, table_no, rotation INT     position in the schedule
-               deal TEXT, seed INT               deal key (shared by duplicate rotations), deal seed
-               bots TEXT                         JSON list of bot ids in seat order
-               status TEXT                       'scheduled' or 'done'
-               finished_at TEXT, duration_s REAL when and how long (NULL until done)
-               game TEXT, rules TEXT             game name and JSON of its resolved rules (when done)
-               rules_version TEXT                the engine's rules version it was played under
-                                                 (when done; NULL in stores older than it)
-    seats      game_key, seat  PK                one row per seat of a finished game
-               bot, place, score, engine_place, forfeit (0/1)
-    incidents  id PK, game_key, seat, bot, reason, detail, decision, forfeit (0/1), log_tail,
-               request INT                       the bot's request id it faulted at (NULL: none, or
-                                                 a store older than it)
-    replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
-    logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
-    members    bot TEXT PK                       a league's bots (`arena.run.league`; empty for a
-               lineage TEXT                      tournament): the bot's name, shared by its versions
-               joined INTEGER                    the batch from which it was matched
-               left_at INTEGER                   the batch from which it no longer is (NULL: active)
-               status TEXT                       'active', 'retired' (a newer version came),
-                                                 'removed' (gone from the registry) or 'suspended'
-               reason TEXT                       why it stopped playing ('' while active)
-
-    saved_state name TEXT PK, value BLOB         state kept to resume from: a league's ledgers
-                                                 and counts after a batch (`arena.run.league_state`,
-                                                 which checks it before any use)
-
-A league also numbers its games: `games.seq` is the schedule sequence number (1, 2, ...;
-NULL in a tournament), in the same order as the keys, which a league writes as
-'BATCH-TABLE-ROTATION'.
 
 Read API for the report and the CLI: `Store.open(dir)`, then `settings()`, `bots()`,
 `games()`, `seats(key)`, `incidents(key)`, `replay(key)`, `logs(key)`, `game_result(key)`.
@@ -94,59 +51,12 @@ from arena.store.records import (
     MemberRow,
     SeatRow,
 )
+from arena.store.schema import SCHEMA, SCHEMA_VERSION, migrate
 from arena.store.seeds import read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
 SECRET_DIR_ENV = "ARENA_SECRET_DIR"
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS bots (
-    bot TEXT PRIMARY KEY, name TEXT NOT NULL, version TEXT NOT NULL,
-    content_hash TEXT NOT NULL, folder TEXT NOT NULL, kind TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    key TEXT PRIMARY KEY, round INTEGER NOT NULL, table_no INTEGER NOT NULL,
-    rotation INTEGER NOT NULL, deal TEXT NOT NULL, seed INTEGER NOT NULL, bots TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('scheduled', 'done')),
-    finished_at TEXT, duration_s REAL, game TEXT, rules TEXT, rules_version TEXT
-);
-CREATE TABLE IF NOT EXISTS seats (
-    game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
-    bot TEXT NOT NULL REFERENCES bots(bot), place INTEGER NOT NULL, score REAL NOT NULL,
-    engine_place INTEGER NOT NULL, forfeit INTEGER NOT NULL,
-    PRIMARY KEY (game_key, seat)
-);
-CREATE TABLE IF NOT EXISTS incidents (
-    id INTEGER PRIMARY KEY, game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL,
-    bot TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, decision INTEGER NOT NULL,
-    forfeit INTEGER NOT NULL, log_tail TEXT NOT NULL, request INTEGER
-);
-CREATE TABLE IF NOT EXISTS replays (
-    game_key TEXT PRIMARY KEY REFERENCES games(key), encoding TEXT NOT NULL, data BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS logs (
-    game_key TEXT NOT NULL REFERENCES games(key), seat INTEGER NOT NULL, bot TEXT NOT NULL,
-    text TEXT NOT NULL, PRIMARY KEY (game_key, seat)
-);
-CREATE TABLE IF NOT EXISTS members (
-    bot TEXT PRIMARY KEY REFERENCES bots(bot), lineage TEXT NOT NULL, joined INTEGER NOT NULL,
-    left_at INTEGER, status TEXT NOT NULL CHECK (status IN ('active', 'retired', 'removed', 'suspended')),
-    reason TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot);
-CREATE INDEX IF NOT EXISTS incidents_by_game ON incidents (game_key);
-"""
-# Added since schema 1 was set, each created once in an older store (`Store._migrate`).
-_ADDED = {
-    # Games in schedule order from a round on, read without sorting the whole table.
-    "games_in_schedule": "CREATE INDEX IF NOT EXISTS games_in_schedule ON games (round, table_no, rotation)",
-    # State a league saves to resume from (`Store.saved_state`).
-    "saved_state": "CREATE TABLE IF NOT EXISTS saved_state (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
-}
-
 # Kept of each bot's stderr per game: enough for its author to see why it lost.
 LOG_KEEP_CHARS = 4000
 
@@ -224,50 +134,16 @@ class Store(PartialReads):
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         if create:
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(SCHEMA)
             if self._meta("schema_version") is None:
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
                 self._set_meta("created", _now())
         version = self._meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has store schema {version!r}; this arena reads schema {SCHEMA_VERSION}")
-        self._migrate()
+        migrate(self._db)
         if self._meta("deal_secret") is not None:
             self._move_secret_out()
-
-    def _migrate(self) -> None:
-        """Columns added since a store's schema version was set, each added once: two runners
-        opening one old store at once take turns (BEGIN IMMEDIATE), the second sees the
-        first's columns."""
-        added = {
-            # A store from before the rules version was kept: its games show it as unknown.
-            ("games", "rules_version", "TEXT"),
-            # A store from before incidents kept the bot's request id: shown without it.
-            ("incidents", "request", "INTEGER"),
-            # A store from before leagues numbered their games.
-            ("games", "seq", "INTEGER"),
-        }
-
-        def missing() -> list[tuple[str, str, str]]:
-            have = {table: {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")} for table in ("games", "incidents")}
-            return sorted(column for column in added if column[1] not in have[column[0]])
-
-        def absent() -> list[str]:
-            have = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
-            return sorted(name for name in _ADDED if name not in have)
-
-        if not missing() and not absent():  # the common case writes nothing: a read-only store opens too
-            return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for table, column, kind in missing():
-                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            for name in absent():
-                self._db.execute(_ADDED[name])
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def _use_wal(self) -> None:
         # Switching a new file to WAL needs it to itself, and SQLite does not wait on the busy
