@@ -1,7 +1,8 @@
 """Warm slots of the docker sandbox: one container per slot, kept for the run, and a fresh
 bot process in it for every `start`, the container reset in between. The container's
-part is in warm_container.py, the running bot's in warm_process.py, the launcher's in
-launcher.c (built by launcher.py).
+part is in warm_container.py (what it asks of this host, through /proc: warm_host.py),
+the running bot's in warm_process.py, the launcher's in launcher.c (built by
+launcher.py).
 
 Nothing of the image runs outside a bot's own process. The container's main process is
 arena's launcher (launcher.c), a static binary built on this host and mounted read-only
@@ -61,8 +62,8 @@ on a worker thread, while other games play; `start` waits only if it is not done
 2. SysV objects of the container's own IPC namespace (none: no bot runs there) are
    removed, /tmp and /dev/shm are replaced by fresh tmpfs mounts (same options; not even
    their inode numbers tell how many files were made), and the pid namespace's counter is
-   set back, so that the next process gets the same pid as the first did (`_renew`: a
-   short-lived thread enters the container's namespaces with setns);
+   set back, so that the next process gets the same pid as the first did (warm_host.py's
+   `_renew`: a short-lived thread enters the container's namespaces with setns);
 3. /dev/mqueue is emptied, through /proc/PID/root of the init, with descriptor-relative
    removal that never follows a link;
 4. the memory accounting is re-baselined: each process counts the cgroup's oom_kill
