@@ -84,6 +84,29 @@ def test_a_ledger_snapshot_goes_on_bit_for_bit(duplicate):
         snapshot(RatingLedger(history=True))
 
 
+def test_a_duplicate_ledger_resumed_refuses_a_late_rotation_of_a_deal_it_rated():
+    """The deals a duplicate ledger rated are in its snapshot: a rotation of one that comes
+    late (a later key, the deal's label) is refused after a resume as without one."""
+    games = _duplicate_games(10, 5)
+    settings = RatingSettings()
+    straight = RatingLedger(settings, duplicate=True, record=True)
+    for game in games[:13]:  # deals 1-4 rated, deal 5 open (rotation 0)
+        straight.add(game)
+    saved = json.loads(json.dumps(snapshot(straight)))
+    assert saved["rated_deals"] == ["00001-00001", "00002-00001", "00003-00001", "00004-00001"]
+    resumed = from_snapshot(saved)
+    late = RatedGame(game_key(9, 1, 5), games[3].bots, games[3].places, deal="00002-00001")
+    for ledger in (straight, resumed):
+        with pytest.raises(ValueError, match="rotations of deal '00002-00001' must come one after another"):
+            ledger.add(late)
+    assert snapshot(resumed) == snapshot(straight)  # and both alike after it
+    # A snapshot without them (an older arena's) or with something else is not one.
+    for bad in ({k: v for k, v in saved.items() if k != "rated_deals"}, {**saved, "rated_deals": [1]},
+                {**saved, "rated_deals": "00001-00001"}):
+        with pytest.raises((KeyError, ValueError)):
+            from_snapshot(bad)
+
+
 def _open(out: Path, **settings) -> _League:
     cfg = config(out, out.parent / "empty", **settings)
     store = Store.open(out)
