@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import sqlite3
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -156,6 +157,10 @@ class SiteState:
         self.touched: set[str] = set()  # bots whose games changed in this render (committed or not)
         self.blobs: dict[str, dict[str, Any]] = {}
         self.points_made: dict[str, dict[int, RatingPoint]] = {}  # this render's rating points by bot and games
+        # Rows of `points` and `rows` made but not yet written: written a chunk of games at
+        # a time (`_write_pending`), not one statement per game.
+        self._new_points: list[tuple[str, int, float, float, float]] = []
+        self._new_rows: list[tuple[str, int, str, str]] = []
         self.last_rendered: dict[str, Any] | None = None
         self._rendered: str | None = None
         self._fragments: dict[str, str] = {}
@@ -303,6 +308,7 @@ class SiteState:
             "rating": {}, "score": {}, "played": {}, "carry": {}, "field": [], "joined": [],
         }
         self._order_from_moves()
+        self.last_moves = self.moves.setdefault("last_move", {})
         self.last_rendered = self._meta("rendered")
         self.db.execute("BEGIN")
         self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
@@ -339,6 +345,7 @@ class SiteState:
                 count += len(games)
                 committed_last = committed[-1].key
         self._close_deal()
+        self._write_pending()
         if committed_last is not None:
             self._set_meta("cursor", committed_last)
         self._set_meta("count", count)
@@ -410,20 +417,34 @@ class SiteState:
                 forfeits=tuple(s.forfeit for s in seats), deal=game.row.deal if self.duplicate else None,
             )
             ledger.add(rated)
-            self._take_points()
+            self._take_points(rated.bots)
             self.touched.update(rated.bots)
             if self.duplicate:
                 self._deal = game.row.deal
                 self._pending.append(game)
             else:
                 self._moves_of(game)
+        self._write_pending()
 
-    def _take_points(self, extra: Mapping[str, list[RatingPoint]] | None = None) -> None:
-        """Save the rating points the ledger just made (keeping one per bot in memory)."""
+    def _write_pending(self) -> None:
+        """Write the rating points and data-script rows made since the last call."""
+        if self._new_points:
+            self.db.executemany("INSERT OR REPLACE INTO points VALUES (?, ?, ?, ?, ?)", self._new_points)
+            self._new_points = []
+        if self._new_rows:
+            self.db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)", self._new_rows)
+            self._new_rows = []
+
+    def _take_points(self, bots: Iterable[str] | None = None, extra: Mapping[str, list[RatingPoint]] | None = None) -> None:
+        """Save the rating points the ledger just made for `bots` (None: any bot), keeping
+        none of them in the ledger's history (only a bot's mark that it has points)."""
         history = extra if extra is not None else self.ledger.history
         assert history is not None
-        rows = []
-        for bot, points in history.items():
+        rows = self._new_points
+        for bot in history if bots is None else bots:
+            points = history.get(bot)
+            if not points:
+                continue
             fresh = [point for point in points if point is not None]
             if not fresh:
                 continue
@@ -436,13 +457,15 @@ class SiteState:
             if extra is None:
                 points[:] = [None]  # type: ignore[list-item]
             self.points_made.setdefault(bot, {}).update({p.games: p for p in fresh})
-        self.db.executemany("INSERT OR REPLACE INTO points VALUES (?, ?, ?, ?, ?)", rows)
 
     def _close_deal(self) -> None:
         """A duplicate deal complete: rated now (as the ledger does when the next deal comes)."""
         if self.duplicate and self.ledger._deal:
+            from arena.ratings.ledger import _deal_bots
+
+            bots = _deal_bots(self.ledger._deal)
             self.ledger._close_deal()
-            self._take_points()
+            self._take_points(bots)
         for game in self._pending:
             self._moves_of(game)
         self._pending = []
@@ -458,31 +481,36 @@ class SiteState:
             bots = _deal_bots(ledger._deal)
             ledger._inherited_points(ledger.ratings, bots, ledger._deal[0].key, extra)
             ledger._points(ledger._now(), bots, ledger._deal[-1].key, extra)
-            self._take_points({bot: [p for p in points if p is not None] for bot, points in extra.items()})
+            self._take_points(extra={bot: [p for p in points if p is not None] for bot, points in extra.items()})
         for game in self._pending:
             self._moves_of(game)
         self._pending = []
+        self._write_pending()
 
     def _moves_of(self, game: NewGame) -> None:
         """`rating_moves` for one game, and everything the game adds to its bots' aggregates."""
         moves = self.moves
         seats = [s.bot for s in game.seats]
         places = [s.place for s in game.seats]
+        played_of, rating_of = moves["played"], moves["rating"]
+        zero = moves.get("zero", {})
         for bot in seats:
-            self._enter(bot)
-            if moves["played"].get(bot, 0) == 0 and bot in moves.get("zero", {}):
-                self._move(bot, moves["zero"][bot], None)  # its inherited prior, before its first game
+            if bot not in self.field:
+                self._enter(bot)
+            if bot in zero and played_of.get(bot, 0) == 0:
+                self._move(bot, zero[bot], None)  # its inherited prior, before its first game
         before = [self._rank(bot) for bot in seats]
-        old = [moves["rating"].get(bot, self.prior) for bot in seats]
+        old = [rating_of.get(bot, self.prior) for bot in seats]
         table = len(seats)
         made = self.points_made
         for bot, place in zip(seats, places):
-            played = moves["played"][bot] = moves["played"].get(bot, 0) + 1
-            point = made.get(bot, {}).pop(played, None)  # used once: a rebuild never holds every point
+            played = played_of[bot] = played_of.get(bot, 0) + 1
+            point = made[bot].pop(played, None) if bot in made else None  # used once: a rebuild never holds every point
             score = None
             if self.swiss and table > 1:
                 score = moves["score"].get(bot, 0.0) + (table - place) / (table - 1)
-            self._move(bot, point.conservative if point is not None else None, score)
+            if point is not None or score is not None:
+                self._move(bot, point.conservative if point is not None else None, score)
             if point is not None:
                 moves["carry"][bot] = [point.mu, point.sigma]
         after = [self._rank(bot) for bot in seats]
@@ -502,46 +530,57 @@ class SiteState:
             "key": row.key, "round": row.round, "seats": seats, "places": places, "scores": [s.score for s in game.seats],
             "forfeits": [s.forfeit for s in game.seats],
         }
+        if any(other not in self.number for other in seats):  # a seat's bot the store does not list
+            self._write_pending()
+            self._number(sorted(set(self.numbered) | set(seats)))
+        # Each seat's data-script row (`row_text` of [key, round, table, rotation, seat,
+        # [bot numbers], [places], [scores], forfeits, rating after, change, rank after,
+        # rank change, incidents, mu, sigma]): the game's parts encoded once.
+        head = row_text([row.key, row.round, row.table_no, row.rotation])[:-1]
+        middle = row_text([[self.number[other] for other in seats], places, scores, forfeits])[1:-1]
+        noted = row_text(incidents)
         out = []
         for seat, bot in enumerate(seats):
             rating = moves["rating"].get(bot, self.prior)
             move = [rating, rating - old[seat], after[seat], before[seat] - after[seat]]
             mu, sigma = moves["carry"].get(bot, [self.rating.mu, self.rating.sigma])
-            data_row = [
-                row.key, row.round, row.table_no, row.rotation, seat, seats, places, scores, forfeits,
-                round(move[0], 2), round(move[1], 2), move[2], move[3], incidents, round(mu, 2), round(sigma, 2),
-            ]
-            if any(other not in self.number for other in seats):  # a seat's bot the store does not list
-                self._number(sorted(set(self.numbered) | set(seats)))
-            data_row[5] = [self.number[other] for other in seats]
-            out.append((bot, moves["played"][bot], row.key, row_text(data_row)))
+            text = (
+                f"{head},{seat},{middle},{_number_text(round(move[0], 2))},{_number_text(round(move[1], 2))},"
+                f"{move[2]},{move[3]},{noted},{_number_text(round(mu, 2))},{_number_text(round(sigma, 2))}]"
+            )
+            out.append((bot, moves["played"][bot], row.key, text))
             self._aggregate(bot, seat, record, move)
         for incident in game.incidents:  # filed under the bot it names
             blob = self.blob(incident["bot"])
             blob["incidents"] = [*blob["incidents"], [{"key": row.key}, incident]][-INCIDENTS_KEPT:]
             self.touched.add(incident["bot"])
-        self.db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)", out)
+        self._new_rows.extend(out)
 
     def _aggregate(self, bot: str, seat: int, record: dict[str, Any], move: list[Any]) -> None:
-        blob = self.blob(bot)
+        blob = self.blobs.get(bot) or self.blob(bot)
         seats, places = record["seats"], record["places"]
+        mine = places[seat]
         cell = blob["by_seat"].setdefault(str(seat), [0, 0, 0])
         cell[0] += 1
-        cell[1] += places[seat] == 1
-        cell[2] += places[seat]
+        cell[1] += mine == 1
+        cell[2] += mine
+        together, ahead, behind = blob["together"], blob["ahead"], blob["behind"]
         for other, mate in enumerate(seats):
             if other != seat:
-                blob["together"][mate] = blob["together"].get(mate, 0) + 1
-                if places[seat] < places[other]:
-                    blob["ahead"][mate] = blob["ahead"].get(mate, 0) + 1
-                if places[other] < places[seat]:
-                    blob["behind"][mate] = blob["behind"].get(mate, 0) + 1
-        blob["recent"] = [{"g": record, "seat": seat, "move": move}, *blob["recent"]][:RECENT]
-        blob["played"] += 1
-        first, last, _ = blob["rounds"] or (record["round"], record["round"], 0)
-        blob["rounds"] = [min(first, record["round"]), max(last, record["round"]), blob["played"]]
+                together[mate] = together.get(mate, 0) + 1
+                if mine < places[other]:
+                    ahead[mate] = ahead.get(mate, 0) + 1
+                elif places[other] < mine:
+                    behind[mate] = behind.get(mate, 0) + 1
+        recent = blob["recent"]
+        recent.insert(0, {"g": record, "seat": seat, "move": move})
+        del recent[RECENT:]
+        played = blob["played"] = blob["played"] + 1
+        round_no = record["round"]
+        rounds = blob["rounds"]
+        blob["rounds"] = [min(rounds[0], round_no), max(rounds[1], round_no), played] if rounds else [round_no, round_no, played]
         blob["last_move"] = move
-        self.moves.setdefault("last_move", {})[bot] = move  # the index reads every bot's
+        self.last_moves[bot] = move  # the index reads every bot's
 
     def _finish(self, bots: Iterable[str]) -> None:
         """The rating chart and the stderr excerpts of bots that played (their pages read them)."""
@@ -618,6 +657,11 @@ class SiteState:
 def row_text(row: Any) -> str:
     """A value as a data script holds it: compact JSON, with nothing that closes a <script>."""
     return json.dumps(row, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _number_text(value: float) -> str:
+    """A number as `row_text` writes it (a finite float is its repr; JSON's encoder for the rest)."""
+    return float.__repr__(value) if type(value) is float and math.isfinite(value) else json.dumps(value)
 
 
 def _compact(value: float) -> float | int:
