@@ -41,7 +41,10 @@ schedule rates the whole history once), the site is rendered once (untimed), the
 (what it does after a batch at most once a minute, `SAVE_S`: not in after_batch_s), and
 `reopen_s`: the league opened again from that state (`reopened_from_batch`: the batch its
 standings resumed after). `rss_mb` is the child's peak resident memory after all of it
-(VmHWM; `ru_maxrss_mb` beside it also holds the parent's peak, carried in at exec). `tt_replay_bytes_ratio` is bench/replay_size.py's
+(VmHWM; `ru_maxrss_mb` beside it also holds the parent's peak, carried in at exec);
+`rss_mb_opened` the peak once the league is open and its first batch scheduled (the
+league's own), `rss_mb_first_site` once the site's first render is done (its state
+rebuilt from every game: `first_site_s`, `first_site_cpu_s`). `tt_replay_bytes_ratio` is bench/replay_size.py's
 `measure()` over `--replay-games` Three Thirteen games (0: not measured).
 
 Targets (issue 27): after_batch_1m_over_10k <= 1.5, site_update_s_100k <= 2 s,
@@ -217,11 +220,13 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
     began = time.perf_counter()
     games = league.schedule_batch()  # the first one rates the whole history (the lag ledger)
     first_schedule_s = time.perf_counter() - began
-    first_site_s = None
+    rss_mb_opened = peak_rss_mb()  # the league's own peak: opened (its history rated) and scheduled
+    first_site_s = first_site_cpu_s = None
     if site:
-        began = time.perf_counter()
-        render_site(out, replays="none")
-        first_site_s = time.perf_counter() - began
+        began, cpu = time.perf_counter(), time.process_time()
+        render_site(out, replays="none")  # the site's state rebuilt: every game rated once more
+        first_site_s, first_site_cpu_s = time.perf_counter() - began, time.process_time() - cpu
+    rss_mb_first_site = peak_rss_mb()
     played = _finish(out, games, random.Random(SEED))
     began, cpu = time.perf_counter(), time.process_time()
     for game, result in zip(games, played):
@@ -261,6 +266,9 @@ def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
         "open_s": round(opened_s, 3),
         "first_schedule_s": round(first_schedule_s, 3),
         "first_site_s": None if first_site_s is None else round(first_site_s, 2),
+        "first_site_cpu_s": None if first_site_cpu_s is None else round(first_site_cpu_s, 2),
+        "rss_mb_opened": rss_mb_opened,
+        "rss_mb_first_site": rss_mb_first_site,
         "stored_s": round(stored_s, 4),
         "stored_cpu_s": round(stored_cpu_s, 4),
         "confidence_s": round(confidence_s, 4),
