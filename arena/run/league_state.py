@@ -40,11 +40,14 @@ FORMAT = 1  # of the saved JSON; another one is ignored
 @cache
 def code_digest() -> str:
     """sha256 of the code whose results a saved ledger holds: the ledger, its TrueSkill
-    maths, how it is saved (`arena.ratings.snapshot`), this module, and the trueskill
-    package's version (any change: rate again)."""
+    updates and maths (`arena.ratings.skills`, `trueskill_ffa`), how it is saved
+    (`arena.ratings.snapshot`), this module, and the trueskill package's version (any
+    change: rate again)."""
     here = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(trueskill.__version__.encode())
-    for part in ("ratings/ledger.py", "ratings/trueskill_ffa.py", "ratings/snapshot.py", "run/league_state.py"):
+    for part in (
+        "ratings/ledger.py", "ratings/skills.py", "ratings/trueskill_ffa.py", "ratings/snapshot.py", "run/league_state.py",
+    ):
         digest.update((here / part).read_bytes())
     return digest.hexdigest()
 
