@@ -49,6 +49,7 @@ from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
 from arena.store.db import GameRow, MemberRow, SeatRow, Store
 from arena.store.keys import deal_of
+from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
 STATE_VERSION = 2
@@ -124,13 +125,10 @@ def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:
     seat_rows, incident_rows = store.result_rows([row.key for row in done])
     seats: dict[str, list[SeatRow]] = {}
     for seat in seat_rows:
-        seats.setdefault(seat[0], []).append(SeatRow(*seat[:6], bool(seat[6])))
+        seats.setdefault(seat[0], []).append(SeatRow.of_row(seat))
     incidents: dict[str, list[Incident]] = {}
     for row in incident_rows:
-        incidents.setdefault(row[0], []).append(Incident(
-            game_number=1, seat=row[1], bot=row[2], reason=row[3], detail=row[4], decision=row[5],
-            forfeit=bool(row[6]), log_tail=row[7], request=row[8],
-        ))
+        incidents.setdefault(row[0], []).append(incident_of_row(row))
     return [
         NewGame(row, seats[row.key], _incident_dicts(incidents.get(row.key, [])))
         for row in done if seats.get(row.key)

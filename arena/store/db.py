@@ -50,6 +50,7 @@ from arena.store.records import (
     GameRow,
     MemberRow,
     SeatRow,
+    incident_of_row,
 )
 from arena.store.schema import SCHEMA, SCHEMA_VERSION, migrate
 from arena.store.seeds import read_secret_file, write_secret_file
@@ -450,7 +451,7 @@ class Store(PartialReads):
         """Seats of one finished game (or of all), in schedule and seat order."""
         sql = f"SELECT {SEAT_COLUMNS} FROM seats"
         rows = self._db.execute(sql + (" WHERE game_key = ?" if key else ""), (key,) if key else ()).fetchall()
-        out = [SeatRow(*row[:6], bool(row[6])) for row in rows]
+        out = [SeatRow.of_row(row) for row in rows]
         out.sort(key=lambda seat: (key_order(seat.game_key), seat.seat))
         return out
 
@@ -458,23 +459,7 @@ class Store(PartialReads):
         """(game key, incident) pairs of one game or of all, in schedule order."""
         sql = f"SELECT {INCIDENT_COLUMNS} FROM incidents"
         rows = self._db.execute(sql + (" WHERE game_key = ?" if key else "") + " ORDER BY id", (key,) if key else ())
-        out = [
-            (
-                row[0],
-                Incident(
-                    game_number=1,
-                    seat=row[1],
-                    bot=row[2],
-                    reason=row[3],
-                    detail=row[4],
-                    decision=row[5],
-                    forfeit=bool(row[6]),
-                    log_tail=row[7],
-                    request=row[8],
-                ),
-            )
-            for row in rows
-        ]
+        out = [(row[0], incident_of_row(row)) for row in rows]
         out.sort(key=lambda pair: key_order(pair[0]))
         return out
 

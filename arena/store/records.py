@@ -1,6 +1,7 @@
-"""The store's rows as records: a bot, a scheduled or finished game, a league's member and
-a finished game's seat (`arena.store.db` re-exports them; the store's reads in parts,
-`arena.store.partial`, build them too)."""
+"""The store's rows as records: a bot, a scheduled or finished game, a league's member, a
+finished game's seat, and an incident as the referee's record (`arena.store.db` re-exports
+the records; the store's reads in parts, `arena.store.partial`, and the site's state,
+which reads rows by key range, build them with these too)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.game.record import Incident
 from arena.store.keys import ScheduledGame
 
 
@@ -74,6 +76,27 @@ class SeatRow:
     score: float
     engine_place: int
     forfeit: bool
+
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> SeatRow:
+        """The record of a `seats` row read in SEAT_COLUMNS' order."""
+        return cls(*row[:6], bool(row[6]))
+
+
+def incident_of_row(row: Sequence[Any]) -> Incident:
+    """The referee's record of an `incidents` row read in INCIDENT_COLUMNS' order (its
+    game's key, row[0], is the caller's)."""
+    return Incident(
+        game_number=1,
+        seat=row[1],
+        bot=row[2],
+        reason=row[3],
+        detail=row[4],
+        decision=row[5],
+        forfeit=bool(row[6]),
+        log_tail=row[7],
+        request=row[8],
+    )
 
 
 # The columns the reads select, in each table's order (the records are built from them).
