@@ -21,7 +21,8 @@ import arena.site.state as state_module
 import arena.site.writer as writer
 from arena.config.fingerprint import fingerprint_of, settings_of
 from arena.config.league import LeagueConfig
-from arena.ratings import confidence
+from arena.ratings import confidence, standings
+from arena.ratings.ledger import RatingLedger
 from arena.site.model import load_site_data
 from arena.site.state import STATE_FILE
 from arena.site.writer import write_site
@@ -259,3 +260,36 @@ def test_the_ledger_window_is_rows_appended_and_trimmed_as_a_rebuild_has_them(tm
     db.close()
     bots, ranks, added = json.loads(rows[-1][1])
     assert bots == seated and len(ranks) == len(added) == len(seated)
+
+
+def test_the_confidence_is_saved_with_the_state_for_the_next_process(tmp_path, monkeypatch):
+    full = league_store(tmp_path / "full", batches=6)
+    keys = done_keys(full)
+    grow = tmp_path / "grow"
+    computed: list[int] = []
+    real = RatingLedger.confidence
+    monkeypatch.setattr(RatingLedger, "confidence", lambda self: computed.append(1) or real(self))
+
+    def render_in_a_new_process() -> dict[str, bytes]:
+        monkeypatch.setattr(standings, "_CONFIDENCES", {})  # nothing computed in this process yet
+        write_site(load_site_data(grow), grow / "site", replays="none")
+        return files_of(grow / "site")
+
+    grown(full, grow, set(keys[:12]))
+    first = render_in_a_new_process()
+    assert len(computed) == 1
+    assert render_in_a_new_process() == first and len(computed) == 1  # nothing new: the saved one
+    grown(full, grow, set(keys[:15]))  # a batch: other ratings, computed once and saved
+    after = render_in_a_new_process()
+    assert len(computed) == 2 and after != first
+    assert render_in_a_new_process() == after and len(computed) == 2
+    # A saved confidence made by another method (or damaged) is computed again, not trusted.
+    with sqlite3.connect(grow / STATE_FILE) as db:
+        key, saved = json.loads(db.execute("SELECT value FROM meta WHERE key = 'confidence'").fetchone()[0])
+        db.execute("UPDATE meta SET value = ? WHERE key = 'confidence'", (json.dumps([key, {**saved, "method": "x"}]),))
+    db.close()
+    assert render_in_a_new_process() == after and len(computed) == 3
+    fresh = tmp_path / "fresh"
+    grown(full, fresh, set(keys[:15]))
+    write_site(load_site_data(fresh), fresh / "site", replays="none", full=True)
+    assert files_of(fresh / "site") == after

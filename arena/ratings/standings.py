@@ -155,12 +155,9 @@ _CONFIDENCES: dict[str, Confidence] = {}  # the last few computed in this proces
 _KEPT = 4
 
 
-def confidence_of(ledger: RatingLedger) -> Confidence:
-    """`ledger.confidence()`, computed once per state of the ratings in a process: a league's
-    runner computes it after each batch, and its site (rendered in the same process, from
-    its own ledger resumed from the site's state) asks again for the same ratings. The key
-    is everything the confidence is a function of (the settings, each bot's rating and
-    prior, the window of updates), so two ledgers share one only when it is the same."""
+def confidence_key(ledger: RatingLedger) -> str:
+    """What a ledger's confidence is a function of (the settings, each bot's rating and
+    prior, the window of updates), as a digest: two ledgers share one only when it is the same."""
     ratings = ledger._now()
     bots = sorted(set(ledger._games) | ledger._bots)
     made = (
@@ -169,10 +166,21 @@ def confidence_of(ledger: RatingLedger) -> Confidence:
         sorted((bot, float(rating.mu), float(rating.sigma)) for bot, rating in ratings._ratings.items()),
         list(ratings.updates or ()),
     )
-    key = hashlib.blake2b(repr(made).encode(), digest_size=16).hexdigest()
-    confidence = _CONFIDENCES.get(key)
+    return hashlib.blake2b(repr(made).encode(), digest_size=16).hexdigest()
+
+
+def confidence_of(ledger: RatingLedger, *, key: str | None = None, saved: Confidence | None = None) -> Confidence:
+    """`ledger.confidence()`, computed once per state of the ratings in a process: a league's
+    runner computes it after each batch, and its site (rendered in the same process, from
+    its own ledger resumed from the site's state) asks again for the same ratings. `key`:
+    `confidence_key(ledger)` if already made; `saved`: the confidence of that key as a
+    caller kept it (the site's state keeps the last one: a new process reads it instead
+    of computing it again)."""
+    key = key or confidence_key(ledger)
+    confidence = _CONFIDENCES.get(key) or saved
     if confidence is None:
         confidence = ledger.confidence()
+    if key not in _CONFIDENCES:
         _CONFIDENCES[key] = confidence
         while len(_CONFIDENCES) > _KEPT:
             del _CONFIDENCES[next(iter(_CONFIDENCES))]

@@ -45,6 +45,7 @@ import trueskill
 
 from arena.game.record import Incident
 from arena.ratings import confidence as _confidence
+from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
 from arena.store.db import GameRow, MemberRow, SeatRow, Store
@@ -162,6 +163,7 @@ class SiteState:
         self.last_rendered: dict[str, Any] | None = None
         self._rendered: str | None = None
         self._fragments: dict[str, str] = {}
+        self._confidence: str | None = None  # the confidence this render computed, saved by close()
 
     # -- the file ---------------------------------------------------------------------------
 
@@ -201,10 +203,13 @@ class SiteState:
         """Forget the games applied past the cursor (rolled back) and close the file."""
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
-        if self._rendered is not None:
+        if self._rendered is not None or self._confidence is not None:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('rendered', ?)", (self._rendered,))
-            self.db.executemany("INSERT OR REPLACE INTO fragments VALUES (?, ?)", sorted(self._fragments.items()))
+            if self._rendered is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('rendered', ?)", (self._rendered,))
+                self.db.executemany("INSERT OR REPLACE INTO fragments VALUES (?, ?)", sorted(self._fragments.items()))
+            if self._confidence is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('confidence', ?)", (self._confidence,))
             self.db.execute("COMMIT")
         self.db.close()
 
@@ -267,6 +272,25 @@ class SiteState:
         state["natural"] = {bot: [rating.pi, rating.tau] for bot, rating in ledger.ratings._ratings.items()}
         state["pointed"] = sorted(history or {})
         self._set_meta("ledger", state)
+
+    def confidence(self) -> Confidence:
+        """How sure the standings are (`RatingLedger.confidence()`, about 2 CPU-s with a
+        full window): computed once per state of the ratings in a process, else the one the
+        last render saved when it is of these same ratings (`standings.confidence_key`),
+        else computed and saved (by `close`) for the next render, in this process or another."""
+        from arena.ratings.standings import confidence_key, confidence_of
+
+        key = confidence_key(self.ledger)
+        kept, saved = self._meta("confidence"), None
+        if isinstance(kept, list) and len(kept) == 2 and kept[0] == key:
+            try:
+                saved = Confidence.from_json(kept[1])
+            except (ValueError, KeyError, TypeError):  # another method's, or damaged: computed again
+                saved = None
+        confidence = confidence_of(self.ledger, key=key, saved=saved)
+        if saved is None:
+            self._confidence = json.dumps([key, confidence.to_json()], separators=(",", ":"))
+        return confidence
 
     # -- per bot -----------------------------------------------------------------------------
 

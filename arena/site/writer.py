@@ -51,7 +51,7 @@ from arena.config.botfolder import BotFolderError, load_bot, registry_folders
 from arena.ratings.confidence import SETTLE_LEVEL
 from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
 from arena.ratings.results import is_league, is_swiss
-from arena.ratings.standings import confidence_of, ranked
+from arena.ratings.standings import ranked
 from arena.resources import templates_dir
 from arena.site.gamepages import _WRITTEN, _write_if_changed, write_game_pages
 from arena.site.gamepages import (
@@ -227,7 +227,7 @@ def _write_from_state(
 
     ledger = state.ledger
     table = ledger.table()
-    confidence = data.confidence_given or confidence_of(ledger)
+    confidence = data.confidence_given or state.confidence()
     for line in table.standings:  # a bot only seen in results still gets a page
         bots.setdefault(line.bot, BotRecord(line.bot, line.bot, "", "", "", "unknown"))
     # Each line's band, group, settled and league status, as the terminal has them.
