@@ -23,8 +23,9 @@ from arena.config.fingerprint import fingerprint_of, settings_of
 from arena.config.league import LeagueConfig
 from arena.ratings import confidence, standings
 from arena.ratings.ledger import RatingLedger
+from arena.site import charts
 from arena.site.model import load_site_data
-from arena.site.state import STATE_FILE
+from arena.site.state import STATE_FILE, SiteState
 from arena.site.writer import write_site
 from arena.store.db import Store
 from arena.store.keys import game_key
@@ -293,3 +294,31 @@ def test_the_confidence_is_saved_with_the_state_for_the_next_process(tmp_path, m
     grown(full, fresh, set(keys[:15]))
     write_site(load_site_data(fresh), fresh / "site", replays="none", full=True)
     assert files_of(fresh / "site") == after
+
+
+def test_a_chart_reads_only_the_points_it_draws_and_draws_what_every_point_gives(tmp_path, monkeypatch):
+    # Charts of 4 points (300 in use): every bot's is thinned, ann@2's starts at its inherited point.
+    monkeypatch.setattr(charts, "CHART_POINTS", 4)
+    full = league_store(tmp_path / "full", batches=8)
+    keys = done_keys(full)
+    check_steps(full, tmp_path, steps_of(keys, [0, 6, 12, 21]))
+    with Store.open(tmp_path / "grow") as store:
+        state = SiteState(tmp_path / "grow", store)
+        try:
+            state.refresh()
+            drawn = 0  # the bots whose chart is thinned
+            for bot in BOTS + ["ann@2"]:
+                points = state.db.execute("SELECT games, mu, sigma, cons FROM points WHERE bot = ? ORDER BY i", (bot,)).fetchall()
+                chart, links = state.chart(bot)
+                assert chart == charts.rating_chart(points, (state.rating.mu, state.rating.sigma)), bot
+                games = [point[0] for point in chart["points"]]
+                assert len(chart["points"]) <= 5 and links == [keyed(state, bot, n) for n in games]
+                drawn += len(points) > 5  # more than it draws
+            assert drawn >= 6
+            assert state.db.execute("SELECT games FROM points WHERE bot = 'ann@2' AND i = 0").fetchone() == (0,)
+        finally:
+            state.close()
+
+
+def keyed(state: SiteState, bot: str, n: int) -> str:
+    return state.db.execute("SELECT key FROM rows WHERE bot = ? AND n = ?", (bot, n)).fetchone()[0]

@@ -26,10 +26,27 @@ def rating_chart(
     if not points:
         return {}
     if points[0][0] != 0:  # a version that inherited its predecessor's mu has its own point at 0
-        points = [(0, prior[0], prior[1], prior[0] - 3 * prior[1]), *points]
-    if len(points) > CHART_POINTS:
-        step = len(points) / CHART_POINTS
-        points = [points[int(i * step)] for i in range(CHART_POINTS)] + [points[-1]]
+        points = [prior_point(prior), *points]
+    return chart_of([points[i] for i in drawn_positions(len(points))])
+
+
+def prior_point(prior: tuple[float, float]) -> tuple[int, float, float, float]:
+    """The point at game 0 of a bot that did not inherit a rating: the prior."""
+    return (0, prior[0], prior[1], prior[0] - 3 * prior[1])
+
+
+def drawn_positions(length: int) -> list[int]:
+    """Which of a chart's `length` points (the prior at 0 first) it draws: all when they
+    fit, else CHART_POINTS of them evenly spread and the last (so a chart of any bot reads
+    at most CHART_POINTS + 1 points: `arena.site.state` reads only those)."""
+    if length <= CHART_POINTS:
+        return list(range(length))
+    step = length / CHART_POINTS
+    return [int(i * step) for i in range(CHART_POINTS)] + [length - 1]
+
+
+def chart_of(points: Sequence[tuple[int, float, float, float]]) -> dict[str, Any]:
+    """`rating_chart`'s geometry of the points it draws (`drawn_positions`, the first at 0)."""
     low = min(p[1] - 3 * p[2] for p in points)
     high = max(p[1] + 3 * p[2] for p in points)
     if high - low < 1:

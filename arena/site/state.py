@@ -9,8 +9,9 @@ duplicate deal is taken whole):
   `confidence.WINDOW` updates, so the confidence is not re-rated over the history;
 - per bot (table `bots`, JSON): results by seat, games with and times ahead of / behind
   each other bot, its last RECENT games and INCIDENTS_KEPT incidents, its rounds, its
-  last move, its rating chart and stderr excerpts (remade when it plays);
-- its rating points (table `points`: games, mu, sigma, conservative), and per game-seat
+  last move and stderr excerpts (remade when it plays);
+- its rating points (table `points`: each one's place in the bot's order, games, mu,
+  sigma, conservative: a chart reads only the points it draws), and per game-seat
   the row of its data script (table `rows`: the game, the rating after, its change,
   the rank after and its change, mu and sigma): a game's move never changes once made;
 - what `rating_moves` (arena.site.charts) carries from game to game: each bot's rating
@@ -53,7 +54,7 @@ from arena.store.keys import deal_of
 from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 2
+STATE_VERSION = 3
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -65,8 +66,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (bot TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS points (
-    bot TEXT NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, cons REAL NOT NULL,
-    PRIMARY KEY (bot, games)) WITHOUT ROWID;
+    bot TEXT NOT NULL, i INTEGER NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
+    cons REAL NOT NULL, PRIMARY KEY (bot, i)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fragments (bot TEXT PRIMARY KEY, html TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS updates (n INTEGER PRIMARY KEY, u TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (
@@ -155,10 +156,12 @@ class SiteState:
         self.db = self._open(full)
         self.touched: set[str] = set()  # bots whose games changed in this render (committed or not)
         self.blobs: dict[str, dict[str, Any]] = {}
+        self.point_count: dict[str, int] = {}  # each bot's saved rating points, once read
+        self.charts: dict[str, Any] = {}  # each bot's chart as this render drew it
         self.points_made: dict[str, dict[int, RatingPoint]] = {}  # this render's rating points by bot and games
         # Rows of `points` and `rows` made but not yet written: written a chunk of games at
         # a time (`_write_pending`), not one statement per game.
-        self._new_points: list[tuple[str, int, float, float, float]] = []
+        self._new_points: list[tuple[str, int, int, float, float, float]] = []
         self._new_rows: list[tuple[str, int, str, str]] = []
         self.last_rendered: dict[str, Any] | None = None
         self._rendered: str | None = None
@@ -300,7 +303,7 @@ class SiteState:
             row = self.db.execute("SELECT blob FROM bots WHERE bot = ?", (bot,)).fetchone()
             self.blobs[bot] = json.loads(row[0]) if row else {
                 "by_seat": {}, "together": {}, "ahead": {}, "behind": {}, "recent": [], "incidents": [],
-                "rounds": None, "played": 0, "last_move": None, "chart": None, "excerpts": [],
+                "rounds": None, "played": 0, "last_move": None, "excerpts": [],
             }
         return self.blobs[bot]
 
@@ -451,7 +454,7 @@ class SiteState:
     def _write_pending(self) -> None:
         """Write the rating points and data-script rows made since the last call."""
         if self._new_points:
-            self.db.executemany("INSERT OR REPLACE INTO points VALUES (?, ?, ?, ?, ?)", self._new_points)
+            self.db.executemany("INSERT OR REPLACE INTO points VALUES (?, ?, ?, ?, ?, ?)", self._new_points)
             self._new_points = []
         if self._new_rows:
             self.db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)", self._new_rows)
@@ -470,7 +473,9 @@ class SiteState:
             fresh = [point for point in points if point is not None]
             if not fresh:
                 continue
-            rows.extend((bot, p.games, p.mu, p.sigma, p.conservative) for p in fresh)
+            first = self._points_of(bot)
+            self.point_count[bot] = first + len(fresh)
+            rows.extend((bot, first + i, p.games, p.mu, p.sigma, p.conservative) for i, p in enumerate(fresh))
             carry = self.moves["carry"]
             for point in fresh:
                 if point.games == 0:  # an inherited prior: the bot's rating until its first game
@@ -479,6 +484,13 @@ class SiteState:
             if extra is None:
                 points[:] = [None]  # type: ignore[list-item]
             self.points_made.setdefault(bot, {}).update({p.games: p for p in fresh})
+
+    def _points_of(self, bot: str) -> int:
+        """How many rating points of `bot` are saved (each one's place `i` in its order)."""
+        if bot not in self.point_count:
+            row = self.db.execute("SELECT max(i) FROM points WHERE bot = ?", (bot,)).fetchone()
+            self.point_count[bot] = 0 if row[0] is None else row[0] + 1
+        return self.point_count[bot]
 
     def _close_deal(self) -> None:
         """A duplicate deal complete: rated now (as the ledger does when the next deal comes)."""
@@ -605,23 +617,11 @@ class SiteState:
         self.last_moves[bot] = move  # the index reads every bot's
 
     def _finish(self, bots: Iterable[str]) -> None:
-        """The rating chart and the stderr excerpts of bots that played (their pages read them)."""
-        from arena.site.charts import rating_chart
+        """The stderr excerpts of bots that played (their pages read them)."""
         from arena.site.pages import log_excerpt
 
-        prior = (self.rating.mu, self.rating.sigma)
         for bot in bots:
             blob = self.blob(bot)
-            points = self.db.execute(
-                "SELECT games, mu, sigma, cons FROM points WHERE bot = ? ORDER BY games", (bot,)
-            ).fetchall()
-            chart = rating_chart(points, prior)
-            # Each point drawn links to the game after which it was taken (its games-th game).
-            drawn = [games for games, *_ in chart.get("points", [])]
-            key_of = dict(self.db.execute(
-                f"SELECT n, key FROM rows WHERE bot = ? AND n IN ({','.join('?' * len(drawn))})", (bot, *drawn)
-            )) if drawn else {}
-            blob["chart"] = [chart, [key_of.get(games) for games in drawn]] if chart else None
             excerpts = []
             for recent in blob["recent"]:
                 if len(excerpts) >= LOG_EXCERPTS:
@@ -634,6 +634,36 @@ class SiteState:
             blob["excerpts"] = excerpts
 
     # -- what the pages read ------------------------------------------------------------------
+
+    def chart(self, bot: str) -> tuple[dict[str, Any], list[str | None]]:
+        """A bot's rating chart (`arena.site.charts`) and the game each drawn point links to
+        (the game after which it was taken: its games-th), from its saved points as they
+        are now: only the CHART_POINTS + 1 drawn are read, however many games it played."""
+        from arena.site.charts import chart_of, drawn_positions, prior_point
+
+        if bot not in self.charts:
+            count = self._points_of(bot)
+            first = self.db.execute("SELECT games FROM points WHERE bot = ? AND i = 0", (bot,)).fetchone()
+            if first is None:
+                self.charts[bot] = ({}, [])
+                return self.charts[bot]
+            shift = 0 if first[0] == 0 else 1  # a bot that inherited no rating: the prior at 0 comes first
+            positions = drawn_positions(count + shift)
+            wanted = sorted({at - shift for at in positions if at >= shift})
+            read = {
+                i: point for i, *point in self.db.execute(
+                    f"SELECT i, games, mu, sigma, cons FROM points WHERE bot = ? AND i IN ({','.join('?' * len(wanted))})",
+                    (bot, *wanted),
+                )
+            }
+            prior = prior_point((self.rating.mu, self.rating.sigma))
+            chart = chart_of([prior if at < shift else tuple(read[at - shift]) for at in positions])
+            drawn = [games for games, *_ in chart.get("points", [])]
+            key_of = dict(self.db.execute(
+                f"SELECT n, key FROM rows WHERE bot = ? AND n IN ({','.join('?' * len(drawn))})", (bot, *drawn)
+            )) if drawn else {}
+            self.charts[bot] = (chart, [key_of.get(games) for games in drawn])
+        return self.charts[bot]
 
     def rows(self, bot: str) -> list[str]:
         """A bot's data-script rows in order, as JSON texts (bots by their number in `numbered`)."""

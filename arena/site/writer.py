@@ -288,7 +288,7 @@ def _write_from_state(
         details = state.fragment(bot) if last is not None and bot not in state.touched else None
         blob = state.blob(bot)
         if details is None:
-            chart, chart_keys = blob["chart"] or ({}, [])
+            chart, chart_keys = state.chart(bot)
             opponents = [
                 {"bot": other, "games": count, "ahead": blob["ahead"].get(other, 0), "behind": blob["behind"].get(other, 0)}
                 for other, count in blob["together"].items()
