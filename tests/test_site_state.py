@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from arena.config.fingerprint import fingerprint_of, settings_of
 from arena.config.league import LeagueConfig
 from arena.ratings import confidence, standings
 from arena.ratings.ledger import RatingLedger
+from arena.ratings.results import store_ledger
 from arena.site import charts
 from arena.site.model import load_site_data
 from arena.site.state import STATE_FILE, SiteState
@@ -245,22 +247,27 @@ def test_the_ledger_window_is_rows_appended_and_trimmed_as_a_rebuild_has_them(tm
     grown(full, fresh, set(keys))
     write_site(load_site_data(fresh), fresh / "site", replays="none", full=True)
 
-    def window(folder: Path) -> tuple[int, list[tuple[int, str]]]:
+    def window(folder: Path) -> tuple[int, list[tuple[Any, ...]]]:
         with sqlite3.connect(folder / STATE_FILE) as db:
             made = json.loads(db.execute("SELECT value FROM meta WHERE key = 'updates_made'").fetchone()[0])
-            rows = db.execute("SELECT n, u FROM updates ORDER BY n").fetchall()
+            rows = db.execute("SELECT n, bots, ranks, added FROM updates ORDER BY n").fetchall()
         db.close()
         return made, rows
 
     made, rows = window(tmp_path / "grow")
-    assert made == 18 and [n for n, _ in rows] == [14, 15, 16, 17, 18]
+    assert made == 18 and [row[0] for row in rows] == [14, 15, 16, 17, 18]
     assert (made, rows) == window(fresh)
-    # The newest row is the last game's update: its bots in seat order, one rank each.
+    # The newest row is the last game's update: its bots in seat order, one rank and one
+    # change of the natural parameters (two doubles) each.
     db = sqlite3.connect(full / "arena.sqlite")
     seated = json.loads(db.execute("SELECT bots FROM games WHERE key = ?", (keys[-1],)).fetchone()[0])
     db.close()
-    bots, ranks, added = json.loads(rows[-1][1])
-    assert bots == seated and len(ranks) == len(added) == len(seated)
+    _, bots, ranks, added = rows[-1]
+    assert json.loads(bots) == seated and len(json.loads(ranks)) == len(seated) and len(added) == 16 * len(seated)
+    # And the ledger read back from them has the window as the one that made it.
+    with Store.open(full) as store:
+        ledger = store_ledger(store, record=True)
+    assert list(ledger.ratings.updates)[-5:] == list(_loaded_window(tmp_path / "grow"))
 
 
 def test_the_confidence_is_saved_with_the_state_for_the_next_process(tmp_path, monkeypatch):
@@ -322,3 +329,12 @@ def test_a_chart_reads_only_the_points_it_draws_and_draws_what_every_point_gives
 
 def keyed(state: SiteState, bot: str, n: int) -> str:
     return state.db.execute("SELECT key FROM rows WHERE bot = ? AND n = ?", (bot, n)).fetchone()[0]
+
+
+def _loaded_window(folder: Path) -> list[Any]:
+    with Store.open(folder) as store:
+        state = SiteState(folder, store)
+        try:
+            return list(state._load_ledger().ratings.updates)
+        finally:
+            state.close()

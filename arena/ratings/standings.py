@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import struct
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,13 +161,21 @@ def confidence_key(ledger: RatingLedger) -> str:
     prior, the window of updates), as a digest: two ledgers share one only when it is the same."""
     ratings = ledger._now()
     bots = sorted(set(ledger._games) | ledger._bots)
+    updates = list(ratings.updates or ())
     made = (
         dataclasses.astuple(ratings.settings),
         [(bot, float(ratings.rating(bot).mu), float(ratings.rating(bot).sigma)) for bot in bots],
         sorted((bot, float(rating.mu), float(rating.sigma)) for bot, rating in ratings._ratings.items()),
-        list(ratings.updates or ()),
     )
-    return hashlib.blake2b(repr(made).encode(), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(repr(made).encode(), digest_size=16)
+    # The window's updates: each one's size, its bots, its ranks and its changes as the
+    # doubles they are (the repr of 10,000 updates costs several times more).
+    sizes = [len(seats) for seats, _, _ in updates]
+    numbers = [*sizes, *(rank for _, ranks, _ in updates for rank in ranks)]
+    numbers += [value for _, _, added in updates for pair in added for value in pair]
+    digest.update(struct.pack(f"<{len(numbers)}d", *numbers))
+    digest.update("\0".join(bot for seats, _, _ in updates for bot in seats).encode())
+    return digest.hexdigest()
 
 
 def confidence_of(ledger: RatingLedger, *, key: str | None = None, saved: Confidence | None = None) -> Confidence:

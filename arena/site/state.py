@@ -36,25 +36,22 @@ import hashlib
 import json
 import math
 import sqlite3
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import trueskill
-
 from arena.game.record import Incident
-from arena.ratings import confidence as _confidence
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
+from arena.site.saved_ledger import SCHEMA, kept_confidence, load_ledger, save_ledger
 from arena.store.db import GameRow, MemberRow, SeatRow, Store
 from arena.store.keys import deal_of
 from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 3
+STATE_VERSION = 4
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -69,7 +66,6 @@ CREATE TABLE IF NOT EXISTS points (
     bot TEXT NOT NULL, i INTEGER NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
     cons REAL NOT NULL, PRIMARY KEY (bot, i)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fragments (bot TEXT PRIMARY KEY, html TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS updates (n INTEGER PRIMARY KEY, u TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (
     bot TEXT NOT NULL, n INTEGER NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
     PRIMARY KEY (bot, n)) WITHOUT ROWID;
@@ -90,16 +86,6 @@ def code_version() -> str:
     for source in sources:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]
-
-
-class _Window(deque):  # type: ignore[type-arg]
-    """The ledger's window of updates, counting the updates appended since it was saved."""
-
-    appended = 0
-
-    def append(self, update: Any) -> None:
-        super().append(update)
-        self.appended += 1
 
 
 @dataclass
@@ -174,7 +160,7 @@ class SiteState:
         if not full:
             try:
                 db = sqlite3.connect(self.path, isolation_level=None)
-                db.executescript(_SCHEMA)
+                db.executescript(_SCHEMA + SCHEMA)
                 row = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
                 inherit = db.execute("SELECT value FROM meta WHERE key = 'inherit'").fetchone()
                 if row is not None and row[0] == self.head and inherit is not None:
@@ -191,7 +177,7 @@ class SiteState:
         self.rebuilt = True
         db = sqlite3.connect(self.path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
+        db.executescript(_SCHEMA + SCHEMA)
         db.execute("INSERT INTO meta VALUES ('head', ?)", (self.head,))
         return db
 
@@ -216,83 +202,24 @@ class SiteState:
             self.db.execute("COMMIT")
         self.db.close()
 
-    # -- the ledger, saved with its window of updates ----------------------------------------
+    # -- the ledger, saved with its window of updates (arena.site.saved_ledger) ---------------
 
     def _load_ledger(self) -> RatingLedger:
-        saved = self._meta("ledger")
-        if saved is None:
-            ledger = RatingLedger(
-                self.rating, duplicate=self.duplicate, bots=self.bot_ids, history=True, swiss=self.swiss, record=True,
-                inherit=self.inherit,
-            )
-        else:
-            ledger = RatingLedger.from_json({**saved, "history": {}})
-            ledger.duplicate = self.duplicate
-            ledger._bots.update(self.bot_ids)
-            ledger.ratings.inherit.update(self.inherit)
-            # The window, one row per update (appended, the oldest deleted: `_save_ledger`).
-            kept = json.loads("[" + ",".join(u for (u,) in self.db.execute("SELECT u FROM updates ORDER BY n")) + "]")
-            ledger.ratings.updates = _Window(
-                ((tuple(bots), tuple(ranks), tuple(tuple(pair) for pair in added)) for bots, ranks, added in kept),
-                maxlen=_confidence.WINDOW,
-            )
-            # Each rating as the pass in order holds it (precision and precision-adjusted
-            # mean, exactly: rebuilt from mu and sigma, the last digits differ and so would
-            # the updates' natural parameters that the confidence's sweep reads).
-            for bot, (pi, tau) in saved["natural"].items():
-                rating = trueskill.Rating.__new__(trueskill.Rating)
-                trueskill.mathematics.Gaussian.__init__(rating, pi=pi, tau=tau)
-                ledger.ratings._ratings[bot] = rating
-            # Which bots have a rating point (a version's inherited point at 0 is made once).
-            ledger.history = {bot: [None] for bot in saved["pointed"]}  # type: ignore[list-item]
-        if ledger.history is None or saved is None:
-            ledger.history = {}
-        if not isinstance(ledger.ratings.updates, _Window):
-            ledger.ratings.updates = _Window(ledger.ratings.updates or (), maxlen=_confidence.WINDOW)
-        return ledger
+        return load_ledger(
+            self.db, self._meta("ledger"), self.rating, duplicate=self.duplicate, bots=self.bot_ids, swiss=self.swiss,
+            inherit=self.inherit,
+        )
 
     def _save_ledger(self, ledger: RatingLedger) -> None:
-        duplicate, ledger.duplicate = ledger.duplicate, False  # the deal is closed: nothing open to lose
-        history, ledger.history = ledger.history, None
-        try:
-            state = ledger.to_json()
-        finally:
-            ledger.duplicate, ledger.history = duplicate, history
-        # The window's updates made since the last save are appended as rows, and the rows
-        # fallen out of the window deleted (not the whole window rewritten every batch).
-        window = ledger.ratings.updates
-        assert isinstance(window, _Window)
-        made = self._meta("updates_made") or 0
-        fresh = list(window)[len(window) - min(window.appended, len(window)):] if window.appended else []
-        self.db.executemany(
-            "INSERT OR REPLACE INTO updates VALUES (?, ?)",
-            [(made + window.appended - len(fresh) + i + 1, json.dumps(u, separators=(",", ":"))) for i, u in enumerate(fresh)],
-        )
-        made += window.appended
-        window.appended = 0
-        self.db.execute("DELETE FROM updates WHERE n <= ?", (made - (window.maxlen or 0),))
+        state, made = save_ledger(self.db, ledger, self._meta("updates_made") or 0)
         self._set_meta("updates_made", made)
-        state["natural"] = {bot: [rating.pi, rating.tau] for bot, rating in ledger.ratings._ratings.items()}
-        state["pointed"] = sorted(history or {})
         self._set_meta("ledger", state)
 
     def confidence(self) -> Confidence:
-        """How sure the standings are (`RatingLedger.confidence()`, about 2 CPU-s with a
-        full window): computed once per state of the ratings in a process, else the one the
-        last render saved when it is of these same ratings (`standings.confidence_key`),
-        else computed and saved (by `close`) for the next render, in this process or another."""
-        from arena.ratings.standings import confidence_key, confidence_of
-
-        key = confidence_key(self.ledger)
-        kept, saved = self._meta("confidence"), None
-        if isinstance(kept, list) and len(kept) == 2 and kept[0] == key:
-            try:
-                saved = Confidence.from_json(kept[1])
-            except (ValueError, KeyError, TypeError):  # another method's, or damaged: computed again
-                saved = None
-        confidence = confidence_of(self.ledger, key=key, saved=saved)
-        if saved is None:
-            self._confidence = json.dumps([key, confidence.to_json()], separators=(",", ":"))
+        """How sure the standings are: computed once per state of the ratings in a process,
+        else the one the last render saved of these same ratings, else computed and saved
+        (by `close`) for the next render, in this process or another (`kept_confidence`)."""
+        confidence, self._confidence = kept_confidence(self.ledger, self._meta("confidence"))
         return confidence
 
     # -- per bot -----------------------------------------------------------------------------
