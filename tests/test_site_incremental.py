@@ -125,13 +125,40 @@ def test_a_missing_page_is_made_good(league):
     assert {name: blob for name, (_, _, blob) in files_of(site).items()} == {
         name: blob for name, (_, _, blob) in before.items()
     }
-    # A game page is rendered from where the last render stopped: a lost one needs --full.
+    # A game page, a replay of another game and a list page deleted by hand are made again
+    # by a plain render, and nothing else: the game folders changed since the last render,
+    # so they are listed against the finished games' keys.
     game = sorted((site / "games").glob("0*.html"))[5]
-    game.unlink()
-    render(league)
-    assert not game.exists()
-    write_site(load_site_data(league), site, full=True)
-    assert game.read_bytes() == before[f"games/{game.name}"][2]
+    replay = sorted((site / "replays").glob("0*.js"))[20]
+    for path in (game, replay, site / "games" / "page-1.html"):
+        path.unlink()
+    counts = render(league)
+    assert counts["pages"] == 3 + 2  # index, h2h, the list page; the game page and the replay's game's page
+    assert counts["replays_written"] == 1
+    assert {name: blob for name, (_, _, blob) in files_of(site).items()} == {
+        name: blob for name, (_, _, blob) in before.items()
+    }
+
+
+def test_a_games_folder_is_listed_only_when_it_changed(league, monkeypatch):
+    """Looking for the game files deleted by hand costs one listing of the game folders,
+    and only after a render whose folders were changed by another hand since the last."""
+    import arena.site.gamepages as gamepages
+
+    listed = []
+    real = gamepages.missing_files
+    monkeypatch.setattr(gamepages, "missing_files", lambda *args, **kwargs: listed.append(1) or real(*args, **kwargs))
+    site = league / "site"
+    render(league)  # the first render of this arena records the folders' times
+    listed.clear()
+    before = files_of(site)
+    assert render(league)["pages"] == 3 and listed == []
+    (site / "games" / "notes.txt").write_text("a reader's notes")  # another hand's file: listed, nothing made
+    counts = render(league)
+    assert listed == [1] and counts["pages"] == 3 and counts["files_written"] == 0
+    assert render(league)["pages"] == 3 and listed == [1]
+    after = files_of(site)
+    assert after.pop("games/notes.txt")[2] == b"a reader's notes" and after == before
 
 
 def test_arena_report_full_renders_every_page_and_changes_no_file(league):

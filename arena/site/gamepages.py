@@ -2,8 +2,9 @@
 (`games/page-N.html`), read from the store a list page at a time (never every game at
 once): only from where the last render into the folder stopped (the new games, the one
 before them for its "next" link, their list pages; every list page when their number
-changed, as each pager names the last), or all of them. Called by `arena.site.writer`.
-Docs: docs/report.md.
+changed, as each pager names the last), or all of them. A page or replay of an earlier
+game deleted by hand is made again (`missing_files`: looked for only when the folder
+changed since the last render). Called by `arena.site.writer`. Docs: docs/report.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from arena.site.model import SiteData, SiteGame, can_fork
 from arena.site.replay import FORMAT
 from arena.site.state import GAMES_PER_PAGE, SiteState, game_rows, read_games
 from arena.store.db import Store
+from arena.store.keys import deal_of
 
 PARALLEL_PAGES_GAMES = 5000  # from this many game pages to render, several processes render them
 
@@ -78,6 +80,46 @@ def site_games(state: SiteState, store: Store, offset: int, limit: int) -> list[
     ]
 
 
+GAME_FOLDERS = ("games", "replays")  # a tournament's site's folders of files per game
+
+
+def folder_times(site: Path) -> dict[str, int]:
+    """The modification times (ns) of the site's folders of game files: a file created,
+    renamed or deleted in one changes its time (an edit inside a file does not)."""
+    times = {}
+    for name in GAME_FOLDERS:
+        try:
+            times[name] = (site / name).stat().st_mtime_ns
+        except FileNotFoundError:
+            pass
+    return times
+
+
+def missing_files(state: SiteState, site: Path, *, before: int, pages: int, replays: bool) -> tuple[set[int], set[int]]:
+    """The places (0-based, in schedule order) of the first `before` finished games whose
+    page, or (with `replays`) replay, is not in the site, and the list pages (1 ..
+    `pages`) not in it: one listing of each folder and the finished games' keys, no file
+    opened or rendered."""
+
+    def names(folder: Path) -> set[str]:
+        try:
+            return {entry.name for entry in os.scandir(folder)}
+        except FileNotFoundError:
+            return set()
+
+    pages_there = names(site / "games")
+    replays_there = names(site / "replays") if replays else set()
+    games: set[int] = set()
+    for index, key in enumerate(state.store.done_keys_in_order(before)):
+        if f"{key}.html" not in pages_there:
+            games.add(index)
+        elif replays and f"{key}.r{FORMAT}.js" not in replays_there:
+            withheld = state.duplicate and deal_of(key) in state.open_deals  # no replay while its deal is open
+            if not withheld:
+                games.add(index)
+    return games, {page for page in range(1, pages + 1) if f"page-{page}.html" not in pages_there}
+
+
 def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
     """Render the list pages and game pages of these page numbers; returns (pages rendered,
     files written, keys of games whose replay is missing)."""
@@ -93,7 +135,7 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
             lead = 1 if first else 0  # the game before the page, for its first game's "previous" link
             games = site_games(state, store, first - lead, GAMES_PER_PAGE + lead + 1)
             chunk = games[lead : lead + GAMES_PER_PAGE]
-            if page >= work["first_list"]:
+            if page >= work["first_list"] or page in work["lists"]:
                 html = work["list"].render(
                     root="../", **work["common"], games=chunk, page=page, pages=work["pages"],
                     links=page_links(page, work["pages"]),
@@ -102,7 +144,7 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
                 pages += 1
             for offset, game in enumerate(chunk):
                 index = first + offset
-                if index < work["start"]:
+                if index < work["start"] and index not in work["remake"]:
                     continue
                 replay = site / "replays" / f"{game.key}.r{FORMAT}.js"
                 if work["replays"] and not game.withheld and not replay.exists():
@@ -122,23 +164,34 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
 def write_game_pages(
     data: SiteData, state: SiteState, site: Path, list_template: jinja2.Template, game_template: jinja2.Template,
     common: Mapping[str, Any], *, since: int | None, all_lists: bool, replays: str, jobs: int | None,
+    folders: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Render the game pages from game `since - 1` on (None: all) and the list pages that
     hold them (`all_lists`: every list page); returns pages rendered and the keys of the
-    rendered games whose replay is to be written (`replays == "all"`)."""
+    rendered games whose replay is to be written (`replays == "all"`). With `since`, the
+    pages and replays of earlier games and the list pages missing from the site are made
+    too, looked for when the game folders' times are not `folders` (`folder_times` after
+    the last render)."""
     global _WORK
     done = state.count
     pages = max(1, -(-done // GAMES_PER_PAGE))
     # The game before the new ones gets its "next" link; with none new, no game page.
     start = 0 if since is None else (max(0, since - 1) if done > since else done)
     first_list = 1 if all_lists or since is None else start // GAMES_PER_PAGE + 1
-    numbers = list(range(min(first_list, start // GAMES_PER_PAGE + 1), pages + 1))
+    remake: set[int] = set()
+    lists: set[int] = set()
+    if since is not None and folder_times(site) != folders:  # a file made or deleted by another hand
+        remake, lists = missing_files(state, site, before=start, pages=pages, replays=replays == "all")
+    numbers = sorted(
+        {*range(min(first_list, start // GAMES_PER_PAGE + 1), pages + 1), *lists,
+         *(index // GAMES_PER_PAGE + 1 for index in remake)}
+    )
     if not done:
         numbers = [1]
     _WORK = {
         "site": site, "state": state, "dir": data.tournament_dir, "list": list_template, "game": game_template,
         "common": common, "rules": data.settings.get("rules") or {}, "pages": pages, "first_list": first_list,
-        "start": start, "replays": replays == "all",
+        "start": start, "replays": replays == "all", "remake": remake, "lists": lists,
     }
     try:
         workers = min(jobs or os.cpu_count() or 1, 4)
@@ -158,4 +211,5 @@ def write_game_pages(
     return {
         "pages": sum(result[0] for result in results),
         "replays": sorted(key for result in results for key in result[2]),
+        "remade": len(remake) + len(lists),
     }

@@ -612,13 +612,17 @@ class SiteState:
         self.db.executemany("UPDATE rows SET row = ? WHERE bot = ? AND n = ?", renumbered)
         self._set_meta("numbered", named)
 
-    def save_rendered(self, numbered: list[str], site: str, pages: int, bot_pages: Mapping[str, str]) -> None:
+    def save_rendered(
+        self, numbered: list[str], site: str, pages: int, bot_pages: Mapping[str, str],
+        folders: Mapping[str, int] | None = None,
+    ) -> None:
         """What this render wrote (the data scripts' numbering, the site's folder, the games
-        whose pages are final, the list pages, each bot page's signature), recorded by
-        `close` once the tail is rolled back: a stopped render records nothing, and the
-        next one writes every page."""
+        whose pages are final, the list pages, each bot page's signature, the game folders'
+        times once written), recorded by `close` once the tail is rolled back: a stopped
+        render records nothing, and the next one writes every page."""
         self._rendered = json.dumps(
-            {"numbered": numbered, "site": site, "count": self.committed_count, "pages": pages, "bot_pages": bot_pages},
+            {"numbered": numbered, "site": site, "count": self.committed_count, "pages": pages, "bot_pages": bot_pages,
+             "folders": folders},
             separators=(",", ":"),
         )
 

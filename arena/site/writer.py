@@ -53,7 +53,12 @@ from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
 from arena.ratings.results import is_league, is_swiss
 from arena.ratings.standings import ranked
 from arena.resources import templates_dir
-from arena.site.gamepages import _WRITTEN, _write_if_changed, write_game_pages
+from arena.site.gamepages import (
+    _WRITTEN,
+    _write_if_changed,
+    folder_times,
+    write_game_pages,
+)
 from arena.site.gamepages import (
     page_links as page_links,  # re-exported: the report's API
 )
@@ -218,7 +223,7 @@ def _write_from_state(
         counts = write_game_pages(
             data, state, site, env.get_template("games.html"), env.get_template("game.html"), common,
             since=None if last is None else last["count"], all_lists=last is None or last["pages"] != game_pages,
-            replays=replays, jobs=jobs,
+            replays=replays, jobs=jobs, folders=None if last is None else last.get("folders"),
         )
         pages += counts["pages"]
     else:
@@ -330,7 +335,7 @@ def _write_from_state(
     written = failed = 0
     if counts["replays"]:
         written, failed = _write_replays(data.tournament_dir, site / "replays", counts["replays"], jobs)  # type: ignore[arg-type]
-    state.save_rendered(named, str(site.resolve()), game_pages, signatures)
+    state.save_rendered(named, str(site.resolve()), game_pages, signatures, folder_times(site) if game_files else None)
     return {
         "pages": pages, "files_written": _WRITTEN[0] - written_before, "replays_written": written,
         "replays_failed": failed, "games": done,

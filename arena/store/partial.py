@@ -8,8 +8,8 @@ the writes). Three kinds of reader, one concept:
   and the state a league saves to resume from, so that a resume reads no history;
 - ranged by key, for the site's state (`arena.site.state`): the games after a key (the
   keys sort in schedule order, so the primary key's index finds them, never a scan), a
-  range of finished games (a game-list page), and the seats and incidents of a few
-  games; rows come back as the tuples the tables hold, in the tables' column order
+  range of finished games (a game-list page), the finished games' keys (a tournament's
+  site looks for its files deleted by hand), and the seats and incidents of a few games; rows come back as the tuples the tables hold, in the tables' column order
   (`arena.store.records`: GAME_COLUMNS, SEAT_COLUMNS, INCIDENT_COLUMNS), and the site
   makes them into the store's records;
 - listed a page at a time, for the server that answers a league's game pages and lists
@@ -124,6 +124,13 @@ class PartialReads:
         return self._db.execute(
             f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'done' ORDER BY key LIMIT ? OFFSET ?", (limit, offset)
         ).fetchall()
+
+    def done_keys_in_order(self, limit: int = -1) -> Iterator[str]:
+        """The keys of the first `limit` finished games (-1: all) in key order, read from a
+        cursor as the caller goes (the keys only: a tournament's site checks its files)."""
+        yield from (key for (key,) in self._db.execute(
+            "SELECT key FROM games WHERE status = 'done' ORDER BY key LIMIT ?", (limit,)
+        ))
 
     def result_rows(self, keys: Sequence[str]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """The seats (SEAT_COLUMNS, by game and seat) and incidents (INCIDENT_COLUMNS, in
