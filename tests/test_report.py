@@ -432,13 +432,18 @@ def test_each_bots_games_are_a_data_script_with_every_game(site):
     data = load_site_data(site)
     scripts = site / "site" / "data"
     index = json.loads(re.search(r'\["site"\]=(.*);\n$', (scripts / "site.js").read_text()).group(1))
-    assert index["bots"] == [[bot, slug(bot)] for bot in sorted(line.bot for line in data.standings)]
-    assert index["rounds"] == [[1, 1, 1, 4]] and index["pages"] == 1
+    assert index["bots"] == [
+        [bot, slug(bot), sum(bot in game.seats for game in data.games)] for bot in sorted(line.bot for line in data.standings)
+    ]
+    assert index["rounds"] == [[1, 1, 1, 4]] and index["pages"] == 1 and index["rows_per_script"] == 1000
     moves = rating_moves(data.games, data.history, [line.bot for line in data.standings], 0.0)
     for line in data.standings:
-        number = [name for name, _ in index["bots"]].index(line.bot)
-        text = (scripts / "bots" / f"{slug(line.bot)}.js").read_text()
+        number = [name for name, *_ in index["bots"]].index(line.bot)
+        # A bot's games: its first (here its only) script of a thousand.
+        assert [path.name for path in (scripts / "bots" / slug(line.bot)).iterdir()] == ["1.js"]
+        text = (scripts / "bots" / slug(line.bot) / "1.js").read_text()
         assert "<" not in text  # a hostile name cannot close the script tag
+        assert text.startswith(f'window.ARENA_DATA=window.ARENA_DATA||{{}};window.ARENA_DATA["bot:{slug(line.bot)}/1"]=')
         rows = json.loads(re.search(r"\]=(.*);\n$", text).group(1))
         mine = [(i, game) for i, game in enumerate(data.games) if line.bot in game.seats]
         assert [row[0] for row in rows] == [game.key for _, game in mine]

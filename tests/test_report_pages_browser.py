@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import arena.site.writer as writer
 from arena.ratings.results import stored_history, stored_standings
+from arena.site.model import load_site_data
 from arena.site.writer import slug
 from arena.store.db import Store
 from arena.web.app import AppServer, create_app
@@ -216,8 +218,15 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory) -> Path:
-    """Six bots, 120 games (2 pages of the game list), 60 games a bot (2 pages of its list)."""
-    return build_league(tmp_path_factory.mktemp("league") / "league")
+    """Six bots, 120 games (2 pages of the game list), 60 games a bot (2 pages of its list),
+    its site rendered again with 25 games to a data script (1,000 in use): a bot's games
+    come from three scripts (25, 25 and 10 games), joined in order by the pages."""
+    out = build_league(tmp_path_factory.mktemp("league") / "league")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(writer, "ROWS_PER_SCRIPT", 25)
+        writer.write_site(load_site_data(out), out / "site", full=True)
+    assert sorted(path.name for path in (out / "site" / "data" / "bots" / slug("ann")).iterdir()) == ["1.js", "2.js", "3.js"]
+    return out
 
 
 def expected_moves(cup: Path) -> dict[str, dict[str, tuple[str, str, str, str]]]:

@@ -96,12 +96,12 @@ def test_a_new_game_rewrites_what_shows_it_and_a_changed_bot_its_pages(league, t
         players = {seat.bot for seat in store.seats(keys[-1])}
     allowed = {
         f"games/{keys[-1]}.html", f"replays/{keys[-1]}.r{FORMAT}.js", f"games/{keys[-2]}.html", "games/page-1.html", "index.html", "h2h.html", "live.json",
-        "data/site.js", *(f"data/bots/{writer.slug(bot)}.js" for bot in players),
+        "data/site.js", *(f"data/bots/{writer.slug(bot)}/1.js" for bot in players),
         *(f"bots/{writer.slug(bot)}.html" for bot in LEAGUE),
     }
     assert f"games/{keys[-1]}.html" in changed and changed <= allowed, changed - allowed
     assert {name for name in changed if name.startswith("data/bots/")} == {
-        f"data/bots/{writer.slug(bot)}.js" for bot in players
+        f"data/bots/{writer.slug(bot)}/1.js" for bot in players
     }
     assert f'<a href="{keys[-1]}.html" rel="next">' in (grow / "site" / "games" / f"{keys[-2]}.html").read_text()
 

@@ -338,3 +338,61 @@ def _loaded_window(folder: Path) -> list[Any]:
             return list(state._load_ledger().ratings.updates)
         finally:
             state.close()
+
+
+def test_a_bots_games_are_scripts_of_a_few_and_a_full_one_is_never_written_again(tmp_path, monkeypatch):
+    # 4 games to a data script (1,000 in use): every bot of the league fills several.
+    monkeypatch.setattr(writer, "ROWS_PER_SCRIPT", 4)
+    full = league_store(tmp_path / "full", batches=10)
+    keys = done_keys(full)
+    steps = steps_of(keys, [0, 3, 6, 9, 12, 18, 24, 27])  # out of order too: a full script rewritten until in order
+    check_steps(full, tmp_path, steps)
+    grow = tmp_path / "grow"
+    scripts = grow / "site" / "data" / "bots"
+    site = json.loads((grow / "site" / "data" / "site.js").read_text().split("=", 2)[2].rstrip(";\n"))
+    assert site["rows_per_script"] == 4
+    for name, slugged, games in site["bots"]:
+        files = sorted((scripts / slugged).glob("*.js"), key=lambda path: int(path.stem)) if games else []
+        assert [path.name for path in files] == [f"{n}.js" for n in range(1, -(-games // 4) + 1)], name
+        rows = [row for path in files for row in json.loads(path.read_text().split("=", 2)[2].rstrip(";\n"))]
+        assert len(rows) == games and [len(json.loads(path.read_text().split("=", 2)[2].rstrip(";\n"))) for path in files[:-1]] == [4] * (len(files) - 1)
+        with Store.open(full) as store:
+            assert [row[0] for row in rows] == [row.key for row in store.games("done") if name in row.bots]
+    assert max(games for _, _, games in site["bots"]) > 12  # several full scripts
+
+    # In order, batch by batch: the scripts written are only those from the one that held
+    # each bot's first new game; a script full before the render is not even compared.
+    written: list[Path] = []
+    real = writer._write_if_changed
+    monkeypatch.setattr(writer, "_write_if_changed", lambda path, data: written.append(path) or real(path, data))
+    grown(full, grow, set(keys[:21]))  # the store put back: the state rebuilt, every script written
+    write_site(load_site_data(grow), grow / "site", replays="none")
+    before = {path: json.loads(path.read_text().split("=", 2)[2].rstrip(";\n")) for path in scripts.rglob("*.js")}
+    for size in (24, 27, 30):
+        written.clear()
+        grown(full, grow, set(keys[:size]))
+        write_site(load_site_data(grow), grow / "site", replays="none")
+        touched = {path for path in written if path.parent.parent == scripts}
+        full_before = {path for path, rows in before.items() if len(rows) == 4}
+        assert touched and not touched & full_before
+        assert {path.parent.name for path in touched} == {
+            writer.slug(bot) for key in keys[size - 3:size] for bot in json.loads(
+                sqlite3.connect(full / "arena.sqlite").execute("SELECT bots FROM games WHERE key = ?", (key,)).fetchone()[0]
+            )
+        }
+        before = {path: json.loads(path.read_text().split("=", 2)[2].rstrip(";\n")) for path in scripts.rglob("*.js")}
+
+
+def test_a_render_of_an_older_layout_leaves_no_script_of_it(tmp_path):
+    full = league_store(tmp_path / "full", batches=4)
+    keys = done_keys(full)
+    grow = tmp_path / "grow"
+    grown(full, grow, set(keys))
+    write_site(load_site_data(grow), grow / "site", replays="none")
+    scripts = grow / "site" / "data" / "bots"
+    older = scripts / f"{writer.slug('bob')}.js"  # an older arena's: every game of bob in one
+    older.write_text("window.ARENA_DATA=window.ARENA_DATA||{};")
+    beyond = scripts / writer.slug("bob") / "9.js"  # past bob's last (a store put back)
+    beyond.write_text("window.ARENA_DATA=window.ARENA_DATA||{};")
+    write_site(load_site_data(grow), grow / "site", replays="none", full=True)
+    assert not older.exists() and not beyond.exists() and (scripts / writer.slug("bob") / "1.js").is_file()

@@ -259,6 +259,7 @@ class SiteState:
         self.moves = self._meta("moves") or {
             "rating": {}, "score": {}, "played": {}, "carry": {}, "field": [], "joined": [],
         }
+        self.played_saved = dict(self.moves["played"])  # each bot's rows as of the cursor
         self._order_from_moves()
         self.last_moves = self.moves.setdefault("last_move", {})
         self.last_rendered = self._meta("rendered")
@@ -592,9 +593,19 @@ class SiteState:
             self.charts[bot] = (chart, [key_of.get(games) for games in drawn])
         return self.charts[bot]
 
-    def rows(self, bot: str) -> list[str]:
-        """A bot's data-script rows in order, as JSON texts (bots by their number in `numbered`)."""
-        return [row for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? ORDER BY n", (bot,))]
+    def rows(self, bot: str, after: int = 0) -> list[str]:
+        """A bot's data-script rows in order from its (after + 1)-th game, as JSON texts
+        (bots by their number in `numbered`)."""
+        return [row for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? AND n > ? ORDER BY n", (bot, after))]
+
+    def games_of(self, bot: str) -> int:
+        """A bot's games (its data-script rows), as the pages show them."""
+        return self.moves["played"].get(bot, 0)
+
+    def games_saved(self, bot: str) -> int:
+        """A bot's games as of the last render's cursor: its rows after them are new or
+        were applied past the cursor (and rolled back) since."""
+        return self.played_saved.get(bot, 0)
 
     def _number(self, named: list[str]) -> None:
         """The bots' numbers in the data scripts (their place in `named`, by name): the rows

@@ -243,7 +243,7 @@ def _write_from_state(
     last_move = {bot: move for bot, move in state.moves.get("last_move", {}).items() if bot in rank}
     named = state.numbered  # the standings' bots by name, as the state's rows number them
     rewrite_all = last is None or last.get("numbered") != named
-    _write_game_data(site, state, named, order if rewrite_all else sorted(state.touched & set(order)))
+    _write_game_data(site, state, named, order if rewrite_all else sorted(state.touched & set(order)), every=rewrite_all)
     write(
         site / "index.html",
         "index.html",
@@ -429,19 +429,26 @@ def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     return broken
 
 
-DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>.js
+DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>/<n>.js
+ROWS_PER_SCRIPT = 1000  # a bot's games per data script: a full one is never written again
 
 
-def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: Sequence[str]) -> None:
+def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: Sequence[str], *, every: bool) -> None:
     """The data the pages' scripts read (file:// pages cannot fetch JSON, so each is a script):
 
-    - `data/site.js`: every bot (name, page) by id, and for each round the first and last
-      game-list page holding it and its number of games (by id, not by standings: a bot's
-      number stays the same when the standings change, and so does the file of a bot that
-      played no new game, which a render then leaves alone);
-    - `data/bots/<slug>.js`: every game of one bot, loaded only by the page that shows its
-      games (its bot page, or the game list filtered by it); written for `bots` (those
-      that played since the last render), from the state's rows. A row:
+    - `data/site.js`: every bot (name, page, games) by id, for each round the first and
+      last game-list page holding it and its number of games, and ROWS_PER_SCRIPT (by id,
+      not by standings: a bot's number stays the same when the standings change);
+    - `data/bots/<slug>/<n>.js`: a bot's games, ROWS_PER_SCRIPT to a script (the n-th
+      holds its games (n-1) * ROWS_PER_SCRIPT + 1 to n * ROWS_PER_SCRIPT), loaded only by
+      the page that shows its games (its bot page, or the game list filtered by it, which
+      load every script of the bot: `games / ROWS_PER_SCRIPT` rounded up). Written for
+      `bots` (those that played since the last render) from the script that holds their
+      first game after the state's last cursor: a full script is never written again, so
+      a render after a batch writes a bounded amount however many games a bot played.
+      With `every` (a first render, a full one, or new numbers) every script of `bots`,
+      and those a render of an older arena left (`data/bots/<slug>.js`, every game in one)
+      or beyond a bot's last are removed. A row:
       [key, round, table, rotation, seat, [bot numbers by seat], [places], [scores],
       forfeited seats as bits, rating after, its change, rank after, rank change,
       [[seat, incident reason], ...] or 0, mu after, sigma after].
@@ -449,17 +456,30 @@ def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: S
     folder = site / DATA_DIR / "bots"
     folder.mkdir(parents=True, exist_ok=True)
     index_data = {
-        "bots": [[bot, slug(bot)] for bot in named],
+        "bots": [[bot, slug(bot), state.games_of(bot)] for bot in named],
         "rounds": state.moves.get("rounds", []),
         "pages": max(1, -(-state.count // GAMES_PER_PAGE)),
+        "rows_per_script": ROWS_PER_SCRIPT,
     }
     _write_if_changed(site / DATA_DIR / "site.js", _script_data("ARENA_DATA", "site", index_data))
     for bot in bots:
         name = slug(bot)
-        label = json.dumps(f"bot:{name}", ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
-        # The rows are kept as text (`_script_data`'s bytes): no row is parsed again.
-        text = f"window.ARENA_DATA=window.ARENA_DATA||{{}};window.ARENA_DATA[{label}]=[{','.join(state.rows(bot))}];\n"
-        _write_if_changed(folder / f"{name}.js", text)
+        scripts = -(-state.games_of(bot) // ROWS_PER_SCRIPT)
+        first = 0 if every else state.games_saved(bot) // ROWS_PER_SCRIPT  # the first script that changed
+        rows = state.rows(bot, first * ROWS_PER_SCRIPT)
+        if every:
+            (folder / f"{name}.js").unlink(missing_ok=True)
+            for old in (folder / name).glob("*.js") if (folder / name).is_dir() else ():
+                if not old.stem.isdigit() or int(old.stem) > scripts:
+                    old.unlink()
+        if scripts:
+            (folder / name).mkdir(exist_ok=True)
+        for number in range(first + 1, scripts + 1):
+            label = json.dumps(f"bot:{name}/{number}", ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+            part = rows[(number - first - 1) * ROWS_PER_SCRIPT:(number - first) * ROWS_PER_SCRIPT]
+            # The rows are kept as text (`_script_data`'s bytes): no row is parsed again.
+            text = f"window.ARENA_DATA=window.ARENA_DATA||{{}};window.ARENA_DATA[{label}]=[{','.join(part)}];\n"
+            _write_if_changed(folder / name / f"{number}.js", text)
 
 
 def render_replay(tournament_dir: Path, key: str, out: Path) -> bool:

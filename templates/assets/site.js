@@ -6,10 +6,11 @@
      from A to Z. Cells may carry data-value to sort by a raw number.
    - The standings' search box shows only the bots whose name holds what is typed.
    - Game lists: a bot's page lists every game of the bot, and the game list filtered by
-     a bot does too, from the bot's data script (data/bots/<slug>.js, written by
-     arena/site/writer.py), filtered by round and table-mate, 50 to a page. The game list
-     filtered by round jumps to the pages that hold the round. Filters live in the
-     address (#bot=...&round=...&with=...&page=...), so a filtered list can be shared.
+     a bot does too, from the bot's data scripts (data/bots/<slug>/<n>.js, a thousand
+     games each, written by arena/site/writer.py), filtered by round and table-mate, 50
+     to a page. The game list filtered by round jumps to the pages that hold the round.
+     Filters live in the address (#bot=...&round=...&with=...&page=...), so a filtered
+     list can be shared.
    - The rating chart of a bot's page: the point nearest the pointer (or chosen with the
      arrow keys) is read out under the chart with a link to its game.
    - A league's standings: "hide retired versions" hides the rows of replaced versions.
@@ -149,6 +150,23 @@
     script.onload = function () { if (data(key)) done(data(key)); else failed(); };
     script.onerror = failed;
     document.head.appendChild(script);
+  }
+  /* A bot's games: its data scripts (data/bots/<slug>/1.js, 2.js, ..., site.rows_per_script
+     games each, as many as its `games` need), loaded at once and joined in order. */
+  function loadRows(site, bot, done, failed) {
+    var key = "bot:" + bot[1], scripts = Math.ceil(bot[2] / site.rows_per_script), parts = [], left = scripts, broken = false;
+    if (data(key)) { done(data(key)); return; }
+    var joined = function () {
+      window.ARENA_DATA[key] = [].concat.apply([], parts);
+      done(data(key));
+    };
+    if (!scripts) { window.ARENA_DATA = window.ARENA_DATA || {}; joined(); return; }
+    for (var n = 1; n <= scripts; n++) (function (n) {
+      load(key + "/" + n, "data/bots/" + bot[1] + "/" + n + ".js", function (rows) {
+        parts[n - 1] = rows;
+        if (--left === 0 && !broken) joined();
+      }, function () { if (!broken) { broken = true; failed(); } });
+    })(n);
   }
   function readAddress() {
     var state = {};
@@ -352,7 +370,8 @@
   if (botGames) {
     var slug = botGames.getAttribute("data-slug"), botName = botGames.getAttribute("data-bot");
     load("site", "data/site.js", function (site) {
-      load("bot:" + slug, "data/bots/" + slug + ".js", function (rows) {
+      var bot = site.bots.filter(function (b) { return b[1] === slug; })[0] || [botName, slug, 0];
+      loadRows(site, bot, function (rows) {
         var state = readAddress();
         chartRows(rows);
         gameList(botGames, "the games of " + botName, rows, site.bots, state, setAddress);
@@ -477,7 +496,7 @@
             listed.hidden = false; filtered.hidden = true; showRows(null);
             return;
           }
-          load("bot:" + bot[1], "data/bots/" + bot[1] + ".js", function (rows) {
+          loadRows(site, bot, function (rows) {
             listed.hidden = true; filtered.hidden = false;
             var state2 = {bot: bot[0], round: state.round, "with": state["with"], page: state.page};
             gameList(filtered, "the games of " + bot[0], rows, site.bots, state2, function (now) {
