@@ -396,3 +396,50 @@ def test_a_render_of_an_older_layout_leaves_no_script_of_it(tmp_path):
     beyond.write_text("window.ARENA_DATA=window.ARENA_DATA||{};")
     write_site(load_site_data(grow), grow / "site", replays="none", full=True)
     assert not older.exists() and not beyond.exists() and (scripts / writer.slug("bob") / "1.js").is_file()
+
+
+def test_a_rebuild_is_committed_in_parts_and_a_stopped_one_goes_on_from_its_last(tmp_path, monkeypatch):
+    """A rebuild commits every CHECKPOINT games: stopped after one, the next render applies
+    only the games after it, and the site is byte for byte the one an uninterrupted
+    rebuild writes (a league here; a duplicate tournament below, committed between deals)."""
+    full = league_store(tmp_path / "full")  # 42 games; read 7 at a time
+    keys = done_keys(full)
+    reference = tmp_path / "reference"
+    grown(full, reference, set(keys))
+    write_site(load_site_data(reference), reference / "site", replays="none", full=True)
+    monkeypatch.setattr(state_module, "CHECKPOINT", 10)
+    work = tmp_path / "work"
+    grown(full, work, set(keys))
+    read: list[int] = []
+    real = state_module.read_games
+
+    def stopped_at_the_fourth_read(store, rows):
+        read.append(len(rows))
+        if len(read) == 4:
+            raise KeyboardInterrupt  # the process stopped mid-rebuild
+        return real(store, rows)
+
+    monkeypatch.setattr(state_module, "read_games", stopped_at_the_fourth_read)
+    with pytest.raises(KeyboardInterrupt):
+        write_site(load_site_data(work), work / "site", replays="none", full=True)
+    with sqlite3.connect(work / STATE_FILE) as db:  # committed after 14 games (the second read of 7)
+        saved = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('count', 'cursor', 'rendered')"))
+    db.close()
+    assert saved == {"count": "14", "cursor": json.dumps(keys[13])}
+    read.clear()
+    monkeypatch.setattr(state_module, "read_games", lambda store, rows: read.append(len(rows)) or real(store, rows))
+    write_site(load_site_data(work), work / "site", replays="none")
+    assert sum(read) == len(keys) - 14
+    assert files_of(work / "site") == files_of(reference / "site")
+
+
+def test_a_duplicate_rebuild_committed_in_parts_writes_what_one_in_one_part_writes(tmp_path, monkeypatch):
+    full = build_tournament(tmp_path / "full", duplicate=True, rules={"max_turns": 40})  # 4 deals x 3 rotations
+    write_site(load_site_data(full), full / "one", replays="none", full=True)
+    monkeypatch.setattr(state_module, "CHECKPOINT", 2)  # after every read of 7 (two deals: 6 games)
+    commits = []
+    real = state_module.SiteState._commit
+    monkeypatch.setattr(state_module.SiteState, "_commit", lambda self, *args: commits.append(args) or real(self, *args))
+    write_site(load_site_data(full), full / "parts", replays="none", full=True)
+    assert [count for count, _ in commits] == [6, 12, 12]  # two deals, two more, then the end
+    assert files_of(full / "parts") == files_of(full / "one")

@@ -55,6 +55,7 @@ STATE_VERSION = 4
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
+CHECKPOINT = 100_000  # a rebuild (or a long catch-up) is committed every this many games
 GAMES_PER_PAGE = 100  # games per game-list page (data/site.js says which pages hold a round)
 LOG_EXCERPTS = 3  # stderr excerpts on a bot's page
 LOG_CHARS = 1500  # characters kept of each excerpt
@@ -274,6 +275,7 @@ class SiteState:
         # are applied and saved; the finished ones after it are the tail.
         cut: str | None = None
         committed_last: str | None = None
+        checkpoint = count
         tail: list[GameRow] = []
         after = cursor
         while True:
@@ -297,17 +299,15 @@ class SiteState:
                 self._apply(games)
                 count += len(games)
                 committed_last = committed[-1].key
-        self._close_deal()
-        self._write_pending()
-        if committed_last is not None:
-            self._set_meta("cursor", committed_last)
-        self._set_meta("count", count)
-        self._save_ledger(self.ledger)
-        self._set_meta("moves", self.moves)
-        self._set_meta("inherit", self.inherit)
-        self._finish(self.touched)
-        self._flush(self.touched)
-        self.db.execute("COMMIT")
+                # A long rebuild is committed every CHECKPOINT games: one stopped resumes
+                # from there, and SQLite's log of the transaction stays that size. (Not
+                # while a duplicate deal is open and a bot waits to enter the field: the
+                # deal's moves are made after it enters, as an uninterrupted pass makes them.)
+                if cut is None and count - checkpoint >= CHECKPOINT and not (self.duplicate and self.waiting):
+                    self._commit(count, committed_last)
+                    self.db.execute("BEGIN")
+                    checkpoint = count
+        self._commit(count, committed_last)
         self.committed_count = count
         self.db.execute("BEGIN")  # the tail: rolled back by close()
         games = read_games(self.store, tail)
@@ -318,6 +318,21 @@ class SiteState:
         self._flush(self.touched)
         self.touched |= before
         self.count = count + len(games)
+
+    def _commit(self, count: int, last: str | None) -> None:
+        """Save what the games applied so far made (cursor, count, ledger, moves, the
+        touched bots' aggregates) and commit."""
+        self._close_deal()
+        self._write_pending()
+        if last is not None:
+            self._set_meta("cursor", last)
+        self._set_meta("count", count)
+        self._save_ledger(self.ledger)
+        self._set_meta("moves", self.moves)
+        self._set_meta("inherit", self.inherit)
+        self._finish(self.touched)
+        self._flush(self.touched)
+        self.db.execute("COMMIT")
 
     def _order_from_moves(self) -> None:
         import bisect
