@@ -147,15 +147,41 @@ def session(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     if docker_reachable():
         runs["images list"] = arena("images", "list")
     runs["--help"] = arena("--help")
-    for command in app.registered_commands:
-        name = command.name or command.callback.__name__
-        runs[f"{name} --help"] = arena(name, "--help")
+    commands = [[command.name or command.callback.__name__] for command in app.registered_commands]
     for group in app.registered_groups:  # e.g. `arena authors`, and each of its commands
-        runs[f"{group.name} --help"] = arena(group.name, "--help")
-        for command in group.typer_instance.registered_commands:
-            name = command.name or command.callback.__name__
-            runs[f"{group.name} {name} --help"] = arena(group.name, name, "--help")
+        commands.append([group.name])
+        commands += [[group.name, command.name or command.callback.__name__]
+                     for command in group.typer_instance.registered_commands]
+    runs.update(helps(commands))
     return runs
+
+
+# Every command's `--help` in one process at 80 columns, as `python -m arena COMMAND --help`
+# prints it, byte for byte (typer builds a new console for each help, of the width COLUMNS
+# says): 22 processes, each a second of importing arena, made one (54 -> 35 CPU-s a run).
+HELPS = """
+import json, sys
+from typer.testing import CliRunner
+from arena.cli.app import app
+said = {}
+for words in json.loads(sys.argv[1]):
+    run = CliRunner().invoke(app, [*words, "--help"], prog_name="python -m arena", env={"COLUMNS": "80"})
+    said[" ".join(words) + " --help"] = [run.exit_code, run.stdout, run.stderr]
+print(json.dumps(said))
+"""
+
+
+def helps(commands: list[list[str]]) -> dict[str, subprocess.CompletedProcess]:
+    run = subprocess.run(
+        [sys.executable, "-c", HELPS, json.dumps(commands)], capture_output=True, text=True, cwd=ROOT, timeout=600,
+        env={**os.environ, "COLUMNS": str(WIDTH), "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 0, run.stderr
+    said = {}
+    for label, (code, stdout, stderr) in json.loads(run.stdout).items():
+        assert code == 0 and "Usage: python -m arena " in stdout, (label, stdout, stderr)
+        said[label] = subprocess.CompletedProcess([label], code, stdout, stderr)
+    return said
 
 
 def test_every_command_fits_80_columns(session):
