@@ -53,16 +53,20 @@ def chart_of(points: Sequence[tuple[int, float, float, float]]) -> dict[str, Any
         high, low = high + 0.5, low - 0.5
     last = max(p[0] for p in points) or 1
 
-    def x(games: int) -> float:
-        return round(100 * games / last, 2)
-
     def y(value: float) -> float:
         return round(100 * (high - value) / (high - low), 2)
 
-    mu = " ".join(f"{x(g)},{y(m)}" for g, m, _, _ in points)
-    conservative = " ".join(f"{x(g)},{y(c)}" for g, _, _, c in points)
-    band = " ".join(f"{x(g)},{y(m + 3 * s)}" for g, m, s, _ in points) + " " + " ".join(
-        f"{x(g)},{y(m - 3 * s)}" for g, m, s, _ in reversed(points)
+    # Each coordinate once (x and y as above, inline: a league's batch draws 60 charts).
+    span = high - low
+    xs = [round(100 * g / last, 2) for g, _, _, _ in points]
+    mus = [round(100 * (high - m) / span, 2) for _, m, _, _ in points]
+    conservatives = [round(100 * (high - c) / span, 2) for _, _, _, c in points]
+    tops = [round(100 * (high - (m + 3 * s)) / span, 2) for _, m, s, _ in points]
+    bottoms = [round(100 * (high - (m - 3 * s)) / span, 2) for _, m, s, _ in points]
+    mu = " ".join([f"{a},{b}" for a, b in zip(xs, mus)])
+    conservative = " ".join([f"{a},{b}" for a, b in zip(xs, conservatives)])
+    band = " ".join([f"{a},{b}" for a, b in zip(xs, tops)]) + " " + " ".join(
+        [f"{a},{b}" for a, b in zip(reversed(xs), reversed(bottoms))]
     )
     ticks = [{"y": y(low + (high - low) * i / 4), "label": str(round(low + (high - low) * i / 4))} for i in range(5)]
     return {
@@ -72,7 +76,7 @@ def chart_of(points: Sequence[tuple[int, float, float, float]]) -> dict[str, Any
         "ticks": ticks,
         "games": last,
         "final": points[-1],
-        "points": [(g, x(g), y(c), m, sd) for g, m, sd, c in points if g > 0],
+        "points": [(g, a, b, m, sd) for (g, m, sd, _), a, b in zip(points, xs, conservatives) if g > 0],
     }
 
 
