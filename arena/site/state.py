@@ -161,6 +161,7 @@ class SiteState:
         if not full:
             try:
                 db = sqlite3.connect(self.path, isolation_level=None)
+                db.execute("PRAGMA synchronous=NORMAL")  # see below
                 db.executescript(_SCHEMA + SCHEMA)
                 row = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
                 inherit = db.execute("SELECT value FROM meta WHERE key = 'inherit'").fetchone()
@@ -178,6 +179,10 @@ class SiteState:
         self.rebuilt = True
         db = sqlite3.connect(self.path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
+        # No sync at each commit (two a render): a commit lost to a power cut leaves the
+        # state as of an earlier render, which the next one brings up to date (WAL never
+        # leaves it torn).
+        db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(_SCHEMA + SCHEMA)
         db.execute("INSERT INTO meta VALUES ('head', ?)", (self.head,))
         return db

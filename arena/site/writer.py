@@ -342,12 +342,19 @@ def _write_from_state(
     }
 
 
+@functools.lru_cache(maxsize=65536)
+def _html(text: str) -> str:
+    """`text` escaped for HTML as the templates escape it (markupsafe), once per name or key
+    in a process: the rows made in Python name the same bots and games again and again."""
+    return str(markupsafe.escape(text))
+
+
 def _opponent_rows(opponents: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
     """The rows of a bot page's head-to-head table (made here, not in the template: up to
     a row per bot of the field, on every page of a bot that played)."""
     rows = []
     for o in opponents:
-        name, games, ahead, behind = markupsafe.escape(o["bot"]), o["games"], o["ahead"], o["behind"]
+        name, games, ahead, behind = _html(o["bot"]), o["games"], o["ahead"], o["behind"]
         good = ' class="good"' if ahead > behind else ""
         bad = ' class="bad"' if behind > ahead else ""
         rows.append(
@@ -361,7 +368,7 @@ def _opponent_rows(opponents: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
 def _h2h_rows(bots: Sequence[str], cells: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> markupsafe.Markup:
     """The rows of the head-to-head matrix (made here, not looped in the template: up to
     40 x 40 cells on a page rendered after every batch)."""
-    escape = markupsafe.escape
+    escape = _html
     out = []
     for number, row in enumerate(bots, 1):
         name = escape(row)
@@ -389,7 +396,7 @@ def _recent_rows(recent: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
     in the template: up to RECENT rows on the page of every bot that played)."""
     if not recent:
         return markupsafe.Markup('<tr><td colspan="8" class="muted">No game yet.</td></tr>')
-    escape = markupsafe.escape
+    escape = _html
     rows = []
     for r in recent:
         game, seat, move = r["g"], r["seat"], r["move"]
@@ -415,7 +422,7 @@ def _recent_rows(recent: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
 def _chart_links(chart: Mapping[str, Any], keys: Sequence[str | None]) -> markupsafe.Markup:
     """The rating chart's points, each a link to the game after which it was taken."""
     return markupsafe.Markup("".join(
-        f'<a class="pt" href="../games/{markupsafe.escape(key)}.html" tabindex="-1" style="left:{point[1]}%;top:{point[2]}%"></a>'
+        f'<a class="pt" href="../games/{_html(key)}.html" tabindex="-1" style="left:{point[1]}%;top:{point[2]}%"></a>'
         for point, key in zip(chart.get("points", []), keys)
     ))
 
