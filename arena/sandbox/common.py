@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections import deque
+from pathlib import Path
 
 from arena.sandbox.base import BotFault, Limits, Reason
 
@@ -220,3 +221,11 @@ def fault_for_exit(status: int | None, limits: Limits, oom: bool = False) -> Bot
     if status is not None and status < 0 and -status == signal.SIGXFSZ:
         return BotFault(Reason.CRASH, f"wrote a file larger than {limits.file_size_mb} MB (SIGXFSZ)")
     return BotFault(Reason.CRASH, describe_exit(status))
+
+
+def children_of(pid: int) -> list[int]:
+    """The child processes of a single-threaded process, from /proc (empty when it is gone)."""
+    try:
+        return [int(word) for word in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from arena.sandbox.base import BotFault, BotSpec, Limits, Reason, SandboxError
 from arena.sandbox.cgroups import BotCgroup
-from arena.sandbox.common import fault_for_exit
+from arena.sandbox.common import children_of, fault_for_exit
 from arena.sandbox.keyring import filter_program, keyctl_number
 from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
 from arena.sandbox.uids import UidLease
@@ -50,14 +50,6 @@ def _environment(bot: BotSpec, isolated: bool) -> dict[str, str]:
         "PYTHONIOENCODING": "utf-8",
     }
     return env
-
-
-def _children(pid: int) -> list[int]:
-    """The child processes of a single-threaded process (empty when it is gone)."""
-    try:
-        return [int(word) for word in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except (OSError, ValueError):
-        return []
 
 
 def _namespace_pid(pid: int) -> int | None:
@@ -304,8 +296,8 @@ class LocalBotProcess(BotStdio):
         """The host pid of the bot's own process (not the shim's, nor the init's), or None."""
         if not self._isolated:
             return self.process.pid if self.process.returncode is None else None
-        for init in _children(self.process.pid):
-            for pid in _children(init):
+        for init in children_of(self.process.pid):
+            for pid in children_of(init):
                 if _namespace_pid(pid) == BOT_NAMESPACE_PID:
                     return pid
         return None

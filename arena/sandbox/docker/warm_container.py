@@ -23,6 +23,7 @@ import docker.errors
 
 from arena.sandbox.base import BotSpec, Limits, SandboxError
 from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.common import children_of
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
     EXIT_WAIT_S,
@@ -37,7 +38,6 @@ from arena.sandbox.docker.engine import (
 from arena.sandbox.docker.launcher import LauncherUnavailable, launcher_binary
 from arena.sandbox.docker.transport import _remove_io_dir
 from arena.sandbox.docker.warm_host import (
-    _children,
     _container_cgroup,
     _empty_folder,
     _pidfd,
@@ -164,7 +164,7 @@ class WarmContainer:
         # The init (docker-init) started the launcher, which said it is ready.
         deadline = time.monotonic() + START_WITHIN_S
         while True:
-            children = _children(init_pid)
+            children = children_of(init_pid)
             if children:
                 break
             if time.monotonic() > deadline:

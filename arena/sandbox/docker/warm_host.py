@@ -1,5 +1,5 @@
 """A warm container as this host sees it (warm_container.py's helpers): its cgroup and its
-processes (a pidfd checked to be the container's, the children of a process), emptying
+processes (a pidfd checked to be the container's), emptying
 one of its writable places, and renewing what its namespaces hold between two games
 (SysV IPC objects, the pid counter, fresh /tmp and /dev/shm, /proc with hidepid=2). Each
 works from the container's init pid through /proc, and no program of the container's
@@ -195,8 +195,3 @@ def _renew(init_pid: int, mounts: list[tuple[bytes, int, bytes]]) -> int:
     return outcome[0]
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
