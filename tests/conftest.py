@@ -21,6 +21,7 @@ LONGEST_FIRST = (
     "test_league.py",
     "test_replay_browser.py",
     "test_sandbox_docker.py",
+    "test_sandbox_docker_engine.py",
     "test_cluster.py",
     "test_run.py",
     "test_play_browser.py",
