@@ -435,7 +435,9 @@ def test_each_bots_games_are_a_data_script_with_every_game(site):
     assert index["bots"] == [
         [bot, slug(bot), sum(bot in game.seats for game in data.games)] for bot in sorted(line.bot for line in data.standings)
     ]
-    assert index["rounds"] == [[1, 1, 1, 4]] and index["pages"] == 1 and index["rows_per_script"] == 1000
+    assert index["pages"] == 1 and index["rows_per_script"] == 1000 and index["rounds_per_script"] == 1000
+    assert index["round_scripts"] == 1  # round 1: its game-list pages and its games
+    assert (scripts / "rounds" / "1.js").read_text() == 'window.ARENA_DATA=window.ARENA_DATA||{};window.ARENA_DATA["rounds/1"]=[[1,1,1,4]];\n'
     moves = rating_moves(data.games, data.history, [line.bot for line in data.standings], 0.0)
     for line in data.standings:
         number = [name for name, *_ in index["bots"]].index(line.bot)

@@ -219,11 +219,13 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
 @pytest.fixture(scope="module")
 def league(tmp_path_factory) -> Path:
     """Six bots, 120 games (2 pages of the game list), 60 games a bot (2 pages of its list),
-    its site rendered again with 25 games to a data script (1,000 in use): a bot's games
-    come from three scripts (25, 25 and 10 games), joined in order by the pages."""
+    its site rendered again with 25 games to a data script and 2 rounds to a script of
+    rounds (1,000 each in use): a bot's games come from three scripts (25, 25 and 10
+    games), joined in order by the pages, and a round's pages from its script."""
     out = build_league(tmp_path_factory.mktemp("league") / "league")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(writer, "ROWS_PER_SCRIPT", 25)
+        patch.setattr(writer, "ROUNDS_PER_SCRIPT", 2)
         writer.write_site(load_site_data(out), out / "site", full=True)
     assert sorted(path.name for path in (out / "site" / "data" / "bots" / slug("ann")).iterdir()) == ["1.js", "2.js", "3.js"]
     return out
@@ -371,6 +373,9 @@ def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, l
     assert page.locator("nav.pager .current").first.inner_text() == "2"
     page.goto((league / "site" / "games" / "page-1.html").as_uri() + "#bot=nobody")
     page.wait_for_selector("#games-note:has-text('No bot is named')")
+    # A round past the last (its script of rounds not written): said, not an error.
+    page.goto((league / "site" / "games" / "page-1.html").as_uri() + "#round=7")
+    page.wait_for_selector("#games-note:has-text('No game of round 7 has been played.')")
     watched.check()
 
 

@@ -81,7 +81,7 @@ def test_a_render_with_nothing_changed_writes_no_file_and_renders_no_game_page(l
 
 def test_a_new_game_rewrites_what_shows_it_and_a_changed_bot_its_pages(league, tmp_path):
     """The last game finishes after a render: its page and replay, the page before it (its "next"
-    link), the list page, the index, h2h, live.json, data/site.js, its bots' data scripts
+    link), the list page, the index, h2h, live.json, data/site.js, its round's script, its bots' data scripts
     and pages (and other bots' pages, whose rank may move) are written; no other game
     page, and no data script of a bot that did not play."""
     keys = done_keys(league)
@@ -96,7 +96,7 @@ def test_a_new_game_rewrites_what_shows_it_and_a_changed_bot_its_pages(league, t
         players = {seat.bot for seat in store.seats(keys[-1])}
     allowed = {
         f"games/{keys[-1]}.html", f"replays/{keys[-1]}.r{FORMAT}.js", f"games/{keys[-2]}.html", "games/page-1.html", "index.html", "h2h.html", "live.json",
-        "data/site.js", *(f"data/bots/{writer.slug(bot)}/1.js" for bot in players),
+        "data/site.js", "data/rounds/1.js", *(f"data/bots/{writer.slug(bot)}/1.js" for bot in players),
         *(f"bots/{writer.slug(bot)}.html" for bot in LEAGUE),
     }
     assert f"games/{keys[-1]}.html" in changed and changed <= allowed, changed - allowed

@@ -341,8 +341,10 @@ def _loaded_window(folder: Path) -> list[Any]:
 
 
 def test_a_bots_games_are_scripts_of_a_few_and_a_full_one_is_never_written_again(tmp_path, monkeypatch):
-    # 4 games to a data script (1,000 in use): every bot of the league fills several.
+    # 4 games to a data script (1,000 in use): every bot of the league fills several; and
+    # 3 rounds (a league's batches) to a script of rounds.
     monkeypatch.setattr(writer, "ROWS_PER_SCRIPT", 4)
+    monkeypatch.setattr(writer, "ROUNDS_PER_SCRIPT", 3)
     full = league_store(tmp_path / "full", batches=10)
     keys = done_keys(full)
     steps = steps_of(keys, [0, 3, 6, 9, 12, 18, 24, 27])  # out of order too: a full script rewritten until in order
@@ -359,6 +361,10 @@ def test_a_bots_games_are_scripts_of_a_few_and_a_full_one_is_never_written_again
         with Store.open(full) as store:
             assert [row[0] for row in rows] == [row.key for row in store.games("done") if name in row.bots]
     assert max(games for _, _, games in site["bots"]) > 12  # several full scripts
+    # Rounds 1-3, 4-6, 7-9, 10: each with its 3 games, all on list page 1.
+    assert site["round_scripts"] == 4 and site["rounds_per_script"] == 3
+    rounds = [json.loads((scripts.parent / "rounds" / f"{n}.js").read_text().split("=", 2)[2].rstrip(";\n")) for n in range(1, 5)]
+    assert rounds == [[[r, 1, 1, 3] for r in range(first, min(first + 3, 11))] for first in (1, 4, 7, 10)]
 
     # In order, batch by batch: the scripts written are only those from the one that held
     # each bot's first new game; a script full before the render is not even compared.
@@ -375,6 +381,10 @@ def test_a_bots_games_are_scripts_of_a_few_and_a_full_one_is_never_written_again
         touched = {path for path in written if path.parent.parent == scripts}
         full_before = {path for path, rows in before.items() if len(rows) == 4}
         assert touched and not touched & full_before
+        # The rounds: only the script of the last round saved before and that of the new one.
+        assert {path.name for path in written if path.parent.name == "rounds"} == {
+            f"{(round_of - 1) // 3 + 1}.js" for round_of in (size // 3 - 1, size // 3)
+        }
         assert {path.parent.name for path in touched} == {
             writer.slug(bot) for key in keys[size - 3:size] for bot in json.loads(
                 sqlite3.connect(full / "arena.sqlite").execute("SELECT bots FROM games WHERE key = ?", (key,)).fetchone()[0]

@@ -46,12 +46,13 @@ from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
 from arena.site.saved_ledger import SCHEMA, kept_confidence, load_ledger, save_ledger
+from arena.site.state_reads import StateReads
 from arena.store.db import GameRow, MemberRow, SeatRow, Store
 from arena.store.keys import deal_of
 from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 4
+STATE_VERSION = 5
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -67,6 +68,7 @@ CREATE TABLE IF NOT EXISTS points (
     bot TEXT NOT NULL, i INTEGER NOT NULL, games INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
     cons REAL NOT NULL, PRIMARY KEY (bot, i)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fragments (bot TEXT PRIMARY KEY, html TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, entry TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (
     bot TEXT NOT NULL, n INTEGER NOT NULL, key TEXT NOT NULL, row TEXT NOT NULL,
     PRIMARY KEY (bot, n)) WITHOUT ROWID;
@@ -124,7 +126,7 @@ def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:
     ]
 
 
-class SiteState:
+class SiteState(StateReads):
     """The state of one store's site, opened for one render (`refresh`, then `close`)."""
 
     def __init__(self, tournament_dir: Path, store: Store, *, full: bool = False, path: Path | None = None):
@@ -266,6 +268,9 @@ class SiteState:
             "rating": {}, "score": {}, "played": {}, "carry": {}, "field": [], "joined": [],
         }
         self.played_saved = dict(self.moves["played"])  # each bot's rows as of the cursor
+        # The rounds' list is a table (`_save_rounds`); the moves hold its last entry, which
+        # the next game may extend.
+        self.round_saved = self.moves["rounds"][-1][0] if self.moves.get("rounds") else None
         self._order_from_moves()
         self.last_moves = self.moves.setdefault("last_move", {})
         self.last_rendered = self._meta("rendered")
@@ -333,6 +338,7 @@ class SiteState:
             self._set_meta("cursor", last)
         self._set_meta("count", count)
         self._save_ledger(self.ledger)
+        self._save_rounds()
         self._set_meta("moves", self.moves)
         self._set_meta("inherit", self.inherit)
         self._finish(self.touched)
@@ -582,50 +588,6 @@ class SiteState:
             blob["excerpts"] = excerpts
 
     # -- what the pages read ------------------------------------------------------------------
-
-    def chart(self, bot: str) -> tuple[dict[str, Any], list[str | None]]:
-        """A bot's rating chart (`arena.site.charts`) and the game each drawn point links to
-        (the game after which it was taken: its games-th), from its saved points as they
-        are now: only the CHART_POINTS + 1 drawn are read, however many games it played."""
-        from arena.site.charts import chart_of, drawn_positions, prior_point
-
-        if bot not in self.charts:
-            count = self._points_of(bot)
-            first = self.db.execute("SELECT games FROM points WHERE bot = ? AND i = 0", (bot,)).fetchone()
-            if first is None:
-                self.charts[bot] = ({}, [])
-                return self.charts[bot]
-            shift = 0 if first[0] == 0 else 1  # a bot that inherited no rating: the prior at 0 comes first
-            positions = drawn_positions(count + shift)
-            wanted = sorted({at - shift for at in positions if at >= shift})
-            read = {
-                i: point for i, *point in self.db.execute(
-                    f"SELECT i, games, mu, sigma, cons FROM points WHERE bot = ? AND i IN ({','.join('?' * len(wanted))})",
-                    (bot, *wanted),
-                )
-            }
-            prior = prior_point((self.rating.mu, self.rating.sigma))
-            chart = chart_of([prior if at < shift else tuple(read[at - shift]) for at in positions])
-            drawn = [games for games, *_ in chart.get("points", [])]
-            key_of = dict(self.db.execute(
-                f"SELECT n, key FROM rows WHERE bot = ? AND n IN ({','.join('?' * len(drawn))})", (bot, *drawn)
-            )) if drawn else {}
-            self.charts[bot] = (chart, [key_of.get(games) for games in drawn])
-        return self.charts[bot]
-
-    def rows(self, bot: str, after: int = 0) -> list[str]:
-        """A bot's data-script rows in order from its (after + 1)-th game, as JSON texts
-        (bots by their number in `numbered`)."""
-        return [row for (row,) in self.db.execute("SELECT row FROM rows WHERE bot = ? AND n > ? ORDER BY n", (bot, after))]
-
-    def games_of(self, bot: str) -> int:
-        """A bot's games (its data-script rows), as the pages show them."""
-        return self.moves["played"].get(bot, 0)
-
-    def games_saved(self, bot: str) -> int:
-        """A bot's games as of the last render's cursor: its rows after them are new or
-        were applied past the cursor (and rolled back) since."""
-        return self.played_saved.get(bot, 0)
 
     def _number(self, named: list[str]) -> None:
         """The bots' numbers in the data scripts (their place in `named`, by name): the rows

@@ -464,14 +464,24 @@ def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>/<n>.js
 ROWS_PER_SCRIPT = 1000  # a bot's games per data script: a full one is never written again
+ROUNDS_PER_SCRIPT = 1000  # rounds per data/rounds/<n>.js (the n-th: rounds (n-1) * 1000 + 1 to n * 1000)
+
+
+def _round_script(round_number: int) -> int:
+    """The data/rounds/<n>.js that holds a round (rounds 1 to ROUNDS_PER_SCRIPT: 1)."""
+    return max(1, (round_number - 1) // ROUNDS_PER_SCRIPT + 1)
 
 
 def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: Sequence[str], *, every: bool) -> None:
     """The data the pages' scripts read (file:// pages cannot fetch JSON, so each is a script):
 
-    - `data/site.js`: every bot (name, page, games) by id, for each round the first and
-      last game-list page holding it and its number of games, and ROWS_PER_SCRIPT (by id,
-      not by standings: a bot's number stays the same when the standings change);
+    - `data/site.js`: every bot (name, page, games) by id (not by standings: a bot's
+      number stays the same when the standings change), the number of round scripts,
+      ROWS_PER_SCRIPT and ROUNDS_PER_SCRIPT;
+    - `data/rounds/<n>.js`: for each round of the n-th ROUNDS_PER_SCRIPT (a league's round
+      is a batch) with a finished game, [round, the first and last game-list page holding
+      it, its games]; written from the script holding the last round of the state's
+      cursor (with `every`: all, and those past the last removed);
     - `data/bots/<slug>/<n>.js`: a bot's games, ROWS_PER_SCRIPT to a script (the n-th
       holds its games (n-1) * ROWS_PER_SCRIPT + 1 to n * ROWS_PER_SCRIPT), loaded only by
       the page that shows its games (its bot page, or the game list filtered by it, which
@@ -488,13 +498,28 @@ def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: S
     """
     folder = site / DATA_DIR / "bots"
     folder.mkdir(parents=True, exist_ok=True)
+    last_round = state.last_round()
+    round_scripts = 0 if last_round is None else _round_script(last_round)
     index_data = {
         "bots": [[bot, slug(bot), state.games_of(bot)] for bot in named],
-        "rounds": state.moves.get("rounds", []),
+        "round_scripts": round_scripts,
         "pages": max(1, -(-state.count // GAMES_PER_PAGE)),
         "rows_per_script": ROWS_PER_SCRIPT,
+        "rounds_per_script": ROUNDS_PER_SCRIPT,
     }
     _write_if_changed(site / DATA_DIR / "site.js", _script_data("ARENA_DATA", "site", index_data))
+    rounds_folder = site / DATA_DIR / "rounds"
+    if every:
+        for old in rounds_folder.glob("*.js") if rounds_folder.is_dir() else ():
+            if not old.stem.isdigit() or not 1 <= int(old.stem) <= round_scripts:
+                old.unlink()
+    if round_scripts:
+        rounds_folder.mkdir(exist_ok=True)
+        saved = None if every else state.round_saved
+        for number in range(1 if saved is None else _round_script(saved), round_scripts + 1):
+            last = number * ROUNDS_PER_SCRIPT
+            entries = state.round_entries(last - ROUNDS_PER_SCRIPT + 1 if number > 1 else -(1 << 62), last)
+            _write_if_changed(rounds_folder / f"{number}.js", _script_data("ARENA_DATA", f"rounds/{number}", entries))
     for bot in bots:
         name = slug(bot)
         scripts = -(-state.games_of(bot) // ROWS_PER_SCRIPT)

@@ -8,7 +8,8 @@
    - Game lists: a bot's page lists every game of the bot, and the game list filtered by
      a bot does too, from the bot's data scripts (data/bots/<slug>/<n>.js, a thousand
      games each, written by arena/site/writer.py), filtered by round and table-mate, 50
-     to a page. The game list filtered by round jumps to the pages that hold the round.
+     to a page. The game list filtered by round jumps to the pages that hold the round
+     (data/rounds/<n>.js, a thousand rounds each).
      Filters live in the address (#bot=...&round=...&with=...&page=...), so a filtered
      list can be shared.
    - The rating chart of a bot's page: the point nearest the pointer (or chosen with the
@@ -516,23 +517,32 @@
         forEach(listed.querySelectorAll("nav.pager, #page-jump"), function (node) { node.hidden = !!state.round; });
         if (state.round) {
           var wanted = parseInt(state.round, 10);
-          var span = site.rounds.filter(function (r) { return r[0] === wanted; })[0];
-          if (!span) { note.textContent = "No game of round " + state.round + " has been played."; showRows(null); return; }
-          if (current < span[1] || current > span[2]) { location.replace("page-" + span[1] + ".html#round=" + wanted); return; }
-          showRows(wanted);
-          note.textContent = "Round " + wanted + ": " + span[3] + " games" +
-            (span[1] === span[2] ? ", all on this page." : ", on pages " + span[1] + " to " + span[2] + ".");
-          if (span[2] > span[1]) {
-            [["\u2039 its previous page", current - 1], ["its next page \u203a", current + 1]].forEach(function (pair) {
-              if (pair[1] < span[1] || pair[1] > span[2]) return;
-              note.appendChild(document.createTextNode(" "));
-              var more = el("a", null, pair[0]);
-              more.href = "page-" + pair[1] + ".html#round=" + wanted;
-              note.appendChild(more);
-            });
-          }
+          // The rounds' pages are in data/rounds/<n>.js, site.rounds_per_script rounds each.
+          var script = Math.max(1, Math.floor((wanted - 1) / site.rounds_per_script) + 1);
+          var missing = function () { note.textContent = "No game of round " + state.round + " has been played."; showRows(null); };
+          if (!(script <= site.round_scripts)) { missing(); return; }
+          load("rounds/" + script, "data/rounds/" + script + ".js", function (rounds) {
+            showRound(state, wanted, rounds.filter(function (r) { return r[0] === wanted; })[0], missing);
+          }, missing);
         } else {
           showRows(null);
+        }
+      };
+      var showRound = function (state, wanted, span, missing) {
+        if (readAddress().round !== state.round) return;  // the reader asked for another since
+        if (!span) { missing(); return; }
+        if (current < span[1] || current > span[2]) { location.replace("page-" + span[1] + ".html#round=" + wanted); return; }
+        showRows(wanted);
+        note.textContent = "Round " + wanted + ": " + span[3] + " games" +
+          (span[1] === span[2] ? ", all on this page." : ", on pages " + span[1] + " to " + span[2] + ".");
+        if (span[2] > span[1]) {
+          [["\u2039 its previous page", current - 1], ["its next page \u203a", current + 1]].forEach(function (pair) {
+            if (pair[1] < span[1] || pair[1] > span[2]) return;
+            note.appendChild(document.createTextNode(" "));
+            var more = el("a", null, pair[0]);
+            more.href = "page-" + pair[1] + ".html#round=" + wanted;
+            note.appendChild(more);
+          });
         }
       };
       filters.addEventListener("submit", function (event) {
