@@ -6,6 +6,7 @@ writes into an empty folder (tests/test_site_state.py: batch by batch)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -149,16 +150,29 @@ def test_a_games_folder_is_listed_only_when_it_changed(league, monkeypatch):
     real = gamepages.missing_files
     monkeypatch.setattr(gamepages, "missing_files", lambda *args, **kwargs: listed.append(1) or real(*args, **kwargs))
     site = league / "site"
+
+    def aged(stamp: int) -> None:  # the folders last changed long ago (not a moment before a render ends)
+        for name in ("games", "replays"):
+            os.utime(site / name, ns=(stamp, stamp))
+
+    aged(10**18)
     render(league)  # the first render of this arena records the folders' times
     listed.clear()
     before = files_of(site)
     assert render(league)["pages"] == 3 and listed == []
     (site / "games" / "notes.txt").write_text("a reader's notes")  # another hand's file: listed, nothing made
+    aged(10**18 + 1)
     counts = render(league)
     assert listed == [1] and counts["pages"] == 3 and counts["files_written"] == 0
     assert render(league)["pages"] == 3 and listed == [1]
     after = files_of(site)
     assert after.pop("games/notes.txt")[2] == b"a reader's notes" and after == before
+    # A folder changed a moment ago is given no time (-1): a file deleted within the same
+    # tick of the kernel's coarse clock would leave its time as it was recorded.
+    (site / "games" / "notes.txt").unlink()
+    assert gamepages.folder_times(site)["games"] == -1
+    os.utime(site / "games", ns=(10**18, 10**18))
+    assert gamepages.folder_times(site)["games"] == 10**18
 
 
 def test_arena_report_full_renders_every_page_and_changes_no_file(league):

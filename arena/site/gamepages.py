@@ -10,6 +10,7 @@ changed since the last render). Called by `arena.site.writer`. Docs: docs/report
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -83,15 +84,23 @@ def site_games(state: SiteState, store: Store, offset: int, limit: int) -> list[
 GAME_FOLDERS = ("games", "replays")  # a tournament's site's folders of files per game
 
 
+RACY_NS = 100_000_000  # a folder changed this recently may change again within the same clock tick
+
+
 def folder_times(site: Path) -> dict[str, int]:
     """The modification times (ns) of the site's folders of game files: a file created,
-    renamed or deleted in one changes its time (an edit inside a file does not)."""
+    renamed or deleted in one changes its time (an edit inside a file does not). The
+    kernel stamps them with a coarse clock (a tick of 1-10 ms), so a folder changed in
+    the last RACY_NS is given as -1, a time no folder has: a file deleted by hand within
+    the same tick as the render's last write is found by the next render all the same."""
     times = {}
+    now = time.time_ns()
     for name in GAME_FOLDERS:
         try:
-            times[name] = (site / name).stat().st_mtime_ns
+            changed = (site / name).stat().st_mtime_ns
         except FileNotFoundError:
-            pass
+            continue
+        times[name] = -1 if now - changed < RACY_NS else changed
     return times
 
 
@@ -180,7 +189,9 @@ def write_game_pages(
     first_list = 1 if all_lists or since is None else start // GAMES_PER_PAGE + 1
     remake: set[int] = set()
     lists: set[int] = set()
-    if since is not None and folder_times(site) != folders:  # a file made or deleted by another hand
+    # A file made or deleted by another hand since the last render (or maybe: -1, a folder
+    # that render changed a moment before it recorded the times).
+    if since is not None and (not folders or -1 in folders.values() or folder_times(site) != folders):
         remake, lists = missing_files(state, site, before=start, pages=pages, replays=replays == "all")
     numbers = sorted(
         {*range(min(first_list, start // GAMES_PER_PAGE + 1), pages + 1), *lists,
