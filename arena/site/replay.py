@@ -335,6 +335,8 @@ def rebuild(data: dict[str, Any], index: int, seat: int | None) -> Table:
 
 
 def _script_json(value: Any) -> str:
+    """A value as a data script holds it (a replay, a site's data, a bot's rows): compact
+    JSON, ASCII, with nothing that closes a <script>."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
 
 

@@ -45,6 +45,9 @@ from arena.game.record import Incident
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
+from arena.site.replay import (
+    _script_json as row_text,  # a value as a data script holds it
+)
 from arena.site.saved_ledger import SCHEMA, kept_confidence, load_ledger, save_ledger
 from arena.site.state_reads import StateReads
 from arena.store.db import GameRow, MemberRow, SeatRow, Store
@@ -628,11 +631,6 @@ class SiteState(StateReads):
         """Kept for the next render, with what the render wrote (`save_rendered`): a bot that
         played since is rendered again (it is in `touched`), and only it reads a stale one."""
         self._fragments[bot] = html
-
-
-def row_text(row: Any) -> str:
-    """A value as a data script holds it: compact JSON, with nothing that closes a <script>."""
-    return json.dumps(row, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _number_text(value: float) -> str:

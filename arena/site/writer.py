@@ -67,7 +67,13 @@ from arena.site.pages import h2h_cells, last_lines, membership_text
 from arena.site.pages import (
     settings_summary as settings_summary,  # re-exported: the report's API
 )
-from arena.site.replay import FORMAT, ReplayUnavailable, replay_frames, script_text
+from arena.site.replay import (
+    FORMAT,
+    ReplayUnavailable,
+    _script_json,
+    replay_frames,
+    script_text,
+)
 from arena.site.state import GAMES_PER_PAGE, SiteState
 from arena.store.db import BotRecord
 from engine.registry import all_games
@@ -90,9 +96,7 @@ def slug(bot: str) -> str:
 def _script_data(name: str, key: str, value: Any) -> str:
     """A data script for file:// pages (which cannot fetch JSON): registers `value` as
     window[name][key]. Escaped for a <script> context: nothing in it closes the tag."""
-    payload = json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
-    label = json.dumps(key, ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
-    return f"window.{name}=window.{name}||{{}};window.{name}[{label}]={payload};\n"
+    return f"window.{name}=window.{name}||{{}};window.{name}[{_script_json(key)}]={_script_json(value)};\n"
 
 
 def _compact(value: float) -> float | int:
@@ -533,7 +537,7 @@ def _write_game_data(site: Path, state: SiteState, named: Sequence[str], bots: S
         if scripts:
             (folder / name).mkdir(exist_ok=True)
         for number in range(first + 1, scripts + 1):
-            label = json.dumps(f"bot:{name}/{number}", ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e")
+            label = _script_json(f"bot:{name}/{number}")
             part = rows[(number - first - 1) * ROWS_PER_SCRIPT:(number - first) * ROWS_PER_SCRIPT]
             # The rows are kept as text (`_script_data`'s bytes): no row is parsed again.
             text = f"window.ARENA_DATA=window.ARENA_DATA||{{}};window.ARENA_DATA[{label}]=[{','.join(part)}];\n"
