@@ -4,7 +4,7 @@
 
 The same round-robin (3UP 3DOWN, three seats, four local-sandbox bots: the example bots
 random and threeup-heuristic plus two renamed copies of random; `--cycles` complete cycles
-of the four tables) is played through the real runner (`arena.run.tournament.run_tournament`)
+of the four tables) is played through the real runner (`arena.play.tournament.run_tournament`)
 on a LocalCluster with N worker processes of one thread each on loopback, and, for
 comparison, in the local pool with `--jobs N`. For each it reports:
 
@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.run.tournament import Progress, run_tournament, validate_config
+from arena.play.tournament import Progress, run_tournament, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -321,7 +321,7 @@ def _read(ledger, true_order: list[str]) -> dict:
 def separation_run(task: tuple[str, int, tuple[int, ...]]) -> dict:
     """One tournament of the graded field, read at each size (games per bot)."""
     from arena.ratings.ledger import RatingLedger
-    from arena.run.schedule import round_robin
+    from arena.schedule.formats import round_robin
 
     bench = _tournament_bench()
     fmt, seed, sizes = task

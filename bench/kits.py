@@ -36,7 +36,7 @@ from arena.config.botfolder import load_bot  # noqa: E402
 from arena.game.protocol import MatchOver, Start, encode_request  # noqa: E402
 from arena.langs.build import run_build  # noqa: E402
 from arena.langs.kits import available, new_bot  # noqa: E402
-from arena.run.play import remote_bot  # noqa: E402
+from arena.play.executor import remote_bot  # noqa: E402
 from arena.sandbox import Limits  # noqa: E402
 from arena.sandbox.docker import DockerSandbox, engine_problem  # noqa: E402
 from arena.store.seeds import RunKey  # noqa: E402

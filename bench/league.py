@@ -26,7 +26,7 @@ field; with numpy here, for speed: `place_intervals`) and arena's definition of 
 counts the newcomer's games until it is settled, and whether the settled interval (that
 95% one) holds its true place, and the 90% band shown then too. Every trial is run twice,
 from the same warmed league with the same newcomer: with arena's matchmaker
-(`arena.run.matchmaker.make_tables`) and with random table filling (the same, every seat drawn
+(`arena.schedule.matchmaker.make_tables`) and with random table filling (the same, every seat drawn
 at random), side by side.
 
 Targets, in every field: the matchmaker settles newcomers in at most 0.7x the games random
@@ -58,8 +58,8 @@ from tournament import GradedPlayer, graded_players, play_scheduled  # noqa: E40
 from arena.ratings import confidence  # noqa: E402
 from arena.ratings.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span  # noqa: E402
 from arena.ratings.ledger import RatedGame, RatingLedger  # noqa: E402
-from arena.run.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
-from arena.run.schedule import ScheduledGame, deal_seed  # noqa: E402
+from arena.schedule.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
+from arena.schedule.formats import ScheduledGame, deal_seed  # noqa: E402
 
 FIELD = 30
 SEATS = 4

@@ -14,7 +14,7 @@ and no replay is stored (a synthetic game has none to re-simulate); the store ha
 league state, as one from before it existed.
 
 Then, in a child process per size (so that its peak resident memory is the league's
-alone), arena's own league (`arena.run.league._League`, the class `arena league` runs)
+alone), arena's own league (`arena.league.ladder._League`, the class `arena league` runs)
 opens the store as a resumed league does (`open_s`: without a saved state it streams the
 store and rates the history once, then saves its state), schedules its next batch (untimed: the first
 schedule rates the whole history once), the site is rendered once (untimed), the batch's
@@ -77,7 +77,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.config.fingerprint import fingerprint_of, settings_of  # noqa: E402
-from arena.config.league import LeagueConfig  # noqa: E402
+from arena.config.league_file import LeagueConfig  # noqa: E402
 from arena.store.db import Store  # noqa: E402
 from arena.store.keys import game_key  # noqa: E402
 from arena.store.seeds import RunKey  # noqa: E402
@@ -210,7 +210,7 @@ def _finish(out: Path, games, rng: random.Random) -> list[Any]:
 
 def measure_size(out: Path, seats: int, site: bool) -> dict[str, Any]:
     """In this process: the league over the store in `out`, one batch, timed."""
-    from arena.run.league import _League
+    from arena.league.ladder import _League
     from arena.site.writer import render_site
 
     config = league_config(out, seats)

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "bots" / "random"))
 from arena.config.botfolder import load_bot  # noqa: E402
 from arena.game.protocol import MatchOver, Start  # noqa: E402
 from arena.game.seats import InProcessBot  # noqa: E402
-from arena.run.match import run_match  # noqa: E402
-from arena.run.play import remote_bot  # noqa: E402
+from arena.play.match import run_match  # noqa: E402
+from arena.play.executor import remote_bot  # noqa: E402
 from arena.sandbox import Limits, get_sandbox  # noqa: E402
 from arena.store.seeds import RunKey  # noqa: E402
 from engine import get_game  # noqa: E402

@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.game.record import GameResult, Replay, ReplayAction
-from arena.run.schedule import ScheduledGame
+from arena.schedule.formats import ScheduledGame
 from arena.site.model import load_site_data
 from arena.site.replay import replay_frames, script_text
 from arena.site.writer import write_site

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.ratings.ledger import RatedGame, RatingLedger, Ratings, rate_results
-from arena.run.schedule import gauntlet, round_robin, swiss_round
+from arena.schedule.formats import gauntlet, round_robin, swiss_round
 
 
 def random_result(game, rng: random.Random) -> RatedGame:

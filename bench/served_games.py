@@ -7,7 +7,7 @@ For each size a synthetic league store is built straight with SQL in bulk in the
 schema (keys zero-padded as a league writes them, 200 bots, batches of 16 games of 4
 seats, every game finished; no replay: a replay's first answer is its re-simulation,
 bench/replay_size.py's write time, 1-2 s for a long Three Thirteen game, and later ones a
-file read). Then `arena.web.games.ServedGames.answer` (what the server runs in its
+file read). Then `arena.web.league_games.ServedGames.answer` (what the server runs in its
 thread for each request, without HTTP) is timed for the game page of the first, the
 middle and the last game and the list page 1, the middle one and the last one, the
 median of `--repeat` answers each, rendered each time (`list_page_kept_ms`: a list page
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.store.db import Store  # noqa: E402
-from arena.web.games import ServedGames  # noqa: E402
+from arena.web.league_games import ServedGames  # noqa: E402
 
 BOTS = 200
 BATCH = 16

@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from arena.game.seats import InProcessBot  # noqa: E402
-from arena.run.tournament import run_tournament, validate_config  # noqa: E402
+from arena.play.tournament import run_tournament, validate_config  # noqa: E402
 
 
 def build_site(out: Path) -> list[str]:

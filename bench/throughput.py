@@ -57,8 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.game.protocol import MatchOver  # noqa: E402
-from arena.run.play import remote_bot  # noqa: E402
-from arena.run.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
+from arena.play.executor import remote_bot  # noqa: E402
+from arena.play.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
 from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
 
 FIELD = [("random", 4), ("threeup-heuristic", 4)]

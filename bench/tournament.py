@@ -4,7 +4,7 @@
         [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
         [--subprocess-rounds N] [--tt-seeds N] [--close-seeds N]
 
-Overhead: the real runner (`arena.run.tournament.run_tournament`) with 64 in-process bots and
+Overhead: the real runner (`arena.play.tournament.run_tournament`) with 64 in-process bots and
 5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
 part timed by wrapping what the runner calls), beside the time spent playing and the bare
 engine time of the same games; again with a progress callback; then local subprocess bots,
@@ -64,7 +64,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingSettings, RatingTable
-from arena.run.schedule import (
+from arena.schedule.formats import (
     ScheduledGame,
     deal_seed,
     key_order,
@@ -731,11 +731,11 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
     Scheduling: the schedule functions; rating: the rating ledger the runner feeds as games
     finish (`RatingLedger.add`/`table`, the in-order buffer around it) and reading the
     stored results into ratings (`rated_games`, `stored_standings`); storage: every other store method; play: `play_scheduled_game` (as the one runner,
-    arena.run.runner, calls it)
+    arena.play.runner, calls it)
     (referee, bots, engine). The HTML site is not built (`report=False`): it is the report,
     not the tournament.
     """
-    import arena.run.tournament as runner
+    import arena.play.tournament as runner
     from arena.ratings.ledger import RatingLedger
     from arena.ratings.results import OrderedLedger
     from arena.store.db import Store
@@ -745,7 +745,7 @@ def instrumented_runner(timer: PartTimer, played: list[Any]):
         played.append(game.result)
         return game
 
-    import arena.run.runner as loop  # the one loop under a tournament and a league plays each game
+    import arena.play.runner as loop  # the one loop under a tournament and a league plays each game
 
     play = loop.play_scheduled_game
     patches: list[tuple[Any, str, Any]] = [(loop, "play_scheduled_game", timer.wrap("play", keep))]
@@ -785,8 +785,8 @@ def graded_seat_factory(player: GradedPlayer) -> Callable[[], Any]:
 
 
 def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, progress: bool) -> dict[str, Any]:
-    """Run one tournament through `arena.run.tournament.run_tournament`, its time split by part."""
-    from arena.run.tournament import run_tournament, validate_config
+    """Run one tournament through `arena.play.tournament.run_tournament`, its time split by part."""
+    from arena.play.tournament import run_tournament, validate_config
 
     timer, played = PartTimer(), []
     with tempfile.TemporaryDirectory() as out:

@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.human.table import PlayHost, PlayTable, TableConfig
 from arena.web.app import AppServer
-from arena.web.play import play_app
+from arena.web.play_server import play_app
 from engine.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from arena.game.seats import InProcessBot
-from arena.run.tournament import run_tournament, validate_config
+from arena.play.tournament import run_tournament, validate_config
 from arena.site.writer import render_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ def _blunders_once():
 
 def build_tournament(out: Path, game: str = "3up3down", seats: int = 3, progress=None, stop=None, **settings) -> Path:
     """Run a real tournament of 4 bots (C(4,3) = 4 games at 3 seats) into `out`; the runner
-    renders the site at its end (`arena.run.tournament.render_report`)."""
+    renders the site at its end (`arena.play.tournament.render_report`)."""
     bots = out.parent / f"{out.name}-bots"
     bots.mkdir(parents=True, exist_ok=True)
     folder = chatty_bot(bots)

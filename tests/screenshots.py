@@ -4,7 +4,7 @@
 pictures to DIR/<test name>/. Without it none is taken: a picture checks nothing, and a
 full-page capture needs Chromium to lay out and paint the whole page at a new size, which
 on a busy machine running two test processes each with its own Chromium took over
-playwright's 30 seconds once (tests/test_replay_browser.py, in a clean-clone CI run) and
+playwright's 30 seconds once (tests/site/test_replay_browser.py, in a clean-clone CI run) and
 failed a test whose every check had passed.
 """
 

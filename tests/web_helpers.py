@@ -10,7 +10,7 @@ import tarfile
 from pathlib import Path
 
 from arena.web.authors import Book
-from arena.web.commands import serve_door
+from arena.cli.authors import serve_door
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random"

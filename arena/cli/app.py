@@ -1,5 +1,5 @@
 """The `arena` command: its commands in the order `arena --help` lists them, each from the
-module of its group (games, match, tournament, standings, bots, site, league; authors and
+module of its group (games, match, tournament, standings, bots, report, league; authors and
 images from arena/web and arena/langs). Thin: parse, call the layers, print. Errors a user
 can cause are printed as one line (no traceback) and exit with code 2."""
 
@@ -10,10 +10,10 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import bots, games, league, match, site, standings, tournament
+from arena.cli import bots, games, league, match, report, standings, tournament
 from arena.cli.console import UsageError, errors
-from arena.langs.commands import images_app  # light: Typer only
-from arena.web.commands import authors_app  # light: Typer only
+from arena.cli.langs import images_app  # light: Typer only
+from arena.cli.authors import authors_app  # light: Typer only
 from engine import GameError
 
 app = typer.Typer(
@@ -59,8 +59,8 @@ app.command("secret")(tournament.secret_command)
 app.command("standings")(standings.standings_command)
 app.command("submit")(bots.submit_command)
 app.command("bots")(bots.bots_command)
-app.command("report")(site.report_command)
-app.command("serve")(site.serve_command)
+app.command("report")(report.report_command)
+app.command("serve")(report.serve_command)
 app.command("play")(match.play_command)
 app.command("league")(league.league_command)
 app.add_typer(authors_app, name="authors")
@@ -71,9 +71,9 @@ def main() -> None:
     """Entry point of the `arena` command."""
     from arena.config.botfolder import BotFolderError
     from arena.limits import LimitsError
-    from arena.run.match import MatchError
-    from arena.run.registry import SubmitRefused
-    from arena.run.tournament import TournamentError
+    from arena.play.match import MatchError
+    from arena.registry.submit import SubmitRefused
+    from arena.play.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
     from arena.site.model import ReportError
     from arena.store.db import StoreError

@@ -11,7 +11,7 @@ import typer
 from arena.cli.console import UsageError, console, say
 from arena.cli.flags import DecisionFlag, MemoryFlag, StartupFlag, TimeBankFlag
 from arena.cli.tables import compact_table, fitting
-from arena.langs.commands import new_command
+from arena.cli.langs import new_command
 
 
 def new_bot_command(
@@ -82,8 +82,8 @@ def submit_command(
         )
     from arena.botcopy import FolderLimits, FolderLimitsError
     from arena.limits import limits_from_flags
-    from arena.run.registry import submit_bot
-    from arena.run.tournament import load_tournament
+    from arena.registry.submit import submit_bot
+    from arena.play.tournament import load_tournament
 
     try:
         folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
@@ -93,7 +93,7 @@ def submit_command(
     # A tournament's or a league's file sets the limits and the sandbox instead (a league's, its registry too).
     config = load_tournament(tournament) if tournament is not None else None
     if league is not None:
-        from arena.config.league import load_league
+        from arena.config.league_file import load_league
 
         config = load_league(league)
         registry = registry or config.registry_dir()
@@ -104,7 +104,7 @@ def submit_command(
     verb = "already in the registry" if done.already_there else "accepted"
     say(f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")
     if league is not None:
-        from arena.run.league import where_it_stands
+        from arena.league.ladder import where_it_stands
 
         say(where_it_stands(league, done.name, done.version, wait_s))
 
@@ -116,7 +116,7 @@ def bots_command(
 ) -> None:
     """List the bots of a registry: name, version, games, content hash, date."""
     from arena.resources import bots_dir
-    from arena.run.registry import REGISTRY_ENV, default_registry, list_registry
+    from arena.registry.submit import REGISTRY_ENV, default_registry, list_registry
 
     where = registry or default_registry()
     if not where.is_dir():

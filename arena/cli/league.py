@@ -93,7 +93,7 @@ def league_command(
     matchmaker plays batches of games, the site is re-rendered after each, and `arena
     standings TARGET` or `arena serve TARGET` show it at any time. Runs until Ctrl-C,
     --games or --until-stable; the same command resumes it (docs/league.md)."""
-    from arena.run.league import (
+    from arena.league.ladder import (
         LeagueInterrupted,
         check_league,
         load_league,
@@ -158,7 +158,7 @@ def _league_server(target: Path, config, port, host: str, validate_sandbox: str,
     overrides = {"port": port, "host": host or None, "validate_sandbox": validate_sandbox or None,
                  "insecure_http": insecure_http or None}
     settings = server_config(table, {key: value for key, value in overrides.items() if value is not None})
-    from arena.web.commands import serve_door
+    from arena.cli.authors import serve_door
 
     server, door = serve_door(
         config.output_dir() / "site", registry=config.registry_dir(), host=settings.host, port=settings.port,

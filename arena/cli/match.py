@@ -72,7 +72,7 @@ def match_command(
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
     from arena.limits import limits_from_flags
     from arena.ratings.sprt import SprtError, SprtSettings
-    from arena.run.match import run_match, standings
+    from arena.play.match import run_match, standings
 
     settings = None
     if sprt is None:
@@ -211,7 +211,7 @@ def play_command(
     """
     from arena.human.table import PlayError, TableConfig
     from arena.limits import limits_from_flags
-    from arena.web.play import run_play
+    from arena.web.play_server import run_play
 
     try:
         rules = get_game(game).parse_options(rule or [])

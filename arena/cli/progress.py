@@ -82,7 +82,7 @@ class SprtProgress:
     def finish(self, result, as_json: bool) -> None:
         """The decision, the Elo difference with its 95% interval and the LOS: as lines, or one JSON object."""
         from arena.ratings.sprt import elo_estimate
-        from arena.run.match import standings
+        from arena.play.match import standings
 
         first, second = result.bots[0].name, result.bots[1].name
         tally = self.tally

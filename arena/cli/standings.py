@@ -65,8 +65,8 @@ def print_standings(standings, settings: dict, title: str, marks=None, notes: li
 
 
 def stored_gauntlet(out_dir: Path, settings: dict) -> list:
-    """A gauntlet's challenger-against-each-opponent lines (arena.run.schedule.GauntletLine); [] for other formats."""
-    from arena.run.schedule import gauntlet_results
+    """A gauntlet's challenger-against-each-opponent lines (arena.schedule.formats.GauntletLine); [] for other formats."""
+    from arena.schedule.formats import gauntlet_results
     from arena.store.db import Store
 
     if settings.get("format") != "gauntlet":

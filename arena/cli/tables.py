@@ -40,7 +40,7 @@ def compact_table(columns: list[str], rows: list[dict[str, str]], left: tuple[st
 
 
 def match_games_table(result) -> tuple[Table, list[str]]:
-    """A match's games (arena.run.match.MatchResult), a row each: every bot's place, game score
+    """A match's games (arena.play.match.MatchResult), a row each: every bot's place, game score
     and seat, and the incidents; with the legend that numbers the bots when their names do
     not fit."""
     names = [bot.name for bot in result.bots]
@@ -133,7 +133,7 @@ def standings_notes(swiss: bool) -> list[str]:
 
 
 def gauntlet_table(lines) -> Table:
-    """A gauntlet's lines (arena.run.schedule.GauntletLine): each challenger against each field
+    """A gauntlet's lines (arena.schedule.formats.GauntletLine): each challenger against each field
     bot it met."""
     from rich import box
 

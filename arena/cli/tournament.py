@@ -81,7 +81,7 @@ def run_command(
     public_seed_ok: Annotated[bool, typer.Option(hidden=True)] = False,
 ) -> None:
     """Run (or resume) a tournament: schedule, play, store each game, print the standings."""
-    from arena.run.tournament import (
+    from arena.play.tournament import (
         SiteInterrupted,
         TournamentInterrupted,
         load_tournament,

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from arena.config import tournament as tournament_file
+from arena.config import tournament_file
 from arena.config.botfolder import BotFolderError, BotManifest, load_bot
-from arena.config.tournament import Strict, TournamentConfig, TournamentError
+from arena.config.tournament_file import Strict, TournamentConfig, TournamentError
 from arena.game.seats import Seat
 from arena.store.db import BotRecord, content_hash
 from engine.api import GameError
@@ -138,7 +138,7 @@ def bot_mistakes(data: Mapping[str, Any]) -> list[str]:
 def load_tournament(
     path: str | Path | None, overrides: Mapping[str, Any] | None = None, rule_args: Sequence[str] = ()
 ) -> TournamentConfig:
-    """`arena.config.tournament.load_tournament`, and when the settings have mistakes, those of
+    """`arena.config.tournament_file.load_tournament`, and when the settings have mistakes, those of
     their bot folders too: every mistake in one go."""
     try:
         return tournament_file.load_tournament(path, overrides, rule_args)

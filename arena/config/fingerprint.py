@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from arena.config.league import FORMAT as LEAGUE
-from arena.config.league import LeagueConfig
-from arena.config.tournament import TournamentConfig
+from arena.config.league_file import FORMAT as LEAGUE
+from arena.config.league_file import LeagueConfig
+from arena.config.tournament_file import TournamentConfig
 
 # Settings that do not change what is played: free to differ between runs of one
 # tournament (name, jobs, output, cluster, warm_start) or league (also its registry, and

@@ -153,7 +153,7 @@ def encode_request(
 
     orjson writes the fields in the model's order with the same separators, string escapes
     and shortest float form as the models' serializer, so the bytes are identical
-    (tests/test_referee_bytes.py compares them on whole games), at a third of the cost.
+    (tests/game/test_referee_bytes.py compares them on whole games), at a third of the cost.
     """
     return orjson.dumps(
         {

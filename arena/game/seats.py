@@ -4,7 +4,7 @@ returns legal actions, or raises BotFault.
 `RemoteBot` is a bot program in a sandbox (one process for the whole match, restarted
 for the next game after a fault). In a tournament it is either one game's process or a
 session (`session=True`: one process kept by a slot for many games of a run, see
-`arena.run.play`): then each game gets its own time bank and CPU budget (the process's CPU
+`arena.play.executor`): then each game gets its own time bank and CPU budget (the process's CPU
 time measured per game, `BotProcess.cpu_time_s`), `start` and `game_over` number the
 session's own games, and a process that ended between games is replaced without a
 charge. `InProcessBot` runs a Python `decide` function in this process through the same

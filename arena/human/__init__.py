@@ -4,10 +4,9 @@
   what the page gets is the seat's observation, legal actions and events, nothing more.
 - `table.py`: `PlayTable` (people and bots at one table, games in a thread, each stored
   with the people marked `kind = 'human'`), `PlayHost` (a server's tables, by token).
-- `games.py`: what a game adds to a turn (Three Thirteen's combinations when going out).
-- `router.py`: `play_router`, the FastAPI router (page, assets, WebSocket; with `auth`,
-  tables opened by signed-in users on the submission server).
-- `serve.py`: `run_play`, what `arena play` runs; `page/`: the page's HTML, JS and CSS.
+- `turn_help.py`: what a game adds to a turn (Three Thirteen's combinations when going out).
+- The page (HTML, JS and CSS: `arena/web/play_page/`) and what serves it over HTTP live in `arena/web/`
+  (`play_routes.py`, `door_play.py`, `play_server.py`).
 """
 
 from arena.human.seat import Channel, GameStopped, HumanSeat

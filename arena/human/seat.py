@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.game.protocol import GameOver, Start
 from arena.game.seats import Seat
-from arena.human.games import Hint
+from arena.human.turn_help import Hint
 from arena.sandbox.base import BotFault, Reason
 from engine.api import Action, Event, Observation
 from engine.registry import get_game

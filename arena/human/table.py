@@ -1,7 +1,7 @@
 """A table where people play bots: its games run in a thread, each one stored.
 
 `PlayTable` seats the people (`HumanSeat`s, one `Channel` and one secret token per person)
-and the bots (each game a fresh process per bot, `arena.run.play.remote_bot`, in the table's
+and the bots (each game a fresh process per bot, `arena.play.executor.remote_bot`, in the table's
 sandbox), plays one game after another with the referee (`arena.game.referee.play_game`) and
 stores each finished game in its store (`arena.store.db.Store`, e.g. ./arena-play), so the
 site's replay viewer shows it. The people's rows in the store's `bots` table have
@@ -26,9 +26,9 @@ from arena.config.field import unique_names
 from arena.game.protocol import GameOver, MatchOver
 from arena.game.referee import play_game
 from arena.game.seats import RemoteBot, Seat
-from arena.human.games import hint_for
+from arena.human.turn_help import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
-from arena.run.play import remote_bot
+from arena.play.executor import remote_bot
 from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
 from arena.store.db import BotRecord, Store, StoreError, content_hash
 from arena.store.keys import ScheduledGame, key_order

@@ -10,7 +10,7 @@ league's deal keys are its games' key prefixes, refused by their order anyway; t
 takes any deal label); about 15 bytes a deal before compression (a league of 1M games in
 4 rotations: 250,000 deals, 3.75 MB of JSON, 0.6 MB in the league's zlib blob). Not for
 a ledger with a history (`to_json` keeps that). Plain JSON, never pickle. A league keeps
-its ledgers so (`arena.run.league_state`).
+its ledgers so (`arena.league.saved_state`).
 """
 
 from __future__ import annotations

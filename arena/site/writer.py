@@ -24,7 +24,7 @@ a page at a time (`arena.site.gamepages`), only from where the last render stopp
 rotation still to play shows no replay (same cards). Each bot's band, group and league
 mark from `arena.ratings.standings`; the charts' geometry from `arena.site.charts`.
 A league's site holds no file per game (`game_files`): its game pages, game lists and
-replays are answered by the server from the store (`arena.web.games`).
+replays are answered by the server from the store (`arena.web.league_games`).
 The HTTP server (`arena serve`) is `arena.web.app`.
 Nothing is loaded from the network: the CSS and the scripts are in `assets/` (each game's
 viewer script copied from its folder in `engine/`).
@@ -159,7 +159,7 @@ def write_site(
 
     `game_files`: write a page per game, the game list's pages and the replays (default:
     yes for a tournament; no for a league, whose server answers them from its store,
-    `arena.web.games`; the files an older render left there are removed).
+    `arena.web.league_games`; the files an older render left there are removed).
     """
     from arena.store.db import Store, StoreError
 

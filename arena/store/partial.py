@@ -3,7 +3,7 @@ holds all of them (or their seats) in memory. `arena.store.db.Store` has these m
 (`PartialReads` is its base: the queries of a long store kept apart from the schema and
 the writes). Three kinds of reader, one concept:
 
-- streamed, for a league (`arena.run.league`, `arena.run.league_state`): counts, the
+- streamed, for a league (`arena.league.ladder`, `arena.league.saved_state`): counts, the
   games after a round read from a cursor in schedule order (index `games_in_schedule`),
   and the state a league saves to resume from, so that a resume reads no history;
 - ranged by key, for the site's state (`arena.site.state`): the games after a key (the
@@ -13,7 +13,7 @@ the writes). Three kinds of reader, one concept:
   (`arena.store.records`: GAME_COLUMNS, SEAT_COLUMNS, INCIDENT_COLUMNS), and the site
   makes them into the store's records;
 - listed a page at a time, for the server that answers a league's game pages and lists
-  from the store (`arena.web.games`) instead of a file per game: one game by its key,
+  from the store (`arena.web.league_games`) instead of a file per game: one game by its key,
   its finished neighbours, whether a deal is still open, and `DoneIndex`, where each
   list page starts.
 

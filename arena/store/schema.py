@@ -32,7 +32,7 @@ Tables (every JSON column is UTF-8 JSON text):
                                                  a store older than it)
     replays    game_key PK, encoding TEXT ('json+zlib'), data BLOB: the referee's Replay record
     logs       game_key, seat PK, bot, text      the end of each bot's stderr in that game
-    members    bot TEXT PK                       a league's bots (`arena.run.league`; empty for a
+    members    bot TEXT PK                       a league's bots (`arena.league.ladder`; empty for a
                lineage TEXT                      tournament): the bot's name, shared by its versions
                joined INTEGER                    the batch from which it was matched
                left_at INTEGER                   the batch from which it no longer is (NULL: active)
@@ -41,7 +41,7 @@ Tables (every JSON column is UTF-8 JSON text):
                reason TEXT                       why it stopped playing ('' while active)
 
     saved_state name TEXT PK, value BLOB         state kept to resume from: a league's ledgers
-                                                 and counts after a batch (`arena.run.league_state`,
+                                                 and counts after a batch (`arena.league.saved_state`,
                                                  which checks it before any use)
 
 A league also numbers its games: `games.seq` is the schedule sequence number (1, 2, ...;

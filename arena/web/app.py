@@ -4,7 +4,7 @@
 API and pages, the human seat) first, then the static site of `site_dir` (standings, bot
 pages, replays; `live.json` makes its pages reload when a league re-renders it); for a
 league, its game pages, game lists and replays from its store (`served`,
-`arena.web.games`: the league's site holds no file per game). The
+`arena.web.league_games`: the league's site holds no file per game). The
 OpenAPI document is at `/api/openapi.json`, its browsable form at `/api/docs`.
 
 `AppServer(app, host, port)` binds its socket at once (so a taken port is a clear error
@@ -65,7 +65,7 @@ def create_app(
     """The app: `routers` first, then the files of `site_dir` (which may appear later: a
     league renders its site after its first batch). `middleware` wraps the app, innermost
     first (each a (class, options) pair, as Starlette's add_middleware takes); `state` goes
-    to `app.state`. `served` (an `arena.web.games.ServedGames`): a league's game pages,
+    to `app.state`. `served` (an `arena.web.league_games.ServedGames`): a league's game pages,
     game lists and replays, answered from its store (the site holds no file per game)."""
     app = FastAPI(
         title=title,
@@ -102,7 +102,7 @@ class _SiteFiles(StaticFiles):
 
     def __init__(self, *args: Any, served: Any = None, **options: Any):
         super().__init__(*args, **options)
-        self.served = served  # a league's pages of games and replays (arena.web.games), before any file
+        self.served = served  # a league's pages of games and replays (arena.web.league_games), before any file
         self._cache: OrderedDict[str, tuple[tuple[int, int, int], bytes]] = OrderedDict()
         self._cached_bytes = 0
 
@@ -333,7 +333,7 @@ def serve_site(site: str | Path, port: int = DEFAULT_PORT, host: str = DEFAULT_H
     site = Path(site)
     if not (site / "index.html").is_file():
         raise WebError(f"no rendered site in {site} (run `arena report` on the tournament folder first)")
-    from arena.web.games import served_games_for
+    from arena.web.league_games import served_games_for
 
     return AppServer(create_app(site, served=served_games_for(site)), host, port, **options)
 

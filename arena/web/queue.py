@@ -5,7 +5,7 @@ A submission is a row of the door's book (`arena.web.authors`) and a quarantine 
 take the oldest queued submission whose bot name no other worker holds (so two uploads of
 one name are checked one after the other: two versions, or the second refused because
 its version is there with other content; never a mix), and run `arena.web.validate` in a
-child process. The registry gets the bot by one rename (done by `arena.run.registry`); then the
+child process. The registry gets the bot by one rename (done by `arena.registry.submit`); then the
 quarantine folder goes.
 
 Nothing lost: a restart (after kill -9, say) finds the submissions it was checking
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botcopy import FolderLimits
-from arena.run.registry import abandoned_staging
+from arena.registry.submit import abandoned_staging
 from arena.sandbox import Limits
 from arena.web.authors import DOOR, RUNNING, Book
 from arena.web.intake import UNPACKED
@@ -79,9 +79,9 @@ class ValidationQueue:
         for leftover in root.iterdir():
             if leftover.name not in keep:  # an upload that never became a submission, or one finished
                 shutil.rmtree(leftover, ignore_errors=True)
-        # A validation killed with the server (-9) leaves arena.run.registry's staging copy: never
+        # A validation killed with the server (-9) leaves arena.registry.submit's staging copy: never
         # seen as a bot (a dot name), removed here; a shell `arena submit` into this registry
-        # that is running now keeps its copy (it holds a lock on it: arena.run.registry).
+        # that is running now keeps its copy (it holds a lock on it: arena.registry.submit).
         self._sweep()
         for number in range(self.settings.jobs):
             thread = threading.Thread(target=self._work, name=f"arena-validate-{number}", daemon=True)

@@ -83,7 +83,7 @@ def league_file_server(target: Path, given: dict) -> tuple[ServerConfig, Path, P
     """`arena serve LEAGUE_FILE`: the league's [server] table with the flags `given` on the
     command line on top (without a table, the door only with --submissions), and the
     league's output folder, registry and bots' limits (the smoke matches use them)."""
-    from arena.config.league import load_league
+    from arena.config.league_file import load_league
 
     config = load_league(target)
     table = server_table(target)

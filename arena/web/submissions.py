@@ -279,7 +279,7 @@ def door_router(door: Door) -> APIRouter:
 
 def _versions(registry: Path, name: str) -> list[dict[str, Any]]:
     """A bot's submitted versions in the registry, oldest first."""
-    from arena.run.registry import RECORD
+    from arena.registry.submit import RECORD
 
     if not _SAFE.fullmatch(name):
         return []

@@ -8,7 +8,7 @@ Checked while unpacking, entry by entry, before a byte is written where it shoul
 - sizes: the files and folders counted, and the bytes actually unpacked counted as they
   come out of the decompressor (so a bomb stops at the limit, whatever its headers say);
   a corrupt archive is a refusal too.
-The folder is then checked again by `arena.botcopy` when `arena.run.registry` takes it in.
+The folder is then checked again by `arena.botcopy` when `arena.registry.submit` takes it in.
 An archive whose entries all sit in one top folder (as `tar czf bot.tar.gz my-bot/` makes)
 has that folder as the bot. Standard library only.
 """

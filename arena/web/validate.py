@@ -3,7 +3,7 @@
 The queue (`arena.web.queue`) starts it for each submission, so a smoke match's CPU never
 holds the server's threads and a validation dies with the queue's worker (the kernel
 kills it when its parent thread goes: PR_SET_PDEATHSIG; a server killed with -9 leaves
-no validation running to race the one its restart begins). It runs `arena.run.registry`'s own
+no validation running to race the one its restart begins). It runs `arena.registry.submit`'s own
 checks (`submit_bot`: the folder vetted and copied by `arena.botcopy`, bot.toml, the
 image build, the smoke match in every declared game; an accepted bot lands in the
 registry by one rename) and writes one line per step to stdout, each starting with
@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
     _die_with_parent(spec["parent"])
     os.nice(10)  # checking is background work: the server's answers come first
     from arena.botcopy import FolderLimits
-    from arena.run.registry import SubmitRefused, submit_bot
+    from arena.registry.submit import SubmitRefused, submit_bot
     from arena.sandbox import Limits
 
     try:

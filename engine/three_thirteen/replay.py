@@ -7,7 +7,7 @@ spectator does not need (`spectator_view()` would cost 5x more per frame).
 A seat's table is exactly the mask of the full table (other hands as counts, nothing
 else private), so the site builds the full table straight from the state
 (`state_table`, the same table without the four observations a step: 5x faster) and
-stores no per-seat exceptions; tests/test_report.py checks both against the observations
+stores no per-seat exceptions; tests/site/test_report.py checks both against the observations
 at every step.
 """
 

@@ -4,7 +4,7 @@ Plain `typing.TypedDict`s (the engine stays standard-library only), told apart b
 `type`; at run time actions and observations are still plain dicts built in `game.py`,
 so declaring them costs the hot path nothing. What each field means:
 docs/rules/three-thirteen.md, "Legal actions" and "What you see". A test
-(tests/test_game_shapes.py) checks every action and observation of real games against
+(tests/game/test_game_shapes.py) checks every action and observation of real games against
 these shapes.
 """
 

@@ -4,7 +4,7 @@ Plain `typing.TypedDict`s (the engine stays standard-library only), told apart b
 `type`; at run time actions and observations are still plain dicts, built in `state.py`
 (actions) and `view.py` (observations), so declaring them costs the hot path nothing.
 What each field means: docs/rules/3up3down.md, "Actions" and "Observation". A test
-(tests/test_game_shapes.py) checks every action and observation of real games against
+(tests/game/test_game_shapes.py) checks every action and observation of real games against
 these shapes.
 """
 

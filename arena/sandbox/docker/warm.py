@@ -10,7 +10,7 @@ with the slot's pipes (/arena-io): it uses no shell, setpriv, dynamic loader or 
 the image, reads no file of it, and execs the bot's command only once it has become the
 bot. Its parent is the engine's docker-init, the host's static binary too. So an image
 made by a bot's Dockerfile, whose /bin/sh or setpriv may be anything, gets the launcher
-like the base image does (tests/test_sandbox_docker_warm_channels.py tries one whose
+like the base image does (tests/sandbox/test_sandbox_docker_warm_channels.py tries one whose
 /bin/sh and setpriv record what they are sent). The image's own entrypoint, if it has
 one, is part of the bot's command, as in a cold container.
 
@@ -43,7 +43,7 @@ may ptrace or signal a process of its own uid, so it could plant itself in the l
 and reach its next game.
 
 The bot's process has what a cold container's bot has, read from inside by
-tests/test_sandbox_docker_warm.py: uid, gid and group nobody, every capability set empty,
+tests/sandbox/test_sandbox_docker_warm.py: uid, gid and group nobody, every capability set empty,
 no-new-privileges, the engine's seccomp filter (and no more), the container's rlimits,
 cgroup (memory, CPU, pids), read-only root, no network but a loopback, oom_score_adj 1000,
 the same environment and working folder.
@@ -72,7 +72,7 @@ on a worker thread, while other games play; `start` waits only if it is not done
 The environment, open files, sockets, ptys and locks of a process end with it. If any
 step fails, or the keepers are gone (the container was killed from outside), the
 container is removed and a new one made for the slot, off the game's path too.
-tests/test_sandbox_docker_warm_channels.py reads, over four games of one slot, that only
+tests/sandbox/test_sandbox_docker_warm_channels.py reads, over four games of one slot, that only
 the two keepers run after each reset, and that loopback packet counts, SysV IPC ids, pids,
 inode numbers and pipe names read the same in every game whatever the game before did.
 

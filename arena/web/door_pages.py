@@ -1,0 +1,65 @@
+"""The authors' pages: `/door/` (sign in with the token, submit a bot, "my bots" with each
+submission's state and each bot's versions and standing, updated every few seconds) and
+`door_app`, the served arena with the door.
+
+The page is static HTML and a script (`templates/door/`); the script calls the JSON API
+with the token kept in the tab's sessionStorage, so no cookie exists to be forged by
+another site. Everything a bot or an author wrote (names, reasons, stderr) is put into the
+page as text (`textContent`), never as HTML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import FileResponse
+
+from arena.resources import templates_dir
+from arena.web.app import create_app
+from arena.web.stderr import HideStderr, stderr_router
+from arena.web.submissions import AddressLimit, Door, door_router
+
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    "Cache-Control": "no-cache",
+}
+
+
+def pages_router() -> APIRouter:
+    """GET /door/ and its script."""
+    router = APIRouter(include_in_schema=False)
+    folder = templates_dir() / "door"
+
+    @router.get("/door/")
+    def door_page() -> FileResponse:
+        return FileResponse(folder / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+
+    @router.get("/door/door.js")
+    def door_script() -> FileResponse:
+        return FileResponse(folder / "door.js", media_type="text/javascript; charset=utf-8", headers=PAGE_HEADERS)
+
+    @router.get("/door/door.css")
+    def door_style() -> FileResponse:
+        return FileResponse(folder / "door.css", media_type="text/css; charset=utf-8", headers=PAGE_HEADERS)
+
+    return router
+
+
+def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN001
+    """The served arena with the authors' door: the API, the pages, the site, and the
+    per-address request limit on all of it."""
+    middleware = [(HideStderr, {"site": Path(site)})] if door.hide_stderr else []
+    # A league's game pages and replays come from its store: stderr is left out there too.
+    from arena.web.league_games import ServedGames, served_games_for
+
+    served = (ServedGames(door.league_dir, hide_stderr=door.hide_stderr).warm() if door.league_dir is not None
+              else served_games_for(site, hide_stderr=door.hide_stderr))
+    return create_app(
+        site,
+        routers=[door_router(door), stderr_router(door), pages_router(), *routers],
+        middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address})],
+        state={"door": door},
+        served=served,
+    )

@@ -1,0 +1,213 @@
+"""The layers stay one-way (docs/architecture.md): read from the source, imports inside
+functions included, so a lazy import cannot hide a circle."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in ("arena", "engine"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node but those under `if TYPE_CHECKING:` (imports for annotations only)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def imports_of(name: str) -> set[str]:
+    """Every module this one imports at run time (top level or inside a function)."""
+    out = set()
+    for node in _runtime_nodes(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                package = name.split(".")[: -node.level] if not MODULES[name].name == "__init__.py" else name.split(".")
+                base = ".".join(package + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return out
+
+
+def project_imports(name: str) -> set[str]:
+    """The project modules this one imports (a package counts as its __init__)."""
+    return {imported for imported in imports_of(name) if imported in MODULES and imported != name}
+
+
+def test_no_import_circle_between_files():
+    graph = {name: project_imports(name) for name in MODULES}
+    # A module may import its own package's __init__ (re-exports) without that being a circle.
+    for name, imported in graph.items():
+        imported.difference_update(parent for parent in list(imported) if name.startswith(parent + "."))
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                circles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert circles == []
+
+
+def test_engine_imports_nothing_outside_engine_but_the_standard_library():
+    outside = {
+        (name, imported)
+        for name in MODULES
+        if name.startswith("engine")
+        for imported in imports_of(name)
+        if imported.split(".")[0] not in ("engine", "__future__") and imported.split(".")[0] not in sys.stdlib_module_names
+    }
+    assert outside == set()
+
+
+def test_layers_that_must_not_know_each_other():
+    rules = {
+        "arena.game.protocol": ("arena.sandbox",),  # the protocol is the bot's contract, not a sandbox's
+        "arena.site.writer": ("arena.game.referee",),  # the report reads stored records
+        "arena.site.replay": ("arena.game.referee",),
+        "arena.site.pages": ("arena.game.referee",),
+        "arena.site.model": ("arena.game.referee",),
+        "arena.site.charts": ("arena.game.referee",),
+        "arena.store.db": ("arena.ratings.ledger",),  # the store persists results; rating.py turns them into ratings
+        "arena.game.record": ("arena.game.referee", "arena.store.db", "arena.sandbox"),  # a leaf
+        "arena.faults": ("arena",),  # a leaf
+        "arena.limits": ("arena", "engine"),  # a leaf: the one definition of the limits
+        "arena.store.seeds": ("arena", "engine"),  # a leaf (a test bot imports it alone)
+        "arena.play.cluster": ("arena.play.tournament",),
+        "arena.play.workers": ("arena.play.tournament", "arena.play.cluster"),
+        "arena.play.executor": ("arena.play.tournament", "arena.play.match", "arena.play.cluster", "arena.play.workers"),  # below all four
+        "arena.game.referee": ("arena.human",),  # the human seat is a seat like any other: the referee knows none
+        "arena.game.seats": ("arena.human",),
+        "arena.human.seat": ("arena.web.play_routes", "arena.human.table", "fastapi"),  # the seat knows no web
+    }
+    broken = {
+        (name, imported)
+        for name, forbidden in rules.items()
+        for imported in imports_of(name)
+        if any(imported == prefix or imported.startswith(prefix + ".") for prefix in forbidden)
+        and not (name in ("arena.faults", "arena.limits") and imported == name)
+    }
+    assert broken == set()
+
+
+def test_the_served_arena_sits_on_top():
+    """arena/web/ calls submit, league, store and the report's output; none of them calls it."""
+    below = ("arena.registry.submit", "arena.league.ladder", "arena.store.db", "arena.site.writer", "arena.botcopy", "arena.play.tournament",
+             "arena.play.match", "arena.game.referee", "arena.game.seats", "arena.sandbox")
+    reaching_up = {
+        (name, imported)
+        for name in MODULES
+        if any(name == low or name.startswith(low + ".") for low in below)
+        for imported in imports_of(name)
+        if imported == "arena.web" or imported.startswith("arena.web.")
+    }
+    assert reaching_up == set()
+
+
+def test_the_ratings_sit_below_the_runner_the_site_and_the_terminal():
+    """arena/ratings/ makes the ratings and the standings every reader shows (band, group,
+    settled, status); it reads results handed to it, and knows none of its readers."""
+    readers = ("arena.schedule", "arena.play", "arena.registry", "arena.league", "arena.site", "arena.cli", "arena.web", "arena.human", "arena.sandbox")
+    reaching_up = {
+        (name, imported)
+        for name in MODULES
+        if name == "arena.ratings" or name.startswith("arena.ratings.")
+        for imported in imports_of(name)
+        if any(imported == reader or imported.startswith(reader + ".") for reader in readers)
+    }
+    assert reaching_up == set()
+
+
+# arena's packages, from the bottom up (docs/architecture.md draws them): a module imports
+# only from its own package and from those below it. The leaves at the top of arena/ import
+# nothing of arena (but one another's vocabulary: none today).
+LAYERS = (
+    ("faults", "limits", "terminal", "resources", "botcopy"),  # vocabulary and leaves
+    ("sandbox",),  # running a bot: local processes, Docker, the language images
+    ("langs",),  # a bot's build step, starter kits, `arena images`, `arena new`
+    ("game",),  # one game: the protocol, seats, the referee, the record
+    ("store",),  # SQLite, the run's seeds and secret, game keys
+    ("ratings",),  # results to ratings and standings, confidence, SPRT
+    ("config",),  # tournament and league files, bot folders, the field, the fingerprint
+    ("site",),  # the static site, a function of the store
+    ("schedule",),  # schedules, pure: round-robin, gauntlet, Swiss, the league's matchmaker
+    ("play",),  # playing games: the one executor, the Runner, workers, cluster, tournaments, matches
+    ("registry",),  # `arena submit` and `arena bots`: bot folders into a registry
+    ("league",),  # the ladder: members from the registry, ledgers, its saved state
+    ("human",),  # a person's seat and table
+    ("web",),  # everything served over HTTP: the authors' door, `arena play`'s page
+    ("cli", "__main__"),  # the command line
+)
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def _part_of(name: str) -> str | None:
+    """`arena.league.ladder` -> 'league'; `arena.faults` -> 'faults'; None for `arena` itself."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "arena" and len(parts) > 1 else None
+
+
+def test_every_package_and_top_module_has_a_layer():
+    parts = {_part_of(name) for name in MODULES if name.startswith("arena.")}
+    assert parts - set(RANK) == set()
+
+
+def test_the_layers_only_look_down():
+    upward = set()
+    for name in MODULES:
+        own = _part_of(name)
+        if own is None:
+            continue
+        for imported in project_imports(name):
+            target = _part_of(imported)
+            if target is None or target == own:
+                continue
+            if RANK[target] > RANK[own] or (RANK[target] == RANK[own] and RANK[own] == 0):
+                upward.add((name, imported))
+            elif RANK[target] == RANK[own]:
+                upward.add((name, imported))  # cli and __main__ share a layer: __main__ only calls cli
+    upward.discard(("arena.__main__", "arena.cli.app"))
+    assert upward == set()
+
+
+def test_at_most_ten_modules_directly_in_arena():
+    top = sorted(path.name for path in (ROOT / "arena").glob("*.py"))
+    assert len(top) <= 10, top
+
+
+def test_no_module_over_700_lines():
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in MODULES.values()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert long == {}

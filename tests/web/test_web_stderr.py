@@ -1,0 +1,143 @@
+"""A bot's stderr on a served league is its author's: the served replays and bot pages
+leave it out (the files on disk keep it), its author and the organiser read it through
+the API with their token, and `show_stderr` serves it to everyone."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from arena.play.tournament import run_tournament, validate_config
+from arena.site.replay import read_script
+from arena.site.writer import slug
+from arena.web.app import AppServer
+from arena.web.door_pages import door_app
+from arena.web.queue import QueueSettings
+from arena.web.submissions import Door
+from tests.report_helpers import HOSTILE_LOG, _random_seat, chatty_bot
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory):
+    """A tournament of chatty (a folder bot writing a line to stderr every decision) and two
+    in-process bots, at 3 seats: one game per cycle, two cycles."""
+    base = tmp_path_factory.mktemp("stderr")
+    folder = chatty_bot(base)
+    toml = (folder / "bot.toml").read_text()
+    (folder / "bot.toml").write_text(toml[: toml.index("version")] + 'version = "1.0"\n' +
+                                     toml[toml.index("\n", toml.index("version")) + 1:])
+    data = {"name": "cup", "game": "3up3down", "seats": 3, "bots": [str(folder)], "seed": 3, "cycles": 2,
+            "output": str(base / "cup"), "limits": {"decision_s": 5.0}, "rules": {"max_turns": 60}}
+    in_process = {"steady": _random_seat("steady", 2), "plain": _random_seat("plain", 3)}
+    run_tournament(validate_config(data), in_process=in_process)
+    return base / "cup"
+
+
+def serve(cup, tmp_path, hide: bool):
+    door = Door(registry=tmp_path / "registry", league_dir=cup, hide_stderr=hide,
+                queue_settings=QueueSettings(sandbox="local"))
+    return AppServer(door_app(cup / "site", door), "127.0.0.1", 0).start(), door
+
+
+def chatty_game(cup) -> str:
+    for script in sorted((cup / "site" / "replays").glob("*.js")):
+        if "thinking" in json.dumps(read_script(script.read_text())):
+            return script.name.split(".")[0]
+    raise AssertionError("no replay holds chatty's stderr")
+
+
+def test_served_replays_and_bot_pages_leave_stderr_out_and_its_author_reads_it(cup, tmp_path):
+    key = chatty_game(cup)
+    server, door = serve(cup, tmp_path, hide=True)
+    ann, bob = door.book.add("ann"), door.book.add("bob")
+    boss = door.book.add("boss", organiser=True)
+    door.book.claim("ann", "chatty")
+    try:
+        with httpx.Client(base_url=server.url, timeout=20) as client:
+            script_name = next((cup / "site" / "replays").glob(f"{key}.r*.js")).name
+            served = client.get(f"/replays/{script_name}").text
+            on_disk = (cup / "site" / "replays" / script_name).read_text()
+            kept, stripped = read_script(on_disk), read_script(served)
+            assert "thinking <script>" in json.dumps(kept["decisions"]) and "thinking" not in json.dumps(stripped)
+            assert served.startswith("window.ARENA_REPLAYS") and '"z":"' in served  # packed again
+            # Think times and choices stay; only the lines go.
+            assert [d[:2] for d in stripped["decisions"]] == [d[:2] for d in kept["decisions"]]
+            assert any(d[2] for d in kept["decisions"]) and not any(d[2] for d in stripped["decisions"])
+            same = lambda data: {name: value for name, value in data.items() if name not in ("decisions", "faults")}  # noqa: E731
+            assert same(stripped) == same(kept)
+            page = client.get(f"/bots/{slug('chatty')}.html").text
+            assert "thinking &lt;script&gt;" not in page and "hidden: a bot&#39;s stderr" not in page
+            assert "hidden: a bot's stderr is its author's" in page
+            mine = client.get(f"/api/games/{key}/stderr", headers={"Authorization": f"Bearer {ann}"}).json()
+            (seat,) = mine["seats"].values()
+            assert seat["bot"] == "chatty" and seat["decisions"][0]["stderr"] == [HOSTILE_LOG]
+            assert HOSTILE_LOG in seat["log_end"]
+            other = client.get(f"/api/games/{key}/stderr", headers={"Authorization": f"Bearer {bob}"})
+            assert other.status_code == 404 and other.json() == {"error": f"no bot of yours played game {key}"}
+            everything = client.get(f"/api/games/{key}/stderr", headers={"Authorization": f"Bearer {boss}"}).json()
+            assert len(everything["seats"]) == 3
+            assert client.get(f"/api/games/{key}/stderr").status_code == 401
+    finally:
+        server.shutdown()
+        door.stop()
+
+
+def test_show_stderr_serves_the_site_as_it_is(cup, tmp_path):
+    key = chatty_game(cup)
+    server, door = serve(cup, tmp_path, hide=False)
+    try:
+        script_name = next((cup / "site" / "replays").glob(f"{key}.r*.js")).name
+        served = httpx.get(server.url + f"replays/{script_name}", timeout=20).text
+        assert served == (cup / "site" / "replays" / script_name).read_text()
+    finally:
+        server.shutdown()
+        door.stop()
+
+
+def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_replay(cup, tmp_path):
+    """A forfeit's last lines (issue 22: on its game page and at its replay step) are
+    stderr too: served with stderr hidden, neither the game page nor the replay has them."""
+    import shutil
+    import sqlite3
+
+    from arena.site.model import load_site_data
+    from arena.site.replay import FORMAT, script_text
+    from arena.site.writer import write_site
+
+    copy = tmp_path / "cup"
+    shutil.copytree(cup, copy)
+    data = load_site_data(copy, cache_ratings=False)
+    game = data.games[0]
+    secret = "my secret plan: keep the wild cards"
+    with sqlite3.connect(copy / "arena.sqlite") as db:  # the game's stored incident: the site reads the store
+        db.execute("DELETE FROM incidents WHERE game_key = ?", (game.key,))
+        db.execute(
+            "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request) "
+            "VALUES (?, 0, ?, 'CRASH', 'exited with code 3', 2, 1, ?, 2)",
+            (game.key, game.seats[0], f"{secret}\ngiving up\n"),
+        )
+    db.close()
+    write_site(data, copy / "site", replays="none", full=True)
+    page_file = copy / "site" / "games" / f"{game.key}.html"
+    assert secret in page_file.read_text()  # the site on disk keeps it
+    replay = copy / "site" / "replays" / f"{game.key}.r{FORMAT}.js"
+    replay.write_text(script_text({"format": FORMAT, "decisions": None, "faults": [[3, 0, "CRASH", "exited", [secret]]]}, game.key))
+    server, door = serve(copy, tmp_path, hide=True)
+    try:
+        with httpx.Client(base_url=server.url, timeout=20) as client:
+            page = client.get(f"/games/{game.key}.html").text
+            assert secret not in page and "giving up" not in page
+            assert "hidden: a bot's stderr is its author's" in page and "exited with code 3" in page
+            served = client.get(f"/replays/{replay.name}").text
+            assert secret not in served and '"faults":[[3,0,"CRASH","exited",null]]' in served
+    finally:
+        server.shutdown()
+        door.stop()
+    server, door = serve(copy, tmp_path, hide=False)
+    try:
+        assert secret in httpx.get(server.url + f"games/{game.key}.html", timeout=20).text
+    finally:
+        server.shutdown()
+        door.stop()
