@@ -1,6 +1,6 @@
 """Speed of the 3UP 3DOWN engine: random legal players, in process, through the public API.
 
-    python bench/engine.py [--games 400] [--game 3up3down] [--json]
+    python -m bench.engine [--games 400] [--game 3up3down] [--quick] [--json]
 
 Plays `--games` complete games at 2, 4 and 6 players (deal seeds 0..N-1, default rules)
 and prints games/s, decisions/s, decisions per game, the peak resident memory and how
@@ -12,19 +12,16 @@ wall-clock rates are printed beside them. Figures in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import resource
 import sys
 import time
-from pathlib import Path
+from collections.abc import Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine import get_game  # noqa: E402
-from engine.players import random_action  # noqa: E402
+from bench import harness
+from engine import get_game
+from engine.players import random_action
 
 
 def resident_mb() -> float:
@@ -75,42 +72,44 @@ def play(game_name: str, players: int, games: int, watch_memory: bool = False) -
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="20 games per player count")
     parser.add_argument("--games", type=int, default=400, help="games per player count (default 400)")
     parser.add_argument("--game", default="3up3down", help="registered game name (default 3up3down)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games = 20
     if args.games < 2:
         parser.error("--games must be at least 2")
+    run = harness.Run()
     play(args.game, 4, 5)  # warm-up: imports, deck tables
     runs = {players: play(args.game, players, args.games, watch_memory=players == 4) for players in (2, 4, 6)}
     report = {
         "game": args.game,
         "games": args.games,
-        "python": sys.version.split()[0],
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "rss_growth_second_half_4p_mb": round(runs[4]["rss_growth_mb"], 2),
     }
-    for players, run in runs.items():
-        report[f"games_per_s_{players}p"] = round(run["games_per_s"], 1)
-        report[f"decisions_per_s_{players}p"] = round(run["decisions_per_s"])
-        report[f"decisions_per_game_{players}p"] = round(run["decisions_per_game"], 1)
-        report[f"wall_games_per_s_{players}p"] = round(run["wall_games_per_s"], 1)
-    if args.json:
-        print(json.dumps(report))
-        return
-    print(f"{args.game}: {args.games} games per row, random legal players, one core, Python {report['python']}")
-    print(f"{'players':>7} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15} {'wall games/s':>13}")
-    for players, run in runs.items():
-        print(
-            f"{players:>7} {run['games_per_s']:>9.1f} {run['decisions_per_s']:>12.0f} "
-            f"{run['decisions_per_game']:>15.1f} {run['wall_games_per_s']:>13.1f}"
-        )
-    growth = report["rss_growth_second_half_4p_mb"]
-    verdict = "flat" if growth < 1.0 else "GROWING: a finished game leaves something behind"
-    print(f"peak RSS {report['peak_rss_mb']} MB; RSS growth over the second half of the 4-player games "
-          f"{growth} MB ({verdict})")
+    for players, one in runs.items():
+        report[f"games_per_s_{players}p"] = round(one["games_per_s"], 1)
+        report[f"decisions_per_s_{players}p"] = round(one["decisions_per_s"])
+        report[f"decisions_per_game_{players}p"] = round(one["decisions_per_game"], 1)
+        report[f"wall_games_per_s_{players}p"] = round(one["wall_games_per_s"], 1)
+
+    def show(report: dict) -> None:
+        print(f"{args.game}: {args.games} games per row, random legal players, one core")
+        print(f"{'players':>7} {'games/s':>9} {'decisions/s':>12} {'decisions/game':>15} {'wall games/s':>13}")
+        for players, one in runs.items():
+            print(
+                f"{players:>7} {one['games_per_s']:>9.1f} {one['decisions_per_s']:>12.0f} "
+                f"{one['decisions_per_game']:>15.1f} {one['wall_games_per_s']:>13.1f}"
+            )
+        growth = report["rss_growth_second_half_4p_mb"]
+        verdict = "flat" if growth < 1.0 else "GROWING: a finished game leaves something behind"
+        print(f"peak RSS {report['peak_rss_mb']} MB; RSS growth over the second half of the 4-player games "
+              f"{growth} MB ({verdict})")
+
+    run.finish(args, report, show)
 
 
 if __name__ == "__main__":
