@@ -1,6 +1,6 @@
 """Cluster benchmark: games per second on a Dask LocalCluster of 1, 2 and 4 worker processes.
 
-    python bench/cluster.py [--workers 1 2 4] [--cycles N] [--max-turns N] [--no-local] [--json]
+    python -m bench.cluster [--workers 1 2 4] [--cycles N] [--max-turns N] [--no-local] [--quick] [--json]
 
 The same round-robin (3UP 3DOWN, three seats, four local-sandbox bots: the example bots
 random and threeup-heuristic plus two renamed copies of random; `--cycles` complete cycles
@@ -21,20 +21,15 @@ cores whatever the number of workers, so expect the rate to stop growing at 2 wo
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from arena.play.tournament import Progress, run_tournament, validate_config
+from bench import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,13 +69,15 @@ def play(bots: Sequence[Path], out: Path, cycles: int, max_turns: int, **where: 
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__doc__, quick="1 worker, 1 cycle of 40-turn games")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="worker processes (default 1 2 4)")
     parser.add_argument("--cycles", type=int, default=10, help="round-robin cycles of the 4 tables (default 10: 40 games)")
     parser.add_argument("--max-turns", type=int, default=400, help="the game's turn cap (default 400, the game's default)")
     parser.add_argument("--no-local", action="store_true", help="skip the local-pool comparison")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.workers, args.cycles, args.max_turns = [1], 1, 40
+    run = harness.Run()
 
     from distributed import LocalCluster
 
@@ -101,18 +98,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                 remote = play(bots, Path(tmp) / f"cluster-{n}", args.cycles, args.max_turns,
                               cluster=cluster.scheduler_address)
             rows.append({"where": "cluster", "n": n, **remote, "cluster_start_s": round(start_s, 2)})
-    machine = {"cpus": os.cpu_count(), "load_1min_after": round(os.getloadavg()[0], 2)}
-    if args.json:
-        print(json.dumps({"machine": machine, "runs": rows}, indent=2))
-        return
-    print(f"{'where':<11} {'N':>2} {'games':>5} {'wall s':>7} {'wall g/s':>9} {'steady g/s':>10} {'game s':>7}  start s")
-    for row in rows:
-        print(
-            f"{row['where']:<11} {row['n']:>2} {row['games']:>5} {row['wall_s']:>7.2f} {row['wall_gps']:>9.2f} "
-            f"{row['steady_gps']:>10.2f} {row['game_s_mean']:>7.3f}  {row.get('cluster_start_s', '')}"
-        )
-    print(f"cpus {machine['cpus']}, load average (1 min) after the runs {machine['load_1min_after']}")
+    def show(report: dict) -> None:
+        print(f"{'where':<11} {'N':>2} {'games':>5} {'wall s':>7} {'wall g/s':>9} {'steady g/s':>10} {'game s':>7}  start s")
+        for row in report["runs"]:
+            print(
+                f"{row['where']:<11} {row['n']:>2} {row['games']:>5} {row['wall_s']:>7.2f} {row['wall_gps']:>9.2f} "
+                f"{row['steady_gps']:>10.2f} {row['game_s_mean']:>7.3f}  {row.get('cluster_start_s', '')}"
+            )
 
+    run.finish(args, {"runs": rows}, show)
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
 """Cost of scheduling and rating per game: 64 bots, about 5,000 four-seat games.
 
-    python bench/schedule_rating.py [--bots 64] [--games 5000] [--seats 4] [--json]
+    python -m bench.schedule_rating [--bots 64] [--games 5000] [--seats 4] [--quick] [--json]
 
 Prints milliseconds per game for each schedule format (built whole, or round by round for
 Swiss, reading the standings from a RatingLedger between rounds), for one TrueSkill rate()
@@ -11,18 +11,14 @@ Places are random: this measures cost, not accuracy (bench/tournament.py will).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import random
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from collections.abc import Sequence
 
 from arena.ratings.ledger import RatedGame, RatingLedger, Ratings, rate_results
 from arena.schedule.formats import gauntlet, round_robin, swiss_round
+from bench import harness
 
 
 def random_result(game, rng: random.Random) -> RatedGame:
@@ -37,13 +33,15 @@ def timed(make, *args, **kwargs):
     return value, time.process_time() - start
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="16 bots, 200 games")
     parser.add_argument("--bots", type=int, default=64)
     parser.add_argument("--games", type=int, default=5000)
     parser.add_argument("--seats", type=int, default=4)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.bots, args.games = 16, 200
+    run = harness.Run()
     bots = [f"bot{i:02d}" for i in range(args.bots)]
     tables_per_round = args.bots // args.seats
     rounds = math.ceil(args.games / tables_per_round)
@@ -91,12 +89,13 @@ def main() -> None:
     figures["rate_results_duplicate_ms_per_game"] = 1000 * seconds / len(dup_results)
 
     figures = {name: round(value, 4) for name, value in figures.items()}
-    if args.json:
-        print(json.dumps({"bots": args.bots, "seats": args.seats, "games": len(games), **figures}))
-        return
-    print(f"{args.bots} bots, {args.seats} seats, {len(games)} games (ms per game)")
-    for name, value in figures.items():
-        print(f"  {name:42} {value:8.4f}")
+
+    def show(report: dict) -> None:
+        print(f"{args.bots} bots, {args.seats} seats, {len(games)} games (ms per game)")
+        for name, value in figures.items():
+            print(f"  {name:42} {value:8.4f}")
+
+    run.finish(args, {"bots": args.bots, "seats": args.seats, "games": len(games), **figures}, show)
 
 
 if __name__ == "__main__":

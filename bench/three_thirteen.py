@@ -1,6 +1,6 @@
 """Speed of Three Thirteen: the meld solver per hand, and whole games with random players.
 
-    python bench/three_thirteen.py [--hands 5000] [--games 40] [--seed 1] [--json]
+    python -m bench.three_thirteen [--hands 5000] [--games 40] [--seed 1] [--quick] [--json]
 
 Solver: `--hands` random 14-card hands from two decks, each with at least one wild (wild
 rank drawn from 3..K; a hand that drew none gets one card swapped for a wild), timed one
@@ -15,19 +15,15 @@ One core; figures in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
+from collections.abc import Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine import get_game  # noqa: E402
-from engine.players import random_action  # noqa: E402
-from engine.three_thirteen import best_arrangement, card_id, going_out_discards  # noqa: E402
+from bench import harness
+from engine import get_game
+from engine.players import random_action
+from engine.three_thirteen import best_arrangement, card_id, going_out_discards
 
 
 def random_hands(count: int, seed: int) -> list[tuple[list[int], int]]:
@@ -91,13 +87,15 @@ def play_games(players: int, games: int, seed: int) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="200 hands, 2 games")
     parser.add_argument("--hands", type=int, default=5000, help="random hands for the solver (default 5000)")
     parser.add_argument("--games", type=int, default=40, help="4-player games (default 40)")
     parser.add_argument("--seed", type=int, default=1, help="seed of hands and games (default 1)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    run = harness.Run()
+    if args.quick:
+        args.hands, args.games = 200, 2
     if args.hands < 10 or args.games < 1:
         parser.error("--hands must be at least 10 and --games at least 1")
 
@@ -124,24 +122,24 @@ def main() -> None:
         "decisions_per_game_4p": games["decisions_per_game"],
         "round_endings_4p": games["round_endings"],
     }
-    if args.json:
-        print(json.dumps(result))
-        return
-    print(f"Three Thirteen benchmark (seed {args.seed})")
-    print(f"  solver, {args.hands} random 14-card hands with wilds (best_arrangement), CPU time:")
-    print(f"    median {result['solver_median_ms']:.3f} ms, p99 {result['solver_p99_ms']:.3f} ms, "
-          f"max {result['solver_max_ms']:.3f} ms")
-    print(f"    (wall clock: median {result['solver_wall_median_ms']:.3f} ms, "
-          f"p99 {result['solver_wall_p99_ms']:.3f} ms)")
-    print("  which discards go out (going_out_discards), same hands, CPU time:")
-    print(f"    median {result['going_out_median_ms']:.4f} ms, p99 {result['going_out_p99_ms']:.3f} ms, "
-          f"mean {result['going_out_mean_ms']:.4f} ms")
-    print(f"  {games['games']} complete 4-player games, random players, default rules:")
-    print(f"    {games['games_per_s']:.1f} games/s wall clock ({games['games_per_cpu_s']:.1f} per CPU second), "
-          f"{games['decisions_per_s']:.0f} decisions/s, {games['decisions_per_game']:.0f} decisions/game")
-    endings = ", ".join(f"{k} {v}" for k, v in sorted(games["round_endings"].items()))
-    print(f"    how rounds ended: {endings}")
+    def show(result: dict) -> None:
+        print(f"Three Thirteen benchmark (seed {args.seed})")
+        print(f"  solver, {args.hands} random 14-card hands with wilds (best_arrangement), CPU time:")
+        print(f"    median {result['solver_median_ms']:.3f} ms, p99 {result['solver_p99_ms']:.3f} ms, "
+              f"max {result['solver_max_ms']:.3f} ms")
+        print(f"    (wall clock: median {result['solver_wall_median_ms']:.3f} ms, "
+              f"p99 {result['solver_wall_p99_ms']:.3f} ms)")
+        print("  which discards go out (going_out_discards), same hands, CPU time:")
+        print(f"    median {result['going_out_median_ms']:.4f} ms, p99 {result['going_out_p99_ms']:.3f} ms, "
+              f"mean {result['going_out_mean_ms']:.4f} ms")
+        print(f"  {games['games']} complete 4-player games, random players, default rules:")
+        print(f"    {games['games_per_s']:.1f} games/s wall clock ({games['games_per_cpu_s']:.1f} per CPU second), "
+              f"{games['decisions_per_s']:.0f} decisions/s, {games['decisions_per_game']:.0f} decisions/game")
+        endings = ", ".join(f"{k} {v}" for k, v in sorted(games["round_endings"].items()))
+        print(f"    how rounds ended: {endings}")
 
+
+    run.finish(args, result, show)
 
 if __name__ == "__main__":
     main()
