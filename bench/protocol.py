@@ -1,6 +1,6 @@
 """What the protocol costs per decision, and what a whole match costs, per sandbox.
 
-    python bench/protocol.py [--decisions N] [--games N] [--game G] [--no-docker] [--json]
+    python -m bench.protocol [--decisions N] [--games N] [--game G] [--no-docker] [--quick] [--json]
 
 Round trip = one `decide()` of the referee's seat: encode the request, send it, the bot
 parses it and answers (bots/random, through the arena_bot helper), read and check the
@@ -13,27 +13,26 @@ reachable. Results: docs/performance.md, "Protocol and sandboxes".
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bots" / "random"))
 
-from arena.config.botfolder import load_bot  # noqa: E402
-from arena.game.protocol import MatchOver, Start  # noqa: E402
-from arena.game.seats import InProcessBot  # noqa: E402
-from arena.play.match import run_match  # noqa: E402
-from arena.play.executor import remote_bot  # noqa: E402
-from arena.sandbox import Limits, get_sandbox  # noqa: E402
-from arena.store.seeds import RunKey  # noqa: E402
-from engine import get_game  # noqa: E402
-from engine.players import random_action  # noqa: E402
+from arena.config.botfolder import load_bot
+from arena.game.protocol import MatchOver, Start
+from arena.game.seats import InProcessBot
+from arena.play.executor import remote_bot
+from arena.play.match import run_match
+from arena.sandbox import Limits, get_sandbox
+from arena.store.seeds import RunKey
+from bench import harness
+from engine import get_game
+from engine.players import random_action
 
 RANDOM_BOT = ROOT / "bots" / "random"
 
@@ -100,16 +99,19 @@ def docker_available() -> str | None:
     return engine_problem()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="200 round trips, a match of 4 games")
     parser.add_argument("--decisions", type=int, default=2000, help="round trips per sandbox")
     parser.add_argument("--games", type=int, default=100, help="games in the timed match")
     parser.add_argument("--game", default="3up3down")
     parser.add_argument("--no-docker", action="store_true", help="skip the Docker figures")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.decisions, args.games = 200, 4
+    run = harness.Run()
 
     observation, legal = sample_request(args.game)
+    sys.path.insert(0, str(RANDOM_BOT))  # the random bot's own decide, in this process
     import arena_bot  # noqa: F401 - the helper beside bots/random
     from bot import decide as random_decide  # bots/random/bot.py
 
@@ -149,12 +151,12 @@ def main() -> None:
     if why_not and not args.no_docker:
         report["docker_skipped"] = why_not[:200]
 
-    if args.json:
-        print(json.dumps(report))
-        return
-    for key, value in report.items():
-        shown = f"{value:.1f}" if isinstance(value, float) else str(value)
-        print(f"{key:32} {shown}")
+    def show(report: dict) -> None:
+        for key, value in report.items():
+            shown = f"{value:.1f}" if isinstance(value, float) else str(value)
+            print(f"{key:32} {shown}")
+
+    run.finish(args, report, show)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """What the referee costs per decision, in process: whole games through `play_game`.
 
-    python bench/referee.py [--games 40] [--repeats 5] [--game 3up3down] [--players 4] [--json]
-    python bench/referee.py --baseline b8a7c88   # this tree and an older commit, in turn
+    python -m bench.referee [--games 40] [--repeats 5] [--game 3up3down] [--players 4] [--json]
+    python -m bench.referee --baseline b8a7c88   # this tree and an older commit, in turn
 
 Four `InProcessBot` seats choose uniformly at random (one seeded rng per seat) among the
 legal actions they receive through the same JSON request a bot process gets; the games
@@ -30,6 +30,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,9 +39,10 @@ if "--tree" in sys.argv:  # another tree's arena and engine (the --baseline runs
 else:
     sys.path.insert(0, str(ROOT))
 
-from arena.game.referee import play_game  # noqa: E402
-from arena.game.seats import InProcessBot  # noqa: E402
-from engine import get_game  # noqa: E402
+from arena.game.referee import play_game
+from arena.game.seats import InProcessBot
+from bench import harness
+from engine import get_game
 
 
 def random_seats(players: int, seed: int) -> list[InProcessBot]:
@@ -102,10 +104,10 @@ def unpack(revision: str, into: Path) -> Path:
 def one_run(tree: Path, args: argparse.Namespace) -> dict:
     """One repetition in a fresh process importing arena from `tree`."""
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--tree", str(tree), "--json", "--repeats", "1",
+        sys.executable, "-m", "bench.referee", "--tree", str(tree), "--json", "--repeats", "1",
         "--games", str(args.games), "--game", args.game, "--players", str(args.players),
     ]
-    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout)
 
 
 def side_by_side(args: argparse.Namespace) -> dict:
@@ -139,25 +141,27 @@ def side_by_side(args: argparse.Namespace) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="4 games, 1 repeat")
     parser.add_argument("--games", type=int, default=40, help="games per repetition (deal seeds 0..N-1)")
     parser.add_argument("--repeats", type=int, default=5, help="repetitions; the median is reported")
     parser.add_argument("--game", default="3up3down")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--baseline", metavar="REV", help="also measure this commit, in turn with this tree")
     parser.add_argument("--tree", help=argparse.SUPPRESS)  # where to import arena from (--baseline's runs)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.repeats = 4, 1
+    run = harness.Run()
     if args.baseline:
         report = side_by_side(args)
     else:
         report = measure(args.game, args.players, args.games, args.repeats)
-    if args.json:
-        print(json.dumps(report))
-        return
-    for key, value in report.items():
-        print(f"{key:36} {value}")
+    def show(report: dict) -> None:
+        for key, value in report.items():
+            print(f"{key:36} {value}")
+
+    run.finish(args, report, show)
 
 
 if __name__ == "__main__":

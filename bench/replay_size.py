@@ -1,8 +1,8 @@
 """Benchmark of a replay file: its bytes and its write time, today's writer against the
 writer before issue 27 (kept here, and only here, to measure against).
 
-    python bench/replay_size.py               # 4 Three Thirteen and 8 3UP 3DOWN games
-    python bench/replay_size.py --games 2     # 2 of each game; --json for one object
+    python -m bench.replay_size               # 4 Three Thirteen and 8 3UP 3DOWN games
+    python -m bench.replay_size --games 2     # 2 of each game; --json for one object
 
 Each game is a real one: random players at 4 seats, default rules, seeds 1..N, with the
 per-decision facts the referee records for a bot (a think time, the number of legal
@@ -20,18 +20,14 @@ Target for the write time: <= 0.25 of the old one too (`tt_replay_time_ratio`).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 import time
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from arena.game.record import GameResult, Replay, ReplayAction  # noqa: E402
-from arena.site.replay import (  # noqa: E402
+from arena.game.record import GameResult, Replay, ReplayAction
+from arena.site.replay import (
     LEGAL_SHOWN,
     ReplayUnavailable,
     _collect_cards,
@@ -44,9 +40,10 @@ from arena.site.replay import (  # noqa: E402
     replay_frames,
     script_text,
 )
-from engine.api import GameError  # noqa: E402
-from engine.players import play_random_game  # noqa: E402
-from engine.registry import get_game  # noqa: E402
+from bench import harness
+from engine.api import GameError
+from engine.players import play_random_game
+from engine.registry import get_game
 
 SEATS = 4
 TARGET = 0.25
@@ -213,29 +210,31 @@ def measure(games: int = 4, repeat: int = 2) -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__, quick="1 game of each, written once")
     parser.add_argument("--games", type=int, default=4, help="Three Thirteen games (3UP 3DOWN: twice as many)")
     parser.add_argument("--repeat", type=int, default=2, help="writes of each game per writer; the best counts")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.repeat = 1, 1
+    run = harness.Run()
     if args.games < 1 or args.repeat < 1:
         parser.error("--games and --repeat must be at least 1")
     figures = measure(args.games, args.repeat)
-    if args.json:
-        print(json.dumps(figures))
-        return
-    for game in ("three-thirteen", "3up3down"):
-        f = figures[game]
-        print(f"{game}: {f['games']} random 4-seat games, {f['mean_actions']:,} actions on average")
-        print(f"  bytes: {f['old_bytes']:,} -> {f['new_bytes']:,} ({f['bytes_ratio']}x; "
-              f"largest {f['new_largest_bytes']:,})")
-        print(f"  write: {f['old_ms']} ms -> {f['new_ms']} ms ({f['time_ratio']}x)")
-    print(f"tt_replay_bytes_ratio {figures['tt_replay_bytes_ratio']}, tt_replay_time_ratio "
-          f"{figures['tt_replay_time_ratio']} (target <= {TARGET})")
-    print("OK" if figures["ok"] else "TARGET MISSED")
+    def show(figures: dict) -> None:
+        for game in ("three-thirteen", "3up3down"):
+            f = figures[game]
+            print(f"{game}: {f['games']} random 4-seat games, {f['mean_actions']:,} actions on average")
+            print(f"  bytes: {f['old_bytes']:,} -> {f['new_bytes']:,} ({f['bytes_ratio']}x; "
+                  f"largest {f['new_largest_bytes']:,})")
+            print(f"  write: {f['old_ms']} ms -> {f['new_ms']} ms ({f['time_ratio']}x)")
+        print(f"tt_replay_bytes_ratio {figures['tt_replay_bytes_ratio']}, tt_replay_time_ratio "
+              f"{figures['tt_replay_time_ratio']} (target <= {TARGET})")
+        print("OK" if figures["ok"] else "TARGET MISSED")
 
+
+    run.finish(args, figures, show)
 
 if __name__ == "__main__":
     main()
