@@ -1,7 +1,7 @@
 """What each starter kit (kits/<lang>/) costs per decision in Docker, against the Python
 kit's, and how long its build takes.
 
-    python bench/kits.py [--decisions N] [--stream N] [--languages c,go,...] [--json]
+    python -m bench.kits [--decisions N] [--stream N] [--languages c,go,...] [--quick] [--json]
 
 For each kit: a copy is built from scratch in the Docker sandbox (its `build` step in its
 language's image: the build time, which includes the container's start), then started
@@ -18,7 +18,6 @@ language images (`arena images build`).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -27,21 +26,22 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from arena.config.botfolder import load_bot  # noqa: E402
-from arena.game.protocol import MatchOver, Start, encode_request  # noqa: E402
-from arena.langs.build import run_build  # noqa: E402
-from arena.langs.kits import available, new_bot  # noqa: E402
-from arena.play.executor import remote_bot  # noqa: E402
-from arena.sandbox import Limits  # noqa: E402
-from arena.sandbox.docker import DockerSandbox, engine_problem  # noqa: E402
-from arena.store.seeds import RunKey  # noqa: E402
-from engine import get_game  # noqa: E402
-from engine.players import random_action  # noqa: E402
+from arena.config.botfolder import load_bot
+from arena.game.protocol import MatchOver, Start, encode_request
+from arena.langs.build import run_build
+from arena.langs.kits import available, new_bot
+from arena.play.executor import remote_bot
+from arena.sandbox import Limits
+from arena.sandbox.docker import DockerSandbox, engine_problem
+from arena.store.seeds import RunKey
+from bench import harness
+from engine import get_game
+from engine.players import random_action
 
 COMPILED = ("c", "cpp", "rust", "go", "java")
 
@@ -128,17 +128,20 @@ def request_stream(game: str, observation, legal, count: int) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="the Python and C kits, 30 decisions, a stream of 500")
     parser.add_argument("--decisions", type=int, default=300)
     parser.add_argument("--stream", type=int, default=20000,
                         help="3UP 3DOWN requests piped in for the CPU figure (Three Thirteen: a twentieth)")
     parser.add_argument("--languages", default=",".join(available()))
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.decisions, args.stream = 30, 500
+        args.languages = ",".join(language for language in ("python", "c") if language in args.languages.split(","))
+    run = harness.Run()
     problem = engine_problem()
     if problem:
-        sys.exit(f"bench/kits.py needs Docker: {problem}")
+        sys.exit(f"bench.kits needs Docker: {problem}")
     box = DockerSandbox()
     requests = {"three-thirteen": three_thirteen_discard(), "3up3down": threeup_request()}
     rows: dict[str, dict] = {}
@@ -166,26 +169,26 @@ def main() -> None:
                     }
     finally:
         box.close()
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    python = rows.get("python")
-    print(f"{'kit':6} {'build s':>7}  {'3313 ms':>7} {'p90':>5} {'vs py':>5} {'cpu us':>6}"
-          f"  {'3u3d ms':>7} {'p90':>5} {'vs py':>5} {'cpu us':>6}")
-    for language, row in rows.items():
-        cells = [f"{language:6}", f"{row['build_s']:7.1f}" if row["build_s"] is not None else f"{'-':>7}"]
-        for game in ("three-thirteen", "3up3down"):
-            ratio = row[game]["median_ms"] / python[game]["median_ms"] if python else float("nan")
-            cells += [f" {row[game]['median_ms']:7.3f}", f"{row[game]['p90_ms']:5.2f}", f"{ratio:5.2f}",
-                      f"{row[game]['cpu_us']:6.0f}"]
-        print(" ".join(cells))
-    if python:
-        for game in ("three-thirteen", "3up3down"):
-            slower = [language for language in COMPILED if language in rows
-                      and rows[language][game]["median_ms"] > python[game]["median_ms"]]
-            print(f"target at {game} (compiled kits at most the Python kit's median):",
-                  "met" if not slower else f"missed by {', '.join(slower)}")
+    def show(rows: dict) -> None:
+        python = rows.get("python")
+        print(f"{'kit':6} {'build s':>7}  {'3313 ms':>7} {'p90':>5} {'vs py':>5} {'cpu us':>6}"
+              f"  {'3u3d ms':>7} {'p90':>5} {'vs py':>5} {'cpu us':>6}")
+        for language, row in rows.items():
+            cells = [f"{language:6}", f"{row['build_s']:7.1f}" if row["build_s"] is not None else f"{'-':>7}"]
+            for game in ("three-thirteen", "3up3down"):
+                ratio = row[game]["median_ms"] / python[game]["median_ms"] if python else float("nan")
+                cells += [f" {row[game]['median_ms']:7.3f}", f"{row[game]['p90_ms']:5.2f}", f"{ratio:5.2f}",
+                          f"{row[game]['cpu_us']:6.0f}"]
+            print(" ".join(cells))
+        if python:
+            for game in ("three-thirteen", "3up3down"):
+                slower = [language for language in COMPILED if language in rows
+                          and rows[language][game]["median_ms"] > python[game]["median_ms"]]
+                print(f"target at {game} (compiled kits at most the Python kit's median):",
+                      "met" if not slower else f"missed by {', '.join(slower)}")
 
+
+    run.finish(args, rows, show)
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 """A league's game pages and game lists answered from its store (issue 27, part 2): how
 long the server takes to answer them at 10k and 100k (and with `--million` 1M) games.
 
-    nice python bench/served_games.py [--json] [--million] [--sizes 10000,100000] [--repeat 5]
+    nice python -m bench.served_games [--json] [--million] [--sizes 10000,100000] [--repeat 5]
 
 For each size a synthetic league store is built straight with SQL in bulk in the store's
 schema (keys zero-padded as a league writes them, 200 bots, batches of 16 games of 4
@@ -18,23 +18,22 @@ kept in memory, as readers get it until the league's next commit); `first_answer
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import shutil
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from arena.store.db import Store  # noqa: E402
-from arena.web.league_games import ServedGames  # noqa: E402
+from arena.store.db import Store
+from arena.web.league_games import ServedGames
+from bench import harness
 
 BOTS = 200
 BATCH = 16
@@ -123,25 +122,27 @@ def measure(games: int, repeat: int) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="one store of 2,000 games, 2 answers a page")
     parser.add_argument("--million", action="store_true", help="also 1,000,000 games (a store of about 300 MB)")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="stored games, comma-separated")
     parser.add_argument("--repeat", type=int, default=5, help="answers timed per page (their median is shown)")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
+    if options.quick:
+        options.sizes, options.repeat, options.million = "2000", 2, False
+    run = harness.Run()
     sizes = [int(size) for size in options.sizes.split(",") if size] + ([MILLION] if options.million else [])
     results = [measure(size, options.repeat) for size in sizes]
-    if options.json:
-        print(json.dumps(results, indent=1))
-        return
-    for found in results:
-        print(f"{found['games']:>9,} games (store built in {found['build_s']} s; first answer "
-              f"{found['first_answer_ms']} ms)")
-        for name, value in found.items():
-            if name.endswith("_ms") and name != "first_answer_ms":
-                print(f"  {name[:-3].replace('_', ' '):<22} {value:>9.2f} ms")
+    def show(report: dict) -> None:
+        for found in report["sizes"]:
+            print(f"{found['games']:>9,} games (store built in {found['build_s']} s; first answer "
+                  f"{found['first_answer_ms']} ms)")
+            for name, value in found.items():
+                if name.endswith("_ms") and name != "first_answer_ms":
+                    print(f"  {name[:-3].replace('_', ' '):<22} {value:>9.2f} ms")
 
+
+    run.finish(options, {"sizes": results}, show)
 
 if __name__ == "__main__":
     main()
