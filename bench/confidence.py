@@ -1,8 +1,8 @@
 """How sure are arena's answers? Simulated error rates of `arena match --sprt`.
 
-    python bench/confidence.py [--runs 2000] [--quick] [--json] [--seed 1]
+    python -m bench.confidence [--runs 2000] [--quick] [--json] [--seed 1]
         [--tournaments 200] [--jobs N] [--only sprt|separation]
-    python bench/confidence.py --measure 4000     # re-measure the pair structure below
+    python -m bench.confidence --measure 4000     # re-measure the pair structure below
 
 Two tables: the SPRT table of `arena match --sprt` (below), and the separation table of
 the standings' rank intervals (`separation_table`, at the end of this file: how often a
@@ -44,7 +44,6 @@ pair earlier), and the first few runs of each row pair by pair along their whole
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -52,6 +51,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 try:
@@ -59,9 +59,8 @@ try:
 except ImportError:  # a benchmark's own need, not arena's: say how to get it
     sys.exit("bench/confidence.py needs numpy: pip install '.[bench]' (or pip install numpy)")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.ratings.sprt import (  # noqa: E402
+from arena.ratings.sprt import (
     DEFAULT_GAMES,
     EMPTY_BUCKET,
     NORMALIZED,
@@ -71,10 +70,11 @@ from arena.ratings.sprt import (  # noqa: E402
     pair_bucket,
     sprt_status,
 )
-from arena.store.seeds import RunKey  # noqa: E402
+from arena.store.seeds import RunKey
+from bench import harness
 
 # Pentanomial counts [LL, LD, WL+DD, WD, WW] of random against random, 3UP 3DOWN, default
-# rules: `python bench/confidence.py --measure 4000 --seed 1` (see the module docstring).
+# rules: `python -m bench.confidence --measure 4000 --seed 1` (see the module docstring).
 MEASURED = (889, 11, 2220, 8, 872)
 SPRT_BOUNDS = (0.0, 10.0)
 SPRT_MARGIN = 0.015  # the targets: alpha (beta) + 1.5 percentage points
@@ -387,7 +387,10 @@ def separation_speed(bots: int = SPEED_BOTS, games: int = SPEED_GAMES, seed: int
     }
 
 
-def separation_table(tournaments: int = SEPARATION_TOURNAMENTS, sizes: tuple[int, ...] = SEPARATION_SIZES, jobs: int = 1) -> dict:
+def separation_table(
+    tournaments: int = SEPARATION_TOURNAMENTS, sizes: tuple[int, ...] = SEPARATION_SIZES, jobs: int = 1,
+    speed_games: int = SPEED_GAMES,
+) -> dict:
     """The separation table over `tournaments` tournaments per format, and the speed figure."""
     bench = _tournament_bench()
     started = time.perf_counter()
@@ -417,7 +420,7 @@ def separation_table(tournaments: int = SEPARATION_TOURNAMENTS, sizes: tuple[int
     return {
         "level": 0.9, "target_wrong_rate": SEPARATION_TARGET, "bots": bench.ACCURACY_BOTS, "seats": bench.SEATS,
         "pairs_per_tournament": bench.ACCURACY_BOTS * (bench.ACCURACY_BOTS - 1) // 2,
-        "rows": rows, "speed": separation_speed(), "wall_s": time.perf_counter() - started,
+        "rows": rows, "speed": separation_speed(games=speed_games), "wall_s": time.perf_counter() - started,
     }
 
 
@@ -447,22 +450,21 @@ def print_separation_table(table: dict) -> None:
           f"{'met' if speed['met'] else 'NOT met'}); {speed['total_s']:.2f} s in all, load average {speed['load_average']:.1f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="50 runs per true Elo, 2 tournaments of the smallest size, speed at 1,000 games")
     parser.add_argument("--runs", type=int, default=2000, help="simulated SPRT runs per true Elo (default 2000)")
-    parser.add_argument("--quick", action="store_true", help="200 runs per true Elo: a smoke run, not figures")
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulation (default 1)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--measure", type=int, metavar="PAIRS",
                         help="measure the pair structure from PAIRS random-vs-random pairs and print it, nothing else")
     parser.add_argument("--tournaments", type=int, default=SEPARATION_TOURNAMENTS,
-                        help=f"separation table: tournaments per format (default {SEPARATION_TOURNAMENTS}; 8 with --quick)")
+                        help=f"separation table: tournaments per format (default {SEPARATION_TOURNAMENTS}; 2 with --quick)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="separation table: processes (default: one per CPU)")
     parser.add_argument("--only", choices=("sprt", "separation"), help="compute one table only")
     parser.add_argument("--window", type=int, metavar="UPDATES",
                         help="separation table: the confidence sweep's window (arena.ratings.confidence.WINDOW; "
                         "default its own, 10,000): a smaller one measures the bands past it")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    run = harness.Run()
     if args.window is not None:
         if args.window < 1:
             parser.error("--window must be at least 1")
@@ -475,22 +477,23 @@ def main() -> None:
         print(json.dumps({"pairs": args.measure, "seed": args.seed, "pentanomial": counts,
                           "cpu_s": round(time.process_time() - started, 1)}))
         return
-    runs = 200 if args.quick else args.runs
+    runs = 50 if args.quick else args.runs
     if runs < 10:
         parser.error("--runs must be at least 10")
     tables = {}
     if args.only != "separation":
         tables["sprt"] = sprt_table(runs, args.seed)
     if args.only != "sprt":
-        tournaments, sizes = (8, SEPARATION_SIZES[:2]) if args.quick else (args.tournaments, SEPARATION_SIZES)
-        tables["separation"] = separation_table(tournaments, sizes, args.jobs)
-    if args.json:
-        print(json.dumps(tables))
-        return
-    if "sprt" in tables:
-        print_sprt_table(tables["sprt"])
-    if "separation" in tables:
-        print_separation_table(tables["separation"])
+        tournaments, sizes = (2, SEPARATION_SIZES[:1]) if args.quick else (args.tournaments, SEPARATION_SIZES)
+        tables["separation"] = separation_table(tournaments, sizes, args.jobs, 1_000 if args.quick else SPEED_GAMES)
+
+    def show(tables: dict) -> None:
+        if "sprt" in tables:
+            print_sprt_table(tables["sprt"])
+        if "separation" in tables:
+            print_separation_table(tables["separation"])
+
+    run.finish(args, tables, show)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """What a Docker bot costs: container start, removal, a round trip of one message, and
 4-seat games with warm slots against cold containers, with the engine's CPU per game.
 
-    python bench/docker_lifecycle.py [--starts N] [--round-trips N] [--games N] [--json]
-    python bench/docker_lifecycle.py --only games [--games N]
+    python -m bench.docker_lifecycle [--starts N] [--round-trips N] [--games N] [--json]
+    python -m bench.docker_lifecycle --only games [--games N]
 
 An echo bot (python3, standard library) is started N times in the docker sandbox; each
 start is timed from `start()` to the first reply (create + attach + start + the bot's
@@ -26,7 +26,6 @@ any runc caught running) and, with --engine-cgroup, counted by the kernel
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -35,10 +34,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from arena.sandbox import BotSpec, Limits, get_sandbox
+from bench import harness
 
 ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 MESSAGE = json.dumps({"type": "request", "id": 1, "legal": list(range(20))}).encode()
@@ -309,9 +310,9 @@ def time_round_trips(
         sandbox.close()
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the measurements and print them (a table, or one JSON object with --json)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__doc__, quick="3 starts, 200 round trips, 2 games a design")
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--round-trips", type=int, default=5000)
     parser.add_argument("--games", type=int, default=20, help="4-seat games per design")
@@ -322,8 +323,10 @@ def main() -> None:
         help="also count the engine's CPU with a cpuacct cgroup (EngineCgroupCpu: exact, "
         "runc included; moves the engine's processes between accounting groups meanwhile)",
     )
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.starts, args.round_trips, args.games = 3, 200, 2
+    run = harness.Run()
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         Path(folder).chmod(0o755)
@@ -349,11 +352,12 @@ def main() -> None:
                 figures.update({f"{design}_{name}": value for name, value in played.items()})
             figures["warm_over_cold_games_per_s"] = figures["warm_games_per_s"] / figures["cold_games_per_s"]
     figures = {name: round(value, 3) for name, value in figures.items()}
-    if args.json:
-        print(json.dumps(figures))
-    else:
+
+    def show(figures: dict) -> None:
         for name, value in figures.items():
             print(f"{name:42} {value:10.3f}")
+
+    run.finish(args, figures, show)
     sys.stdout.flush()
 
 

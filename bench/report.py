@@ -1,9 +1,9 @@
 """Benchmark of the HTML report: a big synthetic store rendered into the site, and the cost
 of replays of real games.
 
-    python bench/report.py                 # 1,000 bots, 100,000 four-seat games
-    python bench/report.py --json          # one JSON object
-    python bench/report.py --bots 100 --games 5000 --keep /tmp/store   # smaller; keep the folder
+    python -m bench.report                 # 1,000 bots, 100,000 four-seat games
+    python -m bench.report --json          # one JSON object
+    python -m bench.report --bots 100 --games 5000 --keep /tmp/store   # smaller; keep the folder
 
 1. A synthetic store (the real `arena.store.db` schema, bulk-loaded in one transaction):
    rounds of 250 four-seat tables, every bot once per round, places drawn from a
@@ -19,19 +19,16 @@ of replays of real games.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import resource
 import shutil
 import sqlite3
-import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.game.record import GameResult, Replay, ReplayAction
 from arena.schedule.formats import ScheduledGame
@@ -39,6 +36,7 @@ from arena.site.model import load_site_data
 from arena.site.replay import replay_frames, script_text
 from arena.site.writer import write_site
 from arena.store.db import STORE_FILE, Store
+from bench import harness
 from engine.players import play_random_game
 
 SEATS = 4
@@ -166,11 +164,11 @@ def game_lists(folder: Path) -> dict:
             state.refresh()
             moved = time.perf_counter()
             bots = sorted(line.bot for line in state.ledger.table().standings)
-            _write_game_data(folder / "site", state, bots, bots)
+            _write_game_data(folder / "site", state, bots, bots, every=True)
             written = time.perf_counter()
         finally:
             state.close()
-    sizes = [path.stat().st_size for path in (folder / "site" / "data" / "bots").iterdir()]
+    sizes = [path.stat().st_size for path in (folder / "site" / "data" / "bots").rglob("*.js")]
     return {
         "rating_moves_s": round(moved - began, 2),
         "data_scripts_s": round(written - moved, 2),
@@ -207,15 +205,17 @@ def replay_costs(samples: dict[str, int]) -> dict:
     return out
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__, quick="40 bots, 400 games, 2 replay games")
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--replay-games", type=int, default=20, help="real 3up3down games for the replay figure (Three Thirteen: a quarter)")
     parser.add_argument("--keep", type=Path, help="build the store here and keep it (default: a temporary folder)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.bots, args.games, args.replay_games = 40, 400, 2
+    run = harness.Run()
     if args.bots < SEATS or args.games < 1:
         parser.error(f"--bots must be at least {SEATS} and --games at least 1")
 
@@ -238,25 +238,25 @@ def main() -> None:
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
-    if args.json:
-        print(json.dumps(figures))
-        return
-    print(f"synthetic store: {figures['bots']:,} bots, {figures['games']:,} games (built in {figures['build_store_s']} s)")
-    print(f"render: {figures['render_s']} s  (reading the store {figures['load_s']} s; pages {figures['write_pages_s']} s, "
-          f"while the TrueSkill pass, {figures['rating_pass_s']} s alone, runs beside them)  target <= 60 s")
-    print(f"render CPU time: {figures['render_cpu_s']} s (all processes; the wall time above is on a shared machine)")
-    print(f"render again (ratings resumed from the last render's cache): {figures['render_again_s']} s")
-    print(f"pages: {figures['pages']:,}; largest {figures['largest_page_bytes']:,} bytes ({figures['largest_page']}), "
-          f"target <= 1,000,000; site {figures['site_files']:,} files, {figures['site_mb']} MB")
-    lists = figures["game_lists"]
-    print(f"bots' full game lists: the site's state rebuilt (each game's rating and rank change) {lists['rating_moves_s']} s, "
-          f"one data script per bot {lists['data_scripts_s']} s ({lists['bot_scripts_mb']} MB, "
-          f"largest {lists['bot_script_largest_bytes']:,} bytes)")
-    for game, cost in figures["replays"].items():
-        print(f"replay {game}: {cost['ms_per_game']} ms per game ({cost['mean_actions']} actions), "
-              f"{cost['mean_bytes']:,} bytes on average, largest {cost['largest_bytes']:,} ({cost['games']} random 4-seat games)")
-    print("OK" if figures["ok"] else "TARGET MISSED")
+    def show(figures: dict) -> None:
+        print(f"synthetic store: {figures['bots']:,} bots, {figures['games']:,} games (built in {figures['build_store_s']} s)")
+        print(f"render: {figures['render_s']} s  (reading the store {figures['load_s']} s; pages {figures['write_pages_s']} s, "
+              f"while the TrueSkill pass, {figures['rating_pass_s']} s alone, runs beside them)  target <= 60 s")
+        print(f"render CPU time: {figures['render_cpu_s']} s (all processes; the wall time above is on a shared machine)")
+        print(f"render again (ratings resumed from the last render's cache): {figures['render_again_s']} s")
+        print(f"pages: {figures['pages']:,}; largest {figures['largest_page_bytes']:,} bytes ({figures['largest_page']}), "
+              f"target <= 1,000,000; site {figures['site_files']:,} files, {figures['site_mb']} MB")
+        lists = figures["game_lists"]
+        print(f"bots' full game lists: the site's state rebuilt (each game's rating and rank change) {lists['rating_moves_s']} s, "
+              f"one data script per bot {lists['data_scripts_s']} s ({lists['bot_scripts_mb']} MB, "
+              f"largest {lists['bot_script_largest_bytes']:,} bytes)")
+        for game, cost in figures["replays"].items():
+            print(f"replay {game}: {cost['ms_per_game']} ms per game ({cost['mean_actions']} actions), "
+                  f"{cost['mean_bytes']:,} bytes on average, largest {cost['largest_bytes']:,} ({cost['games']} random 4-seat games)")
+        print("OK" if figures["ok"] else "TARGET MISSED")
 
+
+    run.finish(args, figures, show)
 
 if __name__ == "__main__":
     main()
