@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import resource
-import sys
 import time
 from collections.abc import Sequence
 

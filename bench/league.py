@@ -1,6 +1,6 @@
 """League benchmark: how soon a newcomer settles, with the matchmaker and with random tables.
 
-    python bench/league.py [--trials 100] [--warmups 10] [--jobs N] [--span 10 --span 30]
+    python -m bench.league [--trials 100] [--warmups 10] [--jobs N] [--span 10 --span 30]
         [--real] [--json] [--quick]
 
 A graded field of 30 players of known order at four seats. By default synthetic players
@@ -37,29 +37,22 @@ place in at least 90% of the matchmaker's trials that settled. A trial not settl
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
 import random
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from tournament import GradedPlayer, graded_players, play_scheduled  # noqa: E402 - bench/tournament.py
-
-from arena.ratings import confidence  # noqa: E402
-from arena.ratings.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span  # noqa: E402
-from arena.ratings.ledger import RatedGame, RatingLedger  # noqa: E402
-from arena.schedule.matchmaker import RANDOM_SHARE, Candidate, make_tables  # noqa: E402
-from arena.schedule.formats import ScheduledGame, deal_seed  # noqa: E402
+from arena.ratings import confidence
+from arena.ratings.confidence import LEVEL, SAMPLES, SETTLE_LEVEL, settled_span
+from arena.ratings.ledger import RatedGame, RatingLedger
+from arena.schedule.formats import ScheduledGame, deal_seed
+from arena.schedule.matchmaker import RANDOM_SHARE, Candidate, make_tables
+from bench import harness
+from bench.tournament import GradedPlayer, graded_players, play_scheduled
 
 FIELD = 30
 SEATS = 4
@@ -336,12 +329,10 @@ def print_report(report: dict) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__, quick="2 trials over 1 league, one field (span 10)")
     parser.add_argument("--trials", type=int, default=TRIALS, help="newcomers (each played with both fillings)")
     parser.add_argument("--warmups", type=int, default=WARMUPS, help="warmed leagues the trials share out")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
-    parser.add_argument("--quick", action="store_true", help="10 trials over 2 leagues (a smoke run)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--span", type=float, action="append",
         help="a synthetic field's skill span, repeatable (default: 10, as dense as the real one, and 30)",
@@ -357,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "10,000, more than any trial's games): a smaller one measures the bands past it",
     )
     args = parser.parse_args(argv)
+    measured = harness.Run()
     if args.window is not None:
         if args.window < 1:
             parser.error("--window must be at least 1")
@@ -366,15 +358,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     global CHECK_EVERY
     CHECK_EVERY = args.check_every  # the trials' processes are forked from here: they see it
     if args.quick:
-        args.trials, args.warmups = 10, 2
+        args.trials, args.warmups, args.span = 2, 1, args.span or [10.0]
     if args.trials < 1 or not 1 <= args.warmups <= args.trials:
         parser.error("--trials must be at least 1 and --warmups between 1 and --trials")
     report = run(args.trials, args.warmups, args.jobs, tuple(args.span or SPANS), args.real)
-    if args.json:
-        fields = [{key: value for key, value in f.items() if key != "rows"} for f in report["fields"]]
-        print(json.dumps({**report, "fields": fields}, indent=2))
-    else:
-        print_report(report)
+    if args.json:  # the fields' rows are for the table only
+        report = {**report, "fields": [{key: value for key, value in f.items() if key != "rows"} for f in report["fields"]]}
+    measured.finish(args, report, print_report)
 
 
 if __name__ == "__main__":

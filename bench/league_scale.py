@@ -1,7 +1,7 @@
 """League at scale (issue 27, part 5): the league's own work after a batch, at 10k, 100k
 and (with `--million`) 1M stored games.
 
-    nice python bench/league_scale.py [--json] [--million] [--sizes 10000,100000]
+    nice python -m bench.league_scale [--json] [--million] [--sizes 10000,100000]
         [--seats 4] [--no-site] [--replay-games 1] [--keep DIR] [--window N]
 
 For each size a synthetic league store is built straight with SQL in bulk, in the store's
@@ -67,6 +67,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -74,13 +75,13 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from arena.config.fingerprint import fingerprint_of, settings_of  # noqa: E402
-from arena.config.league_file import LeagueConfig  # noqa: E402
-from arena.store.db import Store  # noqa: E402
-from arena.store.keys import game_key  # noqa: E402
-from arena.store.seeds import RunKey  # noqa: E402
+from arena.config.fingerprint import fingerprint_of, settings_of
+from arena.config.league_file import LeagueConfig
+from arena.store.db import Store
+from arena.store.keys import game_key
+from arena.store.seeds import RunKey
+from bench import harness
 
 BOTS = 200
 BATCH = 16  # games per batch (tables; one rotation: not duplicate)
@@ -313,9 +314,9 @@ def run_size(games: int, seats: int, site: bool, keep: Path | None, window: int 
         build_store(where, games, seats)
         build_s = time.perf_counter() - began
         child = subprocess.run(
-            [sys.executable, __file__, "--measure", str(where), "--seats", str(seats)] + ([] if site else ["--no-site"])
+            [sys.executable, "-m", "bench.league_scale", "--measure", str(where), "--seats", str(seats)] + ([] if site else ["--no-site"])
             + ([] if window is None else ["--window", str(window)]),
-            capture_output=True, text=True,
+            capture_output=True, text=True, cwd=ROOT,
         )
         if child.returncode:
             raise SystemExit(f"measuring {games} games failed:\n{child.stderr}")
@@ -327,9 +328,8 @@ def run_size(games: int, seats: int, site: bool, keep: Path | None, window: int 
             shutil.rmtree(where, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="one league of 2,000 games")
     parser.add_argument("--million", action="store_true", help="also 1M games (long: minutes to build, GBs of site)")
     parser.add_argument("--sizes", help="comma-separated game counts instead of 10000,100000")
     parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="seats per game (default 4)")
@@ -339,7 +339,10 @@ def main() -> None:
                         help="the confidence sweep's window (default arena's own; 1000000000: every update, as before issue 27)")
     parser.add_argument("--keep", type=Path, help="build the stores under this folder and keep them")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.million, args.replay_games = "2000", False, 0
+    run = harness.Run()
     if args.window is not None:
         from arena.ratings import confidence
 
@@ -369,18 +372,17 @@ def main() -> None:
     if MILLION in per_size:
         report["rss_mb_1m"] = per_size[MILLION]["rss_mb"]
     if args.replay_games:
-        import importlib.util
 
-        spec = importlib.util.spec_from_file_location("replay_size", ROOT / "bench" / "replay_size.py")
-        replay_size = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(replay_size)
+        from bench import replay_size
+
         report["tt_replay_bytes_ratio"] = replay_size.measure(args.replay_games, repeat=1)["tt_replay_bytes_ratio"]
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
+
+    def show(report: dict) -> None:
         for name in ("after_batch_s", "after_batch_1m_over_10k", "site_update_s_100k", "rss_mb_1m", "tt_replay_bytes_ratio"):
             if name in report:
                 print(f"{name}: {report[name]}")
+
+    run.finish(args, report, show)
 
 
 if __name__ == "__main__":
