@@ -372,7 +372,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     if MILLION in per_size:
         report["rss_mb_1m"] = per_size[MILLION]["rss_mb"]
     if args.replay_games:
-
         from bench import replay_size
 
         report["tt_replay_bytes_ratio"] = replay_size.measure(args.replay_games, repeat=1)["tt_replay_bytes_ratio"]
