@@ -8,9 +8,14 @@ as a bot, hidden from every bot the league starts). Standard library only.
   hash; the secret (32 random bytes) is stored only as scrypt(secret, salt) with a salt of
   its own, and compared in constant time. `add` and `rotate` return the token once.
 - An organiser account may act on every bot (as the organiser's shell does).
-- An author owns the bot names they first got accepted; nobody else may submit versions
-  of them or retire them. A name already in the registry that nobody owns (the
-  organiser's own bots, the examples) belongs to the organiser.
+- An author owns the bot names they first got accepted (a name is claimed when its
+  submission is accepted, never before); nobody else may submit versions of them or
+  retire them. A name already in the registry, or that has played in the served league
+  (`Book.played`), and that nobody owns (the organiser's own bots, the examples, a bot
+  since removed from the registry) belongs to the organiser.
+- Every upload an author starts counts against their hourly limit from its start,
+  refused or not (`start_upload`): a refused one stays a row of `uploads` (its status
+  and line); an accepted one becomes its submission's row.
 - A submission is a row: its state (queued, checking, building, smoke match, accepted,
   refused), the reasons, the end of the bot's stderr, and when each changed. The
   validation queue (`arena.web.queue`) is these rows: a restart after kill -9 finds the
@@ -27,6 +32,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +64,10 @@ CREATE TABLE IF NOT EXISTS submissions (
     address TEXT NOT NULL DEFAULT '', packed_bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions(author, created);
+CREATE TABLE IF NOT EXISTS uploads (
+    id TEXT PRIMARY KEY, author TEXT NOT NULL, created REAL NOT NULL, status INTEGER, line TEXT
+);
+CREATE INDEX IF NOT EXISTS uploads_by_author ON uploads(author, created);
 CREATE INDEX IF NOT EXISTS submissions_by_state ON submissions(state, seq);
 """
 
@@ -128,6 +138,8 @@ class Book:
         self._cache_key = secrets.token_bytes(32)
         self._checking: dict[str, threading.Lock] = {}  # token id -> held while its token is hashed
         self._checking_lock = threading.Lock()
+        # Whether a bot name has played in the served league (the door sets it: its store).
+        self.played: Callable[[str], bool] = lambda bot: False
 
     def close(self) -> None:
         with self._lock:
@@ -247,12 +259,12 @@ class Book:
     # -- names ---------------------------------------------------------------------------
 
     def owner_of(self, bot: str) -> str | None:
-        """The author who owns a bot name; '' for a name in the registry nobody owns
-        (the organiser's); None for a free name."""
+        """The author who owns a bot name; '' for a name in the registry or the league's
+        store that nobody owns (the organiser's); None for a free name."""
         found = self._run("SELECT author FROM owners WHERE bot = ?", (bot,))
         if found:
             return found[0][0]
-        return "" if (self.registry / bot).exists() else None
+        return "" if (self.registry / bot).exists() or self.played(bot) else None
 
     def may_use(self, author: str, organiser: bool, bot: str) -> str | None:
         """None when `author` may submit or retire `bot`, else the one-line reason."""
@@ -261,6 +273,8 @@ class Book:
         owner = self.owner_of(bot)
         if owner is None or owner == author:
             return None
+        if owner == "" and not (self.registry / bot).exists():
+            return f"the bot name {bot} has played in this league and is not yours; choose another name in bot.toml"
         if owner == "":
             return f"the bot name {bot} belongs to the organiser's registry; choose another name in bot.toml"
         return f"the bot name {bot} belongs to another author; choose another name in bot.toml"
@@ -271,8 +285,10 @@ class Book:
 
     # -- submissions ---------------------------------------------------------------------
 
-    def new_submission(self, author: str, name: str, version: str, address: str, packed: int) -> str:
-        """A queued submission; returns its id."""
+    def new_submission(
+        self, author: str, name: str, version: str, address: str, packed: int, upload: str | None = None
+    ) -> str:
+        """A queued submission (of the upload `upload`, whose row it replaces); its id."""
         sub_id = secrets.token_hex(8)
         now = time.time()
         with self._lock:
@@ -283,12 +299,42 @@ class Book:
                 "packed_bytes) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
                 (sub_id, seq, author, name, version, now, now, address, packed),
             )
+            if upload is not None:
+                self._db.execute("DELETE FROM uploads WHERE id = ?", (upload,))
             self._db.execute("COMMIT")
         return sub_id
 
     def recent_uploads(self, author: str, since: float) -> int:
-        """How many submissions `author` made since `since` (the rate limit counts them)."""
-        return self._run("SELECT COUNT(*) FROM submissions WHERE author = ? AND created >= ?", (author, since))[0][0]
+        """How many uploads `author` started since `since`: their submissions, and their
+        uploads refused (or still coming) before they became one."""
+        return self._run(
+            "SELECT (SELECT COUNT(*) FROM submissions WHERE author = ?1 AND created >= ?2) + "
+            "(SELECT COUNT(*) FROM uploads WHERE author = ?1 AND created >= ?2)", (author, since)
+        )[0][0]
+
+    def start_upload(self, author: str, since: float, most: int) -> str | None:
+        """An upload of `author` begins: its id, counted from now; None (and nothing
+        counted) when `most` uploads since `since` are counted already. The count and the
+        row are one transaction, so uploads started at once cannot all pass the limit."""
+        upload = secrets.token_hex(8)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                (count,) = self._db.execute(
+                    "SELECT (SELECT COUNT(*) FROM submissions WHERE author = ?1 AND created >= ?2) + "
+                    "(SELECT COUNT(*) FROM uploads WHERE author = ?1 AND created >= ?2)", (author, since)
+                ).fetchone()
+                if count >= most:
+                    return None
+                self._db.execute("INSERT INTO uploads (id, author, created) VALUES (?, ?, ?)",
+                                 (upload, author, time.time()))
+            finally:
+                self._db.execute("COMMIT")
+        return upload
+
+    def refuse_upload(self, upload: str, status: int, line: str) -> None:
+        """An upload refused before it became a submission: it stays counted, with why."""
+        self._run("UPDATE uploads SET status = ?, line = ? WHERE id = ?", (status, line, upload))
 
     def set_state(
         self, sub_id: str, state: str, *, reasons: list[str] | None = None, stderr: str | None = None,

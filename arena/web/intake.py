@@ -23,6 +23,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import subprocess
 import sys
 import threading
@@ -159,6 +160,8 @@ def _open(body: str, work: str, limits: UploadLimits, content_type: str) -> tupl
         try:
             manifest = load_bot(bot)
         except BotFolderError as error:
+            # Removed here, at nice 10, rather than by the server (up to --max-files entries).
+            shutil.rmtree(Path(work) / UNPACKED, ignore_errors=True)
             raise UploadRefused(400, "bot.toml: " + "; ".join(error.mistakes)) from None
     except UploadRefused as refused:
         return ("refused", refused.status, refused.line)

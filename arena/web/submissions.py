@@ -7,13 +7,17 @@
     GET    /api/bots/{name}                       a bot's versions and, when a league runs, its standing
     DELETE /api/bots/{name}/versions/{version}    retire a version (its owner or the organiser)
 
-An upload's body is written to a file in quarantine as it comes, its limits (size, time)
-checked as the bytes come; that is all the event loop does with it. A worker process
-(`arena.web.intake`) then parses the form if it is one, unpacks it (`arena.web.unpack`)
-and reads bot.toml for the name; a name owned by another author is refused at once;
-otherwise it is queued (`arena.web.queue`). The book (SQLite) and scrypt are called in a
-few threads of the uploads' own, never in the pool the other routes use. Every refusal is
-an HTTP status and `{"error": one line}`; nothing of a refused upload stays.
+An upload counts against its author's hourly limit from the moment it starts, whatever
+becomes of it. Its body is written to a file in quarantine as it comes, its limits (size,
+time) checked as the bytes come; that is all the event loop does with it. A worker
+process (`arena.web.intake`) then parses the form if it is one, unpacks it
+(`arena.web.unpack`) and reads bot.toml for the name; a name owned by another author (or
+the organiser's) is refused at once; otherwise it is queued (`arena.web.queue`). The name
+is claimed only when the submission is accepted. The book (SQLite) and scrypt are called
+in a few threads of the uploads' own, never in the pool the other routes use; what a
+refused upload left is removed in a thread of its own (`Door.discard`), never in the event
+loop. Every refusal is an HTTP status and `{"error": one line}`; nothing of a refused
+upload stays.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +70,11 @@ class Door:
         self._upload_threads: CapacityLimiter | None = None
         self._standing_cache: tuple[int, Any] | None = None
         self._standing_lock = threading.Lock()
+        self._names_cache: tuple[int, frozenset[str]] | None = None
+        self._names_lock = threading.Lock()
+        self.book.played = self.played
+        # Refused uploads' folders are removed here, one at a time: never in the event loop.
+        self._discarding = ThreadPoolExecutor(1, thread_name_prefix="arena-discard")
 
     def start(self) -> Door:
         self.queue.start()
@@ -72,7 +83,33 @@ class Door:
     def stop(self) -> None:
         self.queue.stop()
         self.intake.close()
+        self._discarding.shutdown(wait=True)
         self.book.close()
+
+    def discard(self, work: Path) -> asyncio.Future:
+        """Remove a refused upload's folder in the discarding thread; await it to know it
+        is gone (a cancelled request need not: it goes all the same)."""
+        return asyncio.wrap_future(self._discarding.submit(shutil.rmtree, work, True))
+
+    def played(self, name: str) -> bool:
+        """Whether the bot name `name` is in the served league's store (any version, in
+        play or not): such a name is nobody's to take by uploading it."""
+        if self.league_dir is None or not (self.league_dir / "arena.sqlite").is_file():
+            return False
+        stamp = max(_mtime(path) for path in self.league_dir.glob("arena.sqlite*"))
+        with self._names_lock:
+            if self._names_cache is None or self._names_cache[0] != stamp:
+                from arena.store.db import Store, StoreError
+
+                try:
+                    with Store.open(self.league_dir) as store:
+                        names = frozenset(part for bot in store.bots() for part in (bot.name, bot.bot.split("@")[0]))
+                except (StoreError, sqlite3.Error):
+                    names = None  # being made: asked again next time
+                if names is None:
+                    return True  # unknown for now: taken (refused), never claimable
+                self._names_cache = (stamp, names)
+            return name in self._names_cache[1]
 
     async def in_upload_thread(self, call, *args):  # noqa: ANN001, ANN201
         """`call(*args)` in one of the uploads' own threads (at most UPLOAD_THREADS at once)."""
@@ -161,19 +198,17 @@ async def _receive_upload(request: Request, target: Path, limits: UploadLimits) 
         raise UploadRefused(408, f"the upload took longer than {limits.upload_s:g} s (the limit); send it faster") from None
 
 
-def _book_it(door: Door, opened: Opened, work: Path, author: str, organiser: bool, address: str) -> str:
+def _book_it(
+    door: Door, opened: Opened, work: Path, author: str, organiser: bool, address: str, upload: str | None
+) -> str:
     """Check the name's owner, book the submission and move its folder to its id: the id,
-    or UploadRefused."""
+    or UploadRefused. The name is not claimed here: only an accepted submission claims
+    it (`arena.web.queue`), so a refused upload takes nobody's name."""
     name = opened.name
     refusal = door.book.may_use(author, organiser, name)
     if refusal:
         raise UploadRefused(403, refusal)
-    if not organiser:  # the first author to submit a name owns it (of two at once, one wins)
-        door.book.claim(author, name)
-        refusal = door.book.may_use(author, organiser, name)
-        if refusal:
-            raise UploadRefused(403, refusal)
-    sub_id = door.book.new_submission(author, name, opened.version, address, opened.packed_bytes)
+    sub_id = door.book.new_submission(author, name, opened.version, address, opened.packed_bytes, upload)
     (work / "packed").unlink()
     os.rename(work, quarantine_dir(door.registry) / sub_id)
     return sub_id
@@ -193,9 +228,11 @@ def door_router(door: Door) -> APIRouter:
         if isinstance(who, JSONResponse):
             return who
         author, organiser = who
-        if not organiser:
-            hour_ago = time.time() - 3600
-            if await door.in_upload_thread(door.book.recent_uploads, author, hour_ago) >= door.limits.per_hour:
+        upload = None
+        if not organiser:  # every upload counts from its start, whatever becomes of it
+            upload = await door.in_upload_thread(door.book.start_upload, author, time.time() - 3600,
+                                                 door.limits.per_hour)
+            if upload is None:
                 return _error(429, f"more than {door.limits.per_hour} submissions in an hour (the limit); try later",
                               {"Retry-After": "600"})
         root = quarantine_dir(door.registry)
@@ -206,12 +243,15 @@ def door_router(door: Door) -> APIRouter:
             await _receive_upload(request, body, door.limits)
             opened = await door.intake.open(body, work, door.limits, request.headers.get("content-type", ""),
                                             door.in_upload_thread)
-            sub_id = await door.in_upload_thread(_book_it, door, opened, work, author, organiser, _client(request))
+            sub_id = await door.in_upload_thread(_book_it, door, opened, work, author, organiser, _client(request),
+                                                 upload)
         except UploadRefused as refused:
-            shutil.rmtree(work, ignore_errors=True)
+            await door.discard(work)
+            if upload is not None:
+                await door.in_upload_thread(door.book.refuse_upload, upload, refused.status, refused.line)
             return _error(refused.status, refused.line)
         except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
+            door.discard(work)  # not awaited: the request may be cancelled
             raise
         name, version = opened.name, opened.version
         door.queue.wake()

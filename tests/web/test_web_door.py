@@ -96,6 +96,7 @@ def test_a_refused_bot_gets_every_reason_and_the_end_of_its_stderr(tmp_path):
         assert all(reason.startswith("smoke match of 3up3down, game ") for reason in row["reasons"])
         assert "my bot is broken here" in row["stderr"]
         assert not (registry / "crasher").exists() and leftovers(registry) == []
+        assert Book(registry).owner_of("crasher") is None  # a refused bot takes nobody's name (issue 33)
 
 
 def test_two_uploads_of_one_name_at_once_are_two_versions_or_one_clear_refusal(tmp_path):

@@ -1,12 +1,15 @@
 """Hostile uploads and requests against the real server on a loopback port: each gets a
 clear refusal (an HTTP status and one line) and leaves nothing behind (nothing in
 quarantine, nothing in the registry, nothing written outside it). Limits are set small
-here (1 MB packed, 2 MB unpacked, 1 MB a file, 50 files, 2 s an upload) so every test is quick."""
+here (1 MB packed, 2 MB unpacked, 1 MB a file, 50 files, 2 s an upload) so every test is quick;
+the hourly limit is high but for the tests of it (a refused upload counts too)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
+import shutil
 import socket
 import stat
 import tarfile
@@ -19,7 +22,7 @@ import pytest
 from arena.web.authors import Book
 from tests.web_helpers import door_server, leftovers, tar_file, tar_of, token_for
 
-LIMITS = {"packed_mb": 1, "unpacked_mb": 2, "files": 50, "file_mb": 1, "upload_s": 2.0, "per_hour": 3}
+LIMITS = {"packed_mb": 1, "unpacked_mb": 2, "files": 50, "file_mb": 1, "upload_s": 2.0, "per_hour": 1000}
 TOML = b'name = "evil"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\ngames = ["3up3down"]\n'
 
 
@@ -148,13 +151,88 @@ def test_another_authors_bot_name(served):
             "the bot name evil belongs to another author", served)
 
 
-def test_too_many_submissions_an_hour(served):
-    book = Book(served[1])
+@pytest.fixture(scope="module")
+def hourly(tmp_path_factory):
+    """A server whose authors may upload 3 times an hour."""
+    tmp = tmp_path_factory.mktemp("hourly")
+    with door_server(tmp, **{**LIMITS, "per_hour": 3}) as (server, door, registry):
+        yield server, registry, None, tmp
+
+
+def test_too_many_submissions_an_hour(hourly):
+    book = Book(hourly[1])
     token = book.add("eager")
     for n in range(3):  # three submissions in the last hour, as the queue books them
         book.set_state(book.new_submission("eager", "eagerbot", f"{n}.0", "127.0.0.1", 10), "refused", reasons=["x"])
-    refused(upload(served, tar_of([tar_file("bot.toml", TOML)]), token=token), 429,
-            "more than 3 submissions in an hour (the limit)", served)
+    refused(upload(hourly, tar_of([tar_file("bot.toml", TOML)]), token=token), 429,
+            "more than 3 submissions in an hour (the limit)", hourly)
+
+
+def test_refused_uploads_count_against_the_hourly_limit(hourly):
+    """Issue 33: an upload refused before it became a submission (a corrupt archive, a
+    folder bomb, another author's name) counted nothing: an author could send bombs
+    without end. Each counts now; the fourth upload in the hour is refused at once."""
+    token = token_for(hourly[1], "bomber")
+    Book(hourly[1]).claim("alice", "evil")
+    refused(upload(hourly, b"PK\x03\x04" + os.urandom(300), token=token), 400, "corrupt", hourly)
+    refused(upload(hourly, folder_bomb(), token=token), 413, "more than 50 files and folders", hourly)
+    refused(upload(hourly, tar_of([tar_file("bot.toml", TOML)]), token=token), 403, "belongs to another author",
+            hourly)
+    refused(upload(hourly, tar_of([tar_file("bot.toml", TOML.replace(b"evil", b"mine"))]), token=token), 429,
+            "more than 3 submissions in an hour (the limit)", hourly)
+    rows = Book(hourly[1])._run("SELECT status FROM uploads WHERE author = 'bomber' ORDER BY created")
+    assert [status for (status,) in rows] == [400, 413, 403]  # the 429 itself is not counted
+
+
+def test_uploads_started_at_once_cannot_all_pass_the_hourly_limit(tmp_path):
+    """The count and the upload's row are one transaction: of 12 uploads started at once
+    with 3 allowed, 3 begin (the limit was checked before, and counted after, each)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    book = Book(tmp_path)
+    with ThreadPoolExecutor(12) as pool:
+        begun = list(pool.map(lambda _: book.start_upload("eager", time.time() - 3600, 3), range(12)))
+    assert sum(upload is not None for upload in begun) == 3
+    assert book.recent_uploads("eager", time.time() - 3600) == 3
+
+
+def folder_bomb(files: int = 3, depth: int = 20) -> bytes:
+    """bot.toml and `files` empty files `depth` folders down paths of their own: few
+    entries listed, many folders made."""
+    return tar_of([tar_file("bot.toml", TOML)] +
+                  [tar_file(f"t{n}/" + "d/" * (depth - 1) + "f", b"") for n in range(files)])
+
+
+def test_a_folder_bomb_is_refused_at_the_entry_limit(served):
+    """Issue 33: the folders a name makes were not counted (3.4 KB made 36,000 folders):
+    3 files 20 folders down are 64 entries with bot.toml, over the 50 allowed."""
+    refused(upload(served, folder_bomb()), 413, "the archive holds more than 50 files and folders (the limit)",
+            served)
+    refused(upload(served, tar_of([tar_file("bot.toml", TOML), tar_file("a/" * 40 + "f", b"")])), 400,
+            "is more than 32 folders deep; flatten the folder", served)
+
+
+def test_a_refused_uploads_folder_is_removed_outside_the_event_loop(served, monkeypatch):
+    """Issue 33: a refused upload's folder was removed by shutil.rmtree in the async route
+    itself (a page read started meanwhile waited 51 s). Here a bot refused for its name
+    (unpacked, then refused): its folder goes in another thread, and it goes."""
+    where = []
+    plain = shutil.rmtree
+
+    def watched(path, *args, **options):  # noqa: ANN001, ANN202
+        try:
+            asyncio.get_running_loop()
+            where.append("event loop")
+        except RuntimeError:
+            where.append("thread")
+        return plain(path, *args, **options)
+
+    monkeypatch.setattr(shutil, "rmtree", watched)
+    Book(served[1]).claim("alice", "taken")
+    body = tar_of([tar_file("bot.toml", TOML.replace(b"evil", b"taken"))] +
+                  [tar_file(f"lib/m{n}.py", b"") for n in range(40)])
+    refused(upload(served, body), 403, "the bot name taken belongs to another author", served)
+    assert where and set(where) == {"thread"}, where
 
 
 def test_an_upload_that_trickles_is_cut_at_the_time_limit(served):

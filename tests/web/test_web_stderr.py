@@ -141,3 +141,47 @@ def test_a_forfeits_last_stderr_lines_are_left_out_of_the_served_game_page_and_r
     finally:
         server.shutdown()
         door.stop()
+
+
+def game_of(cup, bot: str) -> str:
+    """A finished game `bot` played."""
+    import sqlite3
+
+    with sqlite3.connect(cup / "arena.sqlite") as db:
+        (key,) = db.execute("SELECT game_key FROM seats WHERE bot = ? ORDER BY game_key LIMIT 1", (bot,)).fetchone()
+    db.close()
+    return key
+
+
+def test_a_name_that_played_is_nobodys_to_take_and_a_name_is_claimed_only_on_acceptance(cup, tmp_path):
+    """Issue 33: "steady" has played (it is in the served store) but is in no registry: an
+    upload named steady claimed it before validation, refused or not, and its uploader then
+    read steady's stderr through the API. Now such a name is refused to every author but
+    the organiser, and a free name is claimed only when its submission is accepted."""
+    from arena.web.client import pack
+    from tests.web_helpers import bot_folder
+
+    server, door = serve(cup, tmp_path, hide=True)  # its queue not started: an upload stays queued
+    mallory, boss = door.book.add("mallory"), door.book.add("boss", organiser=True)
+    key = game_of(cup, "steady")
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            squat = client.post("/api/submissions", content=pack(bot_folder(tmp_path, "steady")),
+                                headers={"Authorization": f"Bearer {mallory}"})
+            assert squat.status_code == 403, squat.text
+            assert squat.json() == {"error": "the bot name steady has played in this league and is not yours; "
+                                             "choose another name in bot.toml"}
+            assert door.book.owner_of("steady") == ""
+            peek = client.get(f"/api/games/{key}/stderr", headers={"Authorization": f"Bearer {mallory}"})
+            assert peek.status_code == 404 and peek.json() == {"error": f"no bot of yours played game {key}"}
+            fresh = client.post("/api/submissions", content=pack(bot_folder(tmp_path, "fresh")),
+                                headers={"Authorization": f"Bearer {mallory}"})
+            assert fresh.status_code == 202 and fresh.json()["state"] == "queued"
+            assert door.book.owner_of("fresh") is None  # queued, not accepted: nobody's yet
+            # The organiser may still submit a name that played (it is theirs).
+            theirs = client.post("/api/submissions", content=pack(bot_folder(tmp_path / "o", "steady")),
+                                 headers={"Authorization": f"Bearer {boss}"})
+            assert theirs.status_code == 202, theirs.text
+    finally:
+        server.shutdown()
+        door.stop()

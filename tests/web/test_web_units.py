@@ -4,6 +4,7 @@ of a league file, the book's tokens."""
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 
 import pytest
@@ -43,6 +44,81 @@ def test_a_plain_tar_and_one_top_folder(tmp_path):
     bot = unpack(archive(tmp_path, buffer.getvalue()), tmp_path / "out", UploadLimits())
     assert bot == tmp_path / "out" / "mybot" and sorted(p.name for p in bot.iterdir()) == ["bot.py", "bot.toml"]
     assert oct((bot / "bot.py").stat().st_mode & 0o777) == "0o644"
+
+
+def folder_bomb(entries: int, depth: int) -> bytes:
+    """`entries` empty files, each `depth` folders down a path of its own: the archive
+    lists only the files; unpacking them makes entries * depth folders."""
+    return tar_of([tar_file(f"t{n}/" + "d/" * (depth - 1) + "f", b"") for n in range(entries)])
+
+
+def test_the_folders_a_name_makes_count_against_the_limit(tmp_path, monkeypatch):
+    """Issue 33: 3 files 20 folders down each make 63 entries, not 3 (files: 50); refused
+    from the headers, before any folder is made (nothing to remove)."""
+    made = []
+    monkeypatch.setattr(os, "mkdir", lambda *args, **options: made.append(args[0]))
+    with pytest.raises(UploadRefused, match=r"^the archive holds more than 50 files and folders \(the limit\)$") as refused:
+        unpack(archive(tmp_path, folder_bomb(3, 20)), tmp_path / "out", UploadLimits(files=50))
+    assert refused.value.status == 413 and not (tmp_path / "out").exists()
+    bomb = folder_bomb(1_200, 30)  # 36,000 folders from a few KB
+    assert len(bomb) < 40_000
+    with pytest.raises(UploadRefused, match="more than 10000 files and folders"):
+        unpack(archive(tmp_path, bomb), tmp_path / "out", UploadLimits())
+    assert not (tmp_path / "out").exists() and made == []
+
+
+def long_name(size: int) -> tuple[tarfile.TarInfo, bytes]:
+    """A GNU long-name header of `size` bytes (tarfile reads one whole into memory)."""
+    return tar_file("././@LongLink", b"a" * size, type=tarfile.GNUTYPE_LONGNAME)
+
+
+def test_an_extended_header_is_bounded_and_so_is_the_stream_of_headers(tmp_path):
+    """A 1 MB long name was read whole into memory (a 300 KB upload held 300 MB); 2,000
+    long names of 60 KB, 120 MB of headers and no entry, were read to the end; 3,000 long
+    names in a row raised RecursionError, which no `except` of the unpacker caught."""
+    one = tar_of([long_name(1 << 20), tar_file("bot.toml", b"")])
+    with pytest.raises(UploadRefused, match=r"^an entry's extended header holds 1048576 bytes \(at most 65536\); "):
+        unpack(archive(tmp_path, one), tmp_path / "out", UploadLimits())
+    many = tar_of([long_name(60_000) for _ in range(2_000)])
+    with pytest.raises(UploadRefused, match=r"^the archive unpacks to more than 2 MB \(the limit\)$") as refused:
+        unpack(archive(tmp_path, many), tmp_path / "out", UploadLimits(unpacked_mb=2, files=50))
+    assert refused.value.status == 413 and not (tmp_path / "out").exists()
+    chain = tar_of([long_name(100) for _ in range(3_000)] + [tar_file("bot.toml", b"")])  # read by recursion
+    with pytest.raises(UploadRefused, match=r"^the archive is corrupt or unreadable \(maximum recursion depth"):
+        unpack(archive(tmp_path, chain), tmp_path / "out", UploadLimits())
+
+
+def test_a_folder_is_counted_once_whether_listed_or_made_on_the_way(tmp_path):
+    # mybot/ made by mybot/bot.py, listed after it, and mybot/sub/ listed before its file: 4 entries.
+    entries = [tar_file("mybot/bot.py", b""), tar_file("mybot/", None, type=tarfile.DIRTYPE),
+               tar_file("mybot/sub/", None, type=tarfile.DIRTYPE), tar_file("mybot/sub/x.py", b"")]
+    bot = unpack(archive(tmp_path, tar_of(entries)), tmp_path / "out", UploadLimits(files=4))
+    assert sorted(str(p.relative_to(bot)) for p in bot.rglob("*")) == ["bot.py", "sub", "sub/x.py"]
+    with pytest.raises(UploadRefused, match="more than 3 files and folders"):
+        unpack(archive(tmp_path, tar_of(entries)), tmp_path / "again", UploadLimits(files=3))
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as packed:
+        for n in range(3):
+            packed.writestr(f"t{n}/" + "d/" * 19 + "f", b"")
+    with pytest.raises(UploadRefused, match="more than 50 files and folders"):
+        unpack(archive(tmp_path, buffer.getvalue()), tmp_path / "zipped", UploadLimits(files=50))
+
+
+def test_names_nested_deeper_than_a_bot_folder_may_be_are_refused(tmp_path):
+    """A name 1,000 folders deep made 1,000 folders that shutil.rmtree could not remove
+    (RecursionError): refused before any folder is made; 32 under a top folder is fine."""
+    deep = tar_of([tar_file("bot.toml", b""), tar_file("a/" * 1_000 + "f", b"")])
+    with pytest.raises(UploadRefused, match=r"^a/a/.*/f: is more than 32 folders deep; flatten the folder$"):
+        unpack(archive(tmp_path, deep), tmp_path / "out", UploadLimits())
+    assert not (tmp_path / "out").exists()
+    folder = tar_of([tar_file("a/" * 33, None, type=tarfile.DIRTYPE)])
+    with pytest.raises(UploadRefused, match="is more than 32 folders deep"):
+        unpack(archive(tmp_path, folder), tmp_path / "out", UploadLimits())
+    bot = unpack(archive(tmp_path, tar_of([tar_file("top/" + "a/" * 31 + "f", b"")])), tmp_path / "fine",
+                 UploadLimits())
+    assert (bot / ("a/" * 31 + "f")).is_file()
 
 
 def test_the_server_table_of_a_league_file(tmp_path):
