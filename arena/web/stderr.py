@@ -9,6 +9,13 @@ published as it is); the served one answers without them:
 - a bot's page (`bots/<slug>.html`): its log excerpts are replaced by a note;
 - a game's page (`games/<key>.html`): each incident's last stderr lines, likewise.
 
+Which file a request gets is decided as the file server decides it: the path normalised
+as Starlette's StaticFiles normalises it (doubled slashes, dot segments, percent-encoded
+dots and slashes, a trailing slash), then the real file it names (links resolved, a
+folder's index.html); the kind is the real file's place in the site, its folder and its
+suffix in any case (`bots/`, `games/`: .html; `replays/`: .js). So no other name of a file
+serves what its own name hides (issue 33: `/bots//X.html` did).
+
 The author (or the organiser) reads them with their token: `GET /api/games/{key}/stderr`
 gives, for each seat of theirs, its lines per decision and the end of its log.
 """
@@ -16,6 +23,7 @@ gives, for each seat of theirs, its lines per decision and the end of its log.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -24,9 +32,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.responses import Response
 
-REPLAY = re.compile(r"^/replays/[A-Za-z0-9_.-]+\.r\d+\.js$")
-BOT_PAGE = re.compile(r"^/bots/[A-Za-z0-9_.%@-]+\.html$")
-GAME_PAGE = re.compile(r"^/games/[A-Za-z0-9_.-]+\.html$")
+STRIPPED = {"replays": (".js", "replay"), "bots": (".html", "page"), "games": (".html", "page")}
 SCRIPT = re.compile(r"^(.*?\]=)(\{.*\})(;?\s*)$", re.DOTALL)
 LOG = re.compile(r'<pre class="log[" ][^>]*>.*?</pre>', re.DOTALL)  # any <pre> of class log, whatever its attributes
 HIDDEN_NOTE = ('<pre class="log">(hidden: a bot\'s stderr is its author\'s; they read it at /door/ '
@@ -93,16 +99,36 @@ class HideStderr:
                 self._cached_bytes -= len(self._cache.popitem(last=False)[1][1])
         return body
 
+    def served_file(self, scope) -> tuple[Path, str] | None:  # noqa: ANN001
+        """The site's file a request gets and its kind ("replay" or "page"), when it is one
+        that can carry stderr: decided on the normalised path and the real file, as
+        StaticFiles decides which file to serve (never on the raw path)."""
+        path = scope.get("path", "")
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root):]
+        relative = os.path.normpath(os.path.join(*path.split("/")))  # StaticFiles.get_path's
+        site = str(self.site)
+        try:
+            real = os.path.realpath(os.path.join(site, relative))
+            if os.path.isdir(real):  # html mode: a folder's index.html
+                real = os.path.realpath(os.path.join(real, "index.html"))
+            if os.path.commonpath([real, site]) != site or not os.path.isfile(real):
+                return None
+        except (OSError, ValueError):  # a NUL, a name too long: the file server answers 404
+            return None
+        parts = Path(os.path.relpath(real, site)).parts
+        if len(parts) < 2 or parts[0].lower() not in STRIPPED:
+            return None
+        suffix, kind = STRIPPED[parts[0].lower()]
+        return (Path(real), kind) if parts[-1].lower().endswith(suffix) else None
+
     async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
-        path = scope.get("path", "") if scope["type"] == "http" else ""
-        kind = "replay" if REPLAY.match(path) else "page" if BOT_PAGE.match(path) or GAME_PAGE.match(path) else None
-        if kind is None or scope.get("method") not in ("GET", "HEAD"):
+        found = self.served_file(scope) if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") else None
+        if found is None:
             await self.app(scope, receive, send)
             return
-        file = (self.site / path.lstrip("/")).resolve()
-        if not file.is_relative_to(self.site) or not file.is_file():
-            await self.app(scope, receive, send)
-            return
+        file, kind = found
         body = self._stripped(file, kind)
         if body is None:
             await self.app(scope, receive, send)

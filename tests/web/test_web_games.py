@@ -315,6 +315,17 @@ def test_a_served_leagues_stderr_stays_its_authors(league, tmp_path):
         client = TestClient(door_app(copy / "site", door))
         assert secret not in client.get(f"/games/{key}.html").text
         assert secret not in client.get(f"/replays/{key}.r{FORMAT}.js").text
+        # Nor by any other name of the path (issue 33), sent as it is to the real server.
+        from tests.test_web_stderr import carries_stderr, raw_get, variants
+
+        server = AppServer(door_app(copy / "site", door), "127.0.0.1", 0).start()
+        try:
+            for path in (f"/games/{key}.html", f"/replays/{key}.r{FORMAT}.js"):
+                answers = [raw_get(server, variant) for variant in (path, *variants(path))]
+                assert not [status for status, body in answers if status == 200 and carries_stderr(path, body)]
+                assert sum(status == 200 for status, _ in answers) >= 10
+        finally:
+            server.shutdown()
     finally:
         door.stop()
 

@@ -185,3 +185,111 @@ def test_a_name_that_played_is_nobodys_to_take_and_a_name_is_claimed_only_on_acc
     finally:
         server.shutdown()
         door.stop()
+
+
+SECRET = "my secret plan: keep the wild cards"
+
+
+@pytest.fixture(scope="module")
+def secret_cup(cup, tmp_path_factory):
+    """The cup copied, a game's incident holding SECRET as its last stderr lines (on its
+    game page) and that game's replay holding it at a forfeit: with chatty's lines (its bot
+    page, the replays), every kind of file that can carry stderr."""
+    import shutil
+    import sqlite3
+
+    from arena.site.model import load_site_data
+    from arena.site.replay import FORMAT, script_text
+    from arena.site.writer import write_site
+
+    copy = tmp_path_factory.mktemp("secret") / "cup"
+    shutil.copytree(cup, copy)
+    data = load_site_data(copy, cache_ratings=False)
+    game = data.games[0]
+    with sqlite3.connect(copy / "arena.sqlite") as db:
+        db.execute("DELETE FROM incidents WHERE game_key = ?", (game.key,))
+        db.execute(
+            "INSERT INTO incidents (game_key, seat, bot, reason, detail, decision, forfeit, log_tail, request) "
+            "VALUES (?, 0, ?, 'CRASH', 'exited with code 3', 2, 1, ?, 2)", (game.key, game.seats[0], SECRET + "\n"),
+        )
+    db.close()
+    write_site(data, copy / "site", replays="none", full=True)
+    replay = copy / "site" / "replays" / f"{game.key}.r{FORMAT}.js"
+    replay.write_text(script_text({"format": FORMAT, "decisions": None, "faults": [[3, 0, "CRASH", "x", [SECRET]]]},
+                                  game.key))
+    page = copy / "site" / "bots" / f"{slug('chatty')}.html"
+    (copy / "site" / "latest.html").symlink_to(page)  # another name of the page, inside the site
+    (copy / "site" / "Bots").mkdir()  # as /Bots/ names bots/ on a file system that ignores case
+    shutil.copy(page, copy / "site" / "Bots" / "chatty.HTML")
+    return copy, [f"/bots/{slug('chatty')}.html", f"/games/{game.key}.html", f"/replays/{replay.name}",
+                  f"/replays/{chatty_game(cup)}.r{FORMAT}.js", "/latest.html", "/Bots/chatty.HTML"]
+
+
+def variants(path: str) -> list[str]:
+    """The same file named other ways: doubled slashes, dot segments, percent-encoded dots,
+    slashes and letters, trailing slashes, other cases, a detour through the API's prefix."""
+    folder, _, name = path.strip("/").rpartition("/")
+    letters = "".join(f"%{ord(c):02x}" for c in folder)
+    stem, dot, ext = name.rpartition(".")
+    return [
+        f"//{folder}/{name}", f"/{folder}//{name}", f"///{folder}///{name}", f"/./{folder}/{name}",
+        f"/{folder}/./{name}", f"/{folder}/../{folder}/{name}", f"/%2e/{folder}/{name}", f"/{folder}/%2e/{name}",
+        f"/{folder}/%2E/{name}", f"/{folder}/%2e%2e/{folder}/{name}", f"/{folder}%2f{name}", f"/{folder}%2F{name}",
+        f"/%2f{folder}/{name}", f"/{folder}/%2e%2f{name}", f"/{letters}/{name}", f"/{folder}/{name}/",
+        f"/{folder}/{name}//", f"/{folder}/{name}/.", f"/{folder}/{name}/%2e", f"/{folder}/{name}%2f",
+        f"/{folder}/{name}?x=1", f"/{folder.upper()}/{name}", f"/{folder}/{stem}{dot}{ext.upper()}",
+        f"/{folder.capitalize()}/{name}", f"/api/../{folder}/{name}", f"/door/%2e%2e/{folder}/{name}",
+        f"/api/games/../../{folder}/{name}",
+    ]
+
+
+def raw_get(server, target: str) -> tuple[int, bytes]:
+    """GET `target` sent as it is (no client normalises it): the status and the body."""
+    import socket
+
+    with socket.create_connection((server.host, server.port), timeout=20) as raw:
+        raw.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while more := raw.recv(65536):
+            answer += more
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), body
+
+
+def carries_stderr(path: str, body: bytes) -> bool:
+    text = body.decode("utf-8", "replace")
+    if path.startswith("/replays/"):
+        text = json.dumps(read_script(text)) if text.startswith("window.") else text
+    return SECRET in text or "thinking" in text
+
+
+def test_no_path_variant_serves_stderr_that_the_plain_path_hides(secret_cup, tmp_path):
+    """Issue 33: with stderr hidden, /bots//X.html, /bots/./X.html, //bots/X.html,
+    /bots/%2e/X.html served the bot page with its stderr and /replays//K.r4.js the replay
+    with its stderr: the filter matched the raw path, the file server the normalised one.
+    Every variant of every file that can carry stderr is answered without it (or not at all)."""
+    copy, paths = secret_cup
+    server, door = serve(copy, tmp_path, hide=False)
+    try:  # shown: each file does carry stderr, so the test can fail
+        for path in paths:
+            status, body = raw_get(server, path)
+            assert status == 200 and carries_stderr(path, body), path
+    finally:
+        server.shutdown()
+        door.stop()
+    server, door = serve(copy, tmp_path, hide=True)
+    leaks, served = [], 0
+    try:
+        for path in paths:
+            status, body = raw_get(server, path)
+            assert status == 200 and not carries_stderr(path, body), path
+            for variant in variants(path):
+                status, body = raw_get(server, variant)
+                served += status == 200
+                if status == 200 and carries_stderr(path, body):
+                    leaks.append(variant)
+    finally:
+        server.shutdown()
+        door.stop()
+    assert leaks == []
+    assert served >= 10 * len(paths)  # most variants do name the file (and are served without stderr)
