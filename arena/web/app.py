@@ -33,6 +33,7 @@ from starlette.datastructures import URL
 from starlette.exceptions import HTTPException
 from starlette.responses import (
     FileResponse,
+    JSONResponse,
     PlainTextResponse,
     RedirectResponse,
     Response,
@@ -43,6 +44,7 @@ from arena.web.errors import WebError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+HEADER_BYTES = 64 * 1024  # a request's line and headers at most (docs/server.md)
 
 # Headers on every answer: no page of the site or the door runs in a frame elsewhere, and
 # a browser never guesses a type (an uploaded log shown as text stays text).
@@ -81,8 +83,39 @@ def create_app(
     app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False, served=served), name="site")
     for wrap, options in middleware:
         app.add_middleware(wrap, **options)
+    app.add_middleware(_HeaderLimit)
     app.add_middleware(_SecurityHeaders)
     return app
+
+
+class _HeaderLimit:
+    """A request whose line and headers pass HEADER_BYTES is refused (431, one line).
+    h11 refuses a head over the limit only while it is incomplete: one that arrives whole
+    in a single read (asyncio reads up to 256 KB at once) reached the app; this is the
+    limit on those."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] not in ("http", "websocket") or _head_bytes(scope) <= HEADER_BYTES:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":  # closed before it is accepted: the server answers 403
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        answer = JSONResponse(
+            {"error": f"the request's headers are over {HEADER_BYTES // 1024} KB (the limit); send fewer or shorter ones"},
+            status_code=431, headers={"connection": "close"},
+        )
+        await answer(scope, receive, send)
+
+
+def _head_bytes(scope) -> int:  # noqa: ANN001
+    """The size of a request's line and headers as they came (near enough: the names are
+    lowercased, the whitespace around values gone)."""
+    line = len(scope.get("method", "GET")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 12
+    return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
 
 
 class _SiteFiles(StaticFiles):
@@ -260,9 +293,10 @@ class AppServer:
             # the app's own limits; this bounds what any number of addresses can hold open.
             limit_concurrency=1000,
             # h11 always: uvicorn would take httptools when installed (uvicorn[standard]), and
-            # httptools has no limit on a request's headers; h11 refuses more than 64 KB.
+            # httptools has no limit on a request's headers; h11 refuses an incomplete head over
+            # 64 KB, _HeaderLimit a complete one.
             http="h11",
-            h11_max_incomplete_event_size=64 * 1024,
+            h11_max_incomplete_event_size=HEADER_BYTES,  # a complete head over it: _HeaderLimit
         )
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
