@@ -3,6 +3,7 @@ authors upload.
 
     python bench/server.py                      # 50 uploaders of 1 MB bots, 20 readers
     python bench/server.py --uploaders 10 --readers 5 --idle-s 5   # smaller
+    python bench/server.py --bomb-s 0           # without the folder bombs
     python bench/server.py --json
 
 1. A small tournament (8 in-process random bots, 3UP 3DOWN, 2 seats, round-robin) is
@@ -11,11 +12,19 @@ authors upload.
    limits raised: every client here is 127.0.0.1).
 2. Idle: `--readers` threads load the standings and a bot's page in turn for `--idle-s`
    seconds; their latencies' p50 and p99.
-3. Under load: the same readers while `--uploaders` clients (threads of another process)
+3. Folder bombs (issue 33), two cases, each while the same readers read: `--bombers`
+   clients (threads of another process) send, one after another for at least `--bomb-s`
+   seconds, (a) a 6 KB archive whose names make 36,000 folders (1,200 empty files 30
+   folders down paths of their own; no bot.toml), refused from its headers, and (b) one
+   at the limit: 322 files 30 folders down, 9,982 entries, unpacked, then refused for
+   its missing bot.toml and removed (the most a refused upload can leave). The readers'
+   p50 and p99 in each, against the same target as under load. (Before issue 33's fix
+   the folders were not counted and a refused tree was removed in the event loop.)
+4. Under load: the same readers while `--uploaders` clients (threads of another process)
    each upload `--uploads` bots of about 1 MB (bots/random with 1 MB of random bytes);
    the readers' p50 and p99 again, and uploads queued per second (202 answers).
    Target: p99 under load at most 3x idle, and under 100 ms.
-4. Acceptance: the queue checks one bot at a time (the default) by its smoke match (two
+5. Acceptance: the queue checks one bot at a time (the default) by its smoke match (two
    games of each declared game); bots accepted per minute over `--accept-s` seconds after
    the uploads, which bounds how fast a door takes bots in, whatever the upload rate.
 Readers and uploaders run in processes apart from the server, so the figures are the
@@ -67,6 +76,50 @@ def build_site(out: Path) -> list[str]:
     run_tournament(validate_config(data), in_process={name: seat(name, n) for n, name in enumerate(names)})
     pages = ["index.html"] + [f"bots/{page.name}" for page in sorted((out / "site" / "bots").glob("*.html"))[:4]]
     return pages
+
+
+BOMBS = {  # name: (files, folders down each, what it is)
+    "over": (1_200, 30, "36,000 folders from 6 KB, refused from its headers"),
+    "at the limit": (322, 30, "9,982 entries unpacked, refused for its bot.toml, removed"),
+}
+
+
+def folder_bomb(files: int, depth: int) -> bytes:
+    """`files` empty files, each `depth` folders down a path of its own, and no bot.toml,
+    as a .tar.gz: unpacking it makes files * depth folders."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for number in range(files):
+            tar.addfile(tarfile.TarInfo(f"b{number}/" + "d/" * (depth - 1) + "f"), io.BytesIO(b""))
+    return buffer.getvalue()
+
+
+def _bomb_all(url: str, token: str, bombers: int, seconds: float, body: bytes, out, ready) -> None:  # noqa: ANN001
+    """In a process of its own: `bombers` threads each sending `body` again and again
+    until `seconds` have passed (the bomb in flight is answered first); each answer's
+    status and time."""
+    answers: list[tuple[int, float]] = []
+    lock = threading.Lock()
+    clients = [httpx.Client(base_url=url, timeout=600, headers={"Authorization": f"Bearer {token}"})
+               for _ in range(bombers)]
+
+    def bomb(client: httpx.Client) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            started = time.monotonic()
+            code = client.post("/api/submissions", content=body, headers={"Content-Type": "application/gzip"}).status_code
+            with lock:
+                answers.append((code, time.monotonic() - started))
+            if time.monotonic() >= deadline:
+                return
+
+    ready.set()
+    threads = [threading.Thread(target=bomb, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    out.put(answers)
 
 
 def packed_bot(number: int, size: int) -> bytes:
@@ -223,6 +276,8 @@ def main() -> None:
     parser.add_argument("--size-kb", type=int, default=1024, help="random bytes in each bot")
     parser.add_argument("--idle-s", type=float, default=10.0)
     parser.add_argument("--accept-s", type=float, default=60.0)
+    parser.add_argument("--bombers", type=int, default=1, help="clients sending folder bombs, one after another")
+    parser.add_argument("--bomb-s", type=float, default=10.0, help="each bomb case lasts at least this (0: none)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--spy", metavar="PREFIX", help="sample the server with py-spy under load (PREFIX-gil.txt, "
                         "PREFIX-all.txt: raw stacks)")
@@ -259,6 +314,22 @@ def main() -> None:
         idle_window = [time.monotonic()]
         idle = readers(clients, pages, stop)
         idle_window.append(time.monotonic())
+
+        bombs, bomb_windows = {}, {}
+        for case, (files, depth, _) in BOMBS.items() if args.bomb_s > 0 else ():
+            answers_out: multiprocessing.Queue = multiprocessing.Queue()
+            armed = multiprocessing.Event()
+            bomber = multiprocessing.Process(target=_bomb_all, args=(
+                url, token, args.bombers, args.bomb_s, folder_bomb(files, depth), answers_out, armed))
+            stop = threading.Event()
+            bomber.start()
+            armed.wait(600)
+            threading.Thread(target=lambda b=bomber, s=stop: (b.join(), s.set()), daemon=True).start()
+            window = [time.monotonic()]
+            reads = readers(clients, pages, stop)
+            window.append(time.monotonic())
+            bombs[case] = (reads, answers_out.get(timeout=600))
+            bomb_windows[case] = window
 
         results: multiprocessing.Queue = multiprocessing.Queue()
         ready = multiprocessing.Event()
@@ -298,6 +369,18 @@ def main() -> None:
             args.trace.write_text(json.dumps({"idle": idle, "load": loaded, "idle_window": idle_window,
                                               "load_window": load_window, **probe}))
         inside = server_side(probe, idle_window, load_window)
+        bomb_figures = {}
+        for case, (reads, answers) in bombs.items():
+            took = [seconds for _, seconds in reads]
+            seen = server_side(probe, idle_window, bomb_windows[case])
+            bomb_figures[case] = {
+                "bombs": len(answers), "codes": sorted({code for code, _ in answers}),
+                "answer_p50_s": round(statistics.median(seconds for _, seconds in answers), 2),
+                "p50_ms": round(percentile(took, 0.5) * 1000, 1), "p99_ms": round(percentile(took, 0.99) * 1000, 1),
+                "max_ms": round(max(took, default=0) * 1000, 1), "reads": len(took), "window_s": round(bomb_windows[case][1] - bomb_windows[case][0], 1),
+                "server_p99_ms": seen["server_load_p99_ms"], "lag_p99_ms": seen["lag_load_p99_ms"],
+                "lag_max_ms": seen["lag_load_max_ms"],
+            }
         idle, loaded = [took for _, took in idle], [took for _, took in loaded]
 
         queued = sum(code == 202 for code in sent["codes"])
@@ -315,6 +398,10 @@ def main() -> None:
             "load_average": round(load_average, 1), "cpus": os.cpu_count(), "states": states, **inside,
         }
         figures["p99_ratio"] = round(figures["load_p99_ms"] / figures["idle_p99_ms"], 2)
+        for case, bomb in bomb_figures.items():
+            bomb["p99_ratio"] = round(bomb["p99_ms"] / figures["idle_p99_ms"], 2)
+            bomb["met"] = bomb["p99_ratio"] <= 3 and bomb["p99_ms"] < 100
+        figures["bombs"] = bomb_figures
         if args.json:
             print(json.dumps(figures))
             return
@@ -332,6 +419,13 @@ def main() -> None:
               f"{inside['lag_load_max_ms']} ms); thread pool under load: at most {inside['pool_load_busy']} busy, "
               f"{inside['pool_load_waiting']} waiting")
         print(f"  p99 under load / idle: {figures['p99_ratio']}x (target: at most 3x and under 100 ms: {verdict})")
+        for case, bomb in bomb_figures.items():
+            print(f"  folder bomb {case} ({BOMBS[case][2]}): {bomb['bombs']} sent by {args.bombers} in "
+                  f"{bomb['window_s']} s, answered {bomb['codes']} in {bomb['answer_p50_s']} s (p50)")
+            print(f"    readers: p50 {bomb['p50_ms']:7.1f} ms   p99 {bomb['p99_ms']:7.1f} ms   most {bomb['max_ms']:.0f} ms "
+                  f"({bomb['reads']} reads), {bomb['p99_ratio']}x idle (target: at most 3x and under 100 ms: "
+                  f"{'met' if bomb['met'] else 'NOT met'}); in the server p99 {bomb['server_p99_ms']} ms, "
+                  f"event loop lag p99 {bomb['lag_p99_ms']} ms (most {bomb['lag_max_ms']} ms)")
         print(f"  uploads queued: {figures['queued']} in {figures['upload_wall_s']} s = {figures['queued_per_s']} a "
               f"second ({figures['refused']} refused)")
         print(f"  accepted: {figures['accepted']} in {accept_window:.0f} s = {figures['accepted_per_min']} a minute, "
