@@ -316,7 +316,7 @@ def test_a_served_leagues_stderr_stays_its_authors(league, tmp_path):
         assert secret not in client.get(f"/games/{key}.html").text
         assert secret not in client.get(f"/replays/{key}.r{FORMAT}.js").text
         # Nor by any other name of the path (issue 33), sent as it is to the real server.
-        from tests.test_web_stderr import carries_stderr, raw_get, variants
+        from tests.web.test_web_stderr import carries_stderr, raw_get, variants
 
         server = AppServer(door_app(copy / "site", door), "127.0.0.1", 0).start()
         try:
