@@ -79,8 +79,8 @@ def build_site(out: Path) -> list[str]:
 
 
 BOMBS = {  # name: (files, folders down each, what it is)
-    "over": (1_200, 30, "36,000 folders from 6 KB, refused from its headers"),
-    "at the limit": (322, 30, "9,982 entries unpacked, refused for its bot.toml, removed"),
+    "over": (1_200, 30, "6 KB making 36,000 folders"),
+    "at the limit": (322, 30, "9,982 entries, no bot.toml"),
 }
 
 
@@ -420,12 +420,15 @@ def main() -> None:
               f"{inside['pool_load_waiting']} waiting")
         print(f"  p99 under load / idle: {figures['p99_ratio']}x (target: at most 3x and under 100 ms: {verdict})")
         for case, bomb in bomb_figures.items():
-            print(f"  folder bomb {case} ({BOMBS[case][2]}): {bomb['bombs']} sent by {args.bombers} in "
-                  f"{bomb['window_s']} s, answered {bomb['codes']} in {bomb['answer_p50_s']} s (p50)")
-            print(f"    readers: p50 {bomb['p50_ms']:7.1f} ms   p99 {bomb['p99_ms']:7.1f} ms   most {bomb['max_ms']:.0f} ms "
-                  f"({bomb['reads']} reads), {bomb['p99_ratio']}x idle (target: at most 3x and under 100 ms: "
-                  f"{'met' if bomb['met'] else 'NOT met'}); in the server p99 {bomb['server_p99_ms']} ms, "
-                  f"event loop lag p99 {bomb['lag_p99_ms']} ms (most {bomb['lag_max_ms']} ms)")
+            print(f"  folder bomb {case}: {BOMBS[case][2]}")
+            print(f"    {bomb['bombs']} sent by {args.bombers} in {bomb['window_s']} s, answered "
+                  f"{bomb['codes']} in {bomb['answer_p50_s']} s (p50)")
+            print(f"    readers: p50 {bomb['p50_ms']} ms, p99 {bomb['p99_ms']} ms, most {bomb['max_ms']:.0f} ms "
+                  f"({bomb['reads']} reads)")
+            print(f"    p99 / idle: {bomb['p99_ratio']}x (at most 3x and under 100 ms: "
+                  f"{'met' if bomb['met'] else 'NOT met'})")
+            print(f"    in the server: read p99 {bomb['server_p99_ms']} ms, event loop lag p99 "
+                  f"{bomb['lag_p99_ms']} ms (most {bomb['lag_max_ms']} ms)")
         print(f"  uploads queued: {figures['queued']} in {figures['upload_wall_s']} s = {figures['queued_per_s']} a "
               f"second ({figures['refused']} refused)")
         print(f"  accepted: {figures['accepted']} in {accept_window:.0f} s = {figures['accepted_per_min']} a minute, "
