@@ -1,10 +1,10 @@
 """Benchmark of the served arena (`arena serve --submissions`): readers' latency while
 authors upload.
 
-    python bench/server.py                      # 50 uploaders of 1 MB bots, 20 readers
-    python bench/server.py --uploaders 10 --readers 5 --idle-s 5   # smaller
-    python bench/server.py --bomb-s 0           # without the folder bombs
-    python bench/server.py --json
+    python -m bench.server                      # 50 uploaders of 1 MB bots, 20 readers
+    python -m bench.server --uploaders 10 --readers 5 --idle-s 5   # smaller
+    python -m bench.server --bomb-s 0           # without the folder bombs
+    python -m bench.server --json
 
 1. A small tournament (8 in-process random bots, 3UP 3DOWN, 2 seats, round-robin) is
    played and its site rendered; `arena serve DIR --submissions` runs it in a process of
@@ -33,7 +33,6 @@ server's, not the measuring client's.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import multiprocessing
@@ -48,15 +47,16 @@ import tarfile
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-import httpx  # noqa: E402
+import httpx
 
-from arena.game.seats import InProcessBot  # noqa: E402
-from arena.play.tournament import run_tournament, validate_config  # noqa: E402
+from arena.game.seats import InProcessBot
+from arena.play.tournament import run_tournament, validate_config
+from bench import harness
 
 
 def build_site(out: Path) -> list[str]:
@@ -265,11 +265,11 @@ def _upload_all(url: str, token: str, count: int, uploads: int, size: int, out, 
     out.put({"codes": codes, "wall_s": time.perf_counter() - started, "bytes": sum(map(len, bodies))})
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     if sys.argv[1:2] == ["--probed-server"]:
         _probed_server(sys.argv[2], sys.argv[3:])
         return
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__, quick="5 readers, 4 uploaders of one 64 KB bot each, 2 s idle, 20 s to accept, bombs of 2 s")
     parser.add_argument("--uploaders", type=int, default=50)
     parser.add_argument("--uploads", type=int, default=2, help="bots each uploader sends")
     parser.add_argument("--readers", type=int, default=20)
@@ -278,11 +278,14 @@ def main() -> None:
     parser.add_argument("--accept-s", type=float, default=60.0)
     parser.add_argument("--bombers", type=int, default=1, help="clients sending folder bombs, one after another")
     parser.add_argument("--bomb-s", type=float, default=10.0, help="each bomb case lasts at least this (0: none)")
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--spy", metavar="PREFIX", help="sample the server with py-spy under load (PREFIX-gil.txt, "
                         "PREFIX-all.txt: raw stacks)")
     parser.add_argument("--trace", type=Path, help="write every read's time and the server probe's samples here (JSON)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.readers, args.uploaders, args.uploads, args.size_kb = 5, 4, 1, 64
+        args.idle_s, args.accept_s, args.bomb_s = 2.0, 20.0, 2.0
+    run = harness.Run()
 
     work = Path(tempfile.mkdtemp(prefix="arena-bench-server-"))
     server = None
@@ -296,10 +299,10 @@ def main() -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="300")
         probe_file = work / "probe.json"
         server = subprocess.Popen(
-            [sys.executable, __file__, "--probed-server", str(probe_file), "serve", str(work / "cup"), "--submissions", "--registry", str(registry),
+            [sys.executable, "-m", "bench.server", "--probed-server", str(probe_file), "serve", str(work / "cup"), "--submissions", "--registry", str(registry),
              "--validate-sandbox", "local", "--port", "0", "--requests-per-minute", "10000000",
              "--uploads-per-hour", "1000000"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
         )
         url = re.search(r"at (http://\S+/) ", server.stdout.readline()).group(1)
         threading.Thread(target=lambda: server.stdout.read(), daemon=True).start()
@@ -402,39 +405,40 @@ def main() -> None:
             bomb["p99_ratio"] = round(bomb["p99_ms"] / figures["idle_p99_ms"], 2)
             bomb["met"] = bomb["p99_ratio"] <= 3 and bomb["p99_ms"] < 100
         figures["bombs"] = bomb_figures
-        if args.json:
-            print(json.dumps(figures))
-            return
-        print(f"served arena: {args.readers} readers (standings and bot pages), {args.uploaders} uploaders of "
-              f"{figures['upload_mb']} MB bots ({figures['uploads']} uploads); load average {figures['load_average']} "
-              f"on {figures['cpus']} CPUs")
-        print(f"  readers idle:       p50 {figures['idle_p50_ms']:7.1f} ms   p99 {figures['idle_p99_ms']:7.1f} ms   "
-              f"({figures['reads_idle']} reads)")
-        print(f"  readers under load: p50 {figures['load_p50_ms']:7.1f} ms   p99 {figures['load_p99_ms']:7.1f} ms   "
-              f"({figures['reads_load']} reads)")
-        verdict = "met" if figures["p99_ratio"] <= 3 and figures["load_p99_ms"] < 100 else "NOT met"
-        print(f"  in the server, reads: idle p50 {inside['server_idle_p50_ms']} / p99 {inside['server_idle_p99_ms']} ms,"
-              f" under load p50 {inside['server_load_p50_ms']} / p99 {inside['server_load_p99_ms']} ms; event loop "
-              f"lag p99 {inside['lag_idle_p99_ms']} -> {inside['lag_load_p99_ms']} ms (most "
-              f"{inside['lag_load_max_ms']} ms); thread pool under load: at most {inside['pool_load_busy']} busy, "
-              f"{inside['pool_load_waiting']} waiting")
-        print(f"  p99 under load / idle: {figures['p99_ratio']}x (target: at most 3x and under 100 ms: {verdict})")
-        for case, bomb in bomb_figures.items():
-            print(f"  folder bomb {case}: {BOMBS[case][2]}")
-            print(f"    {bomb['bombs']} sent by {args.bombers} in {bomb['window_s']} s, answered "
-                  f"{bomb['codes']} in {bomb['answer_p50_s']} s (p50)")
-            print(f"    readers: p50 {bomb['p50_ms']} ms, p99 {bomb['p99_ms']} ms, most {bomb['max_ms']:.0f} ms "
-                  f"({bomb['reads']} reads)")
-            print(f"    p99 / idle: {bomb['p99_ratio']}x (at most 3x and under 100 ms: "
-                  f"{'met' if bomb['met'] else 'NOT met'})")
-            print(f"    in the server: read p99 {bomb['server_p99_ms']} ms, event loop lag p99 "
-                  f"{bomb['lag_p99_ms']} ms (most {bomb['lag_max_ms']} ms)")
-        print(f"  uploads queued: {figures['queued']} in {figures['upload_wall_s']} s = {figures['queued_per_s']} a "
-              f"second ({figures['refused']} refused)")
-        print(f"  accepted: {figures['accepted']} in {accept_window:.0f} s = {figures['accepted_per_min']} a minute, "
-              f"one check at a time (median {figures['median_check_s']} s from upload to accepted): the smoke "
-              "matches bound acceptance, not the uploads")
-        print(f"  submissions by state at the end: {json.dumps(states, sort_keys=True)}")
+
+        def show(figures: dict) -> None:
+            print(f"served arena: {args.readers} readers (standings and bot pages), {args.uploaders} uploaders of "
+                  f"{figures['upload_mb']} MB bots ({figures['uploads']} uploads); load average {figures['load_average']} "
+                  f"on {figures['cpus']} CPUs")
+            print(f"  readers idle:       p50 {figures['idle_p50_ms']:7.1f} ms   p99 {figures['idle_p99_ms']:7.1f} ms   "
+                  f"({figures['reads_idle']} reads)")
+            print(f"  readers under load: p50 {figures['load_p50_ms']:7.1f} ms   p99 {figures['load_p99_ms']:7.1f} ms   "
+                  f"({figures['reads_load']} reads)")
+            verdict = "met" if figures["p99_ratio"] <= 3 and figures["load_p99_ms"] < 100 else "NOT met"
+            print(f"  in the server, reads: idle p50 {inside['server_idle_p50_ms']} / p99 {inside['server_idle_p99_ms']} ms,"
+                  f" under load p50 {inside['server_load_p50_ms']} / p99 {inside['server_load_p99_ms']} ms; event loop "
+                  f"lag p99 {inside['lag_idle_p99_ms']} -> {inside['lag_load_p99_ms']} ms (most "
+                  f"{inside['lag_load_max_ms']} ms); thread pool under load: at most {inside['pool_load_busy']} busy, "
+                  f"{inside['pool_load_waiting']} waiting")
+            print(f"  p99 under load / idle: {figures['p99_ratio']}x (target: at most 3x and under 100 ms: {verdict})")
+            for case, bomb in bomb_figures.items():
+                print(f"  folder bomb {case}: {BOMBS[case][2]}")
+                print(f"    {bomb['bombs']} sent by {args.bombers} in {bomb['window_s']} s, answered "
+                      f"{bomb['codes']} in {bomb['answer_p50_s']} s (p50)")
+                print(f"    readers: p50 {bomb['p50_ms']} ms, p99 {bomb['p99_ms']} ms, most {bomb['max_ms']:.0f} ms "
+                      f"({bomb['reads']} reads)")
+                print(f"    p99 / idle: {bomb['p99_ratio']}x (at most 3x and under 100 ms: "
+                      f"{'met' if bomb['met'] else 'NOT met'})")
+                print(f"    in the server: read p99 {bomb['server_p99_ms']} ms, event loop lag p99 "
+                      f"{bomb['lag_p99_ms']} ms (most {bomb['lag_max_ms']} ms)")
+            print(f"  uploads queued: {figures['queued']} in {figures['upload_wall_s']} s = {figures['queued_per_s']} a "
+                  f"second ({figures['refused']} refused)")
+            print(f"  accepted: {figures['accepted']} in {accept_window:.0f} s = {figures['accepted_per_min']} a minute, "
+                  f"one check at a time (median {figures['median_check_s']} s from upload to accepted): the smoke "
+                  "matches bound acceptance, not the uploads")
+            print(f"  submissions by state at the end: {json.dumps(states, sort_keys=True)}")
+
+        run.finish(args, figures, show)
     finally:
         if server is not None:
             stop_server(server)
