@@ -52,7 +52,6 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 try:
     import numpy as np
@@ -72,6 +71,7 @@ from arena.ratings.sprt import (
 )
 from arena.store.seeds import RunKey
 from bench import harness
+from bench import players as graded
 
 # Pentanomial counts [LL, LD, WL+DD, WD, WW] of random against random, 3UP 3DOWN, default
 # rules: `python -m bench.confidence --measure 4000 --seed 1` (see the module docstring).
@@ -260,7 +260,7 @@ def print_sprt_table(table: dict) -> None:
 
 # ------------------------------------------------------------ how sure is the ranking
 #
-# The separation table: 16 graded 3UP 3DOWN players of bench/tournament.py (a rule-of-thumb
+# The separation table: 16 graded 3UP 3DOWN players of bench/players.py (a rule-of-thumb
 # player that plays a random legal action with probability p = 0, 1/15, ..., 1; the true
 # order is by p) play round-robin and Swiss at four seats, in process. Each tournament is
 # read at 12, 24 and 48 games per bot with arena's own confidence (RatingLedger.confidence:
@@ -274,18 +274,6 @@ SEPARATION_SIZES = (12, 24, 48)  # games per bot (one per round at four seats, 1
 SEPARATION_FORMATS = ("round_robin", "swiss")
 SEPARATION_TARGET = 0.10  # the most wrong-order pairs among those shown as separated
 SPEED_BOTS, SPEED_GAMES, SPEED_TARGET_S = 64, 10_000, 2.0
-
-
-def _tournament_bench():
-    """bench/tournament.py (the graded players, in-process games, arena's Swiss)."""
-    import importlib.util
-
-    if "bench_tournament" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("bench_tournament", Path(__file__).with_name("tournament.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    return sys.modules["bench_tournament"]
 
 
 def _judge(intervals: dict, order: list[str], true_order: list[str]) -> dict:
@@ -323,21 +311,20 @@ def separation_run(task: tuple[str, int, tuple[int, ...]]) -> dict:
     from arena.ratings.ledger import RatingLedger
     from arena.schedule.formats import round_robin
 
-    bench = _tournament_bench()
     fmt, seed, sizes = task
-    players = {player.name: player for player in bench.graded_players(bench.ACCURACY_BOTS)}
+    players = {player.name: player for player in graded.graded_players(graded.ACCURACY_BOTS)}
     true_order = list(players)  # strongest first
     ledger = RatingLedger(bots=true_order, record=True)
     reads = {}
     if fmt == "round_robin":
-        schedule = round_robin(true_order, bench.SEATS, seed=seed, rounds=max(sizes))
+        schedule = round_robin(true_order, graded.SEATS, seed=seed, rounds=max(sizes))
         for round_no, games in itertools.groupby(schedule, key=lambda game: game.round):
             for game in games:
-                ledger.add(bench.play_scheduled(game, players))
+                ledger.add(graded.play_scheduled(game, players))
             if round_no in sizes:
                 reads[round_no] = _read(ledger, true_order)
     else:
-        for round_no, _ in bench.play_swiss(players, ledger, seed, max(sizes), False):
+        for round_no, _ in graded.play_swiss(players, ledger, seed, max(sizes), False):
             if round_no in sizes:
                 reads[round_no] = _read(ledger, true_order)
     return reads
@@ -392,10 +379,9 @@ def separation_table(
     speed_games: int = SPEED_GAMES,
 ) -> dict:
     """The separation table over `tournaments` tournaments per format, and the speed figure."""
-    bench = _tournament_bench()
     started = time.perf_counter()
     tasks = [(fmt, seed, tuple(sizes)) for fmt in SEPARATION_FORMATS for seed in range(1, tournaments + 1)]
-    runs = bench.map_jobs(separation_run, tasks, jobs)
+    runs = graded.map_jobs(separation_run, tasks, jobs)
     rows = []
     for fmt in SEPARATION_FORMATS:
         reads = [run for (task_fmt, _, _), run in zip(tasks, runs) if task_fmt == fmt]
@@ -410,7 +396,7 @@ def separation_table(
                     "wrong_rate": wrong / shown if shown else 0.0,
                     "separated_per_tournament": shown / len(judged),
                     "tournaments_with_a_wrong_pair": sum(j["wrong"] > 0 for j in judged) / len(judged),
-                    "coverage": sum(j["covered"] for j in judged) / (len(judged) * bench.ACCURACY_BOTS),
+                    "coverage": sum(j["covered"] for j in judged) / (len(judged) * graded.ACCURACY_BOTS),
                     "best_missed": sum(j["best_missed"] for j in judged) / len(judged),
                     "mean_width": statistics.fmean(j["width"] for j in judged),
                     "mean_groups": statistics.fmean(j["groups"] for j in judged),
@@ -418,8 +404,8 @@ def separation_table(
             row["met"] = row["arena"]["wrong_rate"] <= SEPARATION_TARGET
             rows.append(row)
     return {
-        "level": 0.9, "target_wrong_rate": SEPARATION_TARGET, "bots": bench.ACCURACY_BOTS, "seats": bench.SEATS,
-        "pairs_per_tournament": bench.ACCURACY_BOTS * (bench.ACCURACY_BOTS - 1) // 2,
+        "level": 0.9, "target_wrong_rate": SEPARATION_TARGET, "bots": graded.ACCURACY_BOTS, "seats": graded.SEATS,
+        "pairs_per_tournament": graded.ACCURACY_BOTS * (graded.ACCURACY_BOTS - 1) // 2,
         "rows": rows, "speed": separation_speed(games=speed_games), "wall_s": time.perf_counter() - started,
     }
 

@@ -5,7 +5,7 @@
 
 A graded field of 30 players of known order at four seats. By default synthetic players
 whose true skills are evenly spaced over a span, in two fields measured in one run: span 10
-(20 to 30: the span the ratings of bench/tournament.py's 30 graded 3UP 3DOWN players cover
+(20 to 30: the span the ratings of bench/rating_accuracy.py's 30 graded 3UP 3DOWN players cover
 after 60 games each, so as dense as that field) and span 30 (three times as wide); each
 game a draw of the TrueSkill model (every seat performs its skill plus N(0, beta^2) noise;
 places by performance). `--span` (repeatable) picks other fields. `--real` plays real
@@ -52,7 +52,7 @@ from arena.ratings.ledger import RatedGame, RatingLedger
 from arena.schedule.formats import ScheduledGame, deal_seed
 from arena.schedule.matchmaker import RANDOM_SHARE, Candidate, make_tables
 from bench import harness
-from bench.tournament import GradedPlayer, graded_players, play_scheduled
+from bench.players import GradedPlayer, graded_players, play_scheduled
 
 FIELD = 30
 SEATS = 4
@@ -65,7 +65,7 @@ COVERAGE_TARGET = 0.9
 NEWCOMER = "new"
 MODES = ("matchmaker", "random")
 BETA = 25.0 / 6  # arena's rating beta: a synthetic game's performance noise
-# The span of the ratings of bench/tournament.py's 30 graded players after 60 games each
+# The span of the ratings of bench/rating_accuracy.py's 30 graded players after 60 games each
 # (p = 0 about 30, p = 1 about 20): the synthetic field is as dense as the real one.
 SPAN = 10.0
 SPANS = (10.0, 30.0)  # the fields measured by default, one after the other in one run
@@ -322,7 +322,7 @@ def print_report(report: dict) -> None:
             f"{'met' if coverage['met'] else 'NOT met'})"
         )
     graded = [f for f in report["fields"] if f["span"] == SPAN]
-    if graded:  # the field the targets were set on: as dense as bench/tournament.py's graded one
+    if graded:  # the field the targets were set on: as dense as bench/rating_accuracy.py's graded one
         met = graded[0]["targets"]["ratio"]["met"] and graded[0]["targets"]["coverage"]["met"]
         print(f"both targets in the graded field (span {SPAN:g}): {'met' if met else 'NOT met'}")
     print(f"both targets in every field: {'met' if report['met'] else 'NOT met'}")

@@ -6,7 +6,7 @@ Prints milliseconds per game for each schedule format (built whole, or round by 
 Swiss, reading the standings from a RatingLedger between rounds), for one TrueSkill rate()
 of a four-seat game, and for rating all stored results at once.
 Times are CPU time of this process (the machine is shared; the code is single-threaded).
-Places are random: this measures cost, not accuracy (bench/tournament.py will).
+Places are random: this measures cost, not accuracy (bench/rating_accuracy.py does).
 """
 
 from __future__ import annotations

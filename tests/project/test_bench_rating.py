@@ -1,26 +1,31 @@
-"""Smoke test of bench/tournament.py: `--quick --json` runs and says what the issue asks for."""
+"""Smoke tests of the rating benches (bench/rating_accuracy.py, bench/runner_overhead.py, and
+the graded players they share, bench/players.py): `--quick --json` runs and says what the
+tournament targets ask for."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "tournament.py"
+from bench import players as graded
+from bench import rating_accuracy
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_tournament", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+def quick(name: str) -> dict:
+    run = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", "--quick", "--json"], cwd=ROOT, check=False, capture_output=True,
+        text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
 
 
 def test_kendall_tau_counts_agreeing_pairs():
-    bench = load_bench()
+    bench = graded
     order = ["a", "b", "c", "d"]
     assert bench.kendall_tau(order, order) == 1.0
     assert bench.kendall_tau(order, order[::-1]) == -1.0
@@ -29,7 +34,7 @@ def test_kendall_tau_counts_agreeing_pairs():
 
 
 def test_graded_players_spread_p_over_zero_to_one_strongest_first():
-    bench = load_bench()
+    bench = graded
     players = bench.graded_players(16)
     assert [player.p for player in players] == [index / 15 for index in range(16)]
     assert len({player.name for player in players}) == 16
@@ -37,12 +42,8 @@ def test_graded_players_spread_p_over_zero_to_one_strongest_first():
     assert [player.p for player in close] == [0.03 * index / 15 for index in range(16)]
 
 
-def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot():
-    run = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--json"], check=False, capture_output=True, text=True, timeout=120
-    )
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
+def test_quick_json_has_the_runner_s_overhead_in_process_and_with_subprocess_bots():
+    report = quick("runner_overhead")
     assert 0 < report["overhead_ms_per_game"] < 1000
     inproc, sub = report["overhead"], report["subprocess"]
     assert inproc["bots"] == 64 and inproc["games"] == 64
@@ -53,6 +54,14 @@ def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot()
         assert 0 < parts <= figures["total_overhead_ms_per_game"] + 1e-9
         assert 0 < figures["engine_ms_per_game"] < figures["play_ms_per_game"]
         assert 0 < figures["overhead_share"] <= figures["total_overhead_share"] < 1
+    targets = report["targets"]
+    assert len(targets) == 2  # no progress run in --quick
+    assert all(isinstance(check["pass"], bool) and check["target"] for check in targets)
+    assert report["machine"]["cpus"] >= 1
+
+
+def test_quick_json_has_tau_by_format_duplicate_and_games_per_bot():
+    report = quick("rating_accuracy")
     assert set(report["tau"]) == {"round_robin", "swiss"}
     for fmt in ("round_robin", "swiss"):
         assert set(report["tau"][fmt]) == {"plain", "duplicate"}
@@ -65,12 +74,12 @@ def test_quick_json_has_overhead_and_tau_by_format_duplicate_and_games_per_bot()
     # Graded bots are far from random: the ratings find much of the true order.
     assert report["tau"]["round_robin"]["plain"]["24"] > 0.3
     targets = report["targets"]
-    assert len(targets) == 8  # 2 overhead (no progress run in --quick), 6 accuracy
+    assert len(targets) == 6  # the accuracy targets
     assert all(isinstance(check["pass"], bool) and check["target"] for check in targets)
 
 
 def test_plackett_luce_order_follows_consistent_places_and_weighs_opponents():
-    bench = load_bench()
+    bench = rating_accuracy
     result = bench.RatedGame
     games = [result(f"{n:05d}-00001-0", ("c", "a", "b"), (3, 1, 2)) for n in range(1, 6)]
     assert bench.plackett_luce_order(games, ["a", "b", "c"]) == ["a", "b", "c"]

@@ -1,14 +1,7 @@
-"""Tournament benchmarks: the runner's overhead per game, and how well ratings find the true order.
+"""Rating accuracy: how well ratings find the true order of a graded field.
 
-    python bench/tournament.py [--quick] [--seeds N] [--jobs N] [--experiments] [--json]
-        [--skip-overhead] [--skip-accuracy] [--overhead-games N] [--progress-games N]
-        [--subprocess-rounds N] [--tt-seeds N] [--close-seeds N]
-
-Overhead: the real runner (`arena.play.tournament.run_tournament`) with 64 in-process bots and
-5,000 four-seat games: the time per game spent in scheduling, rating and storage (each
-part timed by wrapping what the runner calls), beside the time spent playing and the bare
-engine time of the same games; again with a progress callback; then local subprocess bots,
-where everything that is not playing is a share of the tournament's wall time.
+    python -m bench.rating_accuracy [--quick] [--seeds N] [--jobs N] [--experiments] [--json]
+        [--tt-seeds N] [--close-seeds N]
 
 Rating accuracy: 16 graded 3UP 3DOWN players (a rule-of-thumb player that plays a random
 legal action with probability p, p = 0, 1/15, ..., 1; lower p is stronger) play round-robin
@@ -41,27 +34,13 @@ at 12, 24 and 48 games per bot against plain at 24, 48 and 96, `--close-seeds` s
 
 from __future__ import annotations
 
-import argparse
-import inspect
 import itertools
-import json
 import math
 import os
 import random
-import shutil
 import statistics
-import sys
-import tempfile
-import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingSettings, RatingTable
 from arena.schedule.formats import (
@@ -72,13 +51,22 @@ from arena.schedule.formats import (
     round_robin,
     swiss_round,
 )
-from engine.api import Action, Observation, State
+from bench import harness
+from bench.players import (
+    ACCURACY_BOTS,
+    GAME,
+    SEATS,
+    THREE_THIRTEEN,
+    TOP,
+    GradedPlayer,
+    graded_players,
+    kendall_tau,
+    map_jobs,
+    play_scheduled,
+    play_swiss,
+)
 from engine.registry import get_game
-from engine.three_thirteen import best_arrangement, card_penalty
 
-GAME = "3up3down"
-# The duplicate question is also asked on Three Thirteen, where the cards decide more.
-THREE_THIRTEEN = "three-thirteen"
 TT_SEEDS = 6  # its tournaments are slower (about 0.1 s a game): fewer seeds, fewer sizes
 TT_SIZES = (12, 24)  # duplicate at 12 and 24 against plain at 24 and 48 (plain is near 1 by then)
 # The duplicate question in a close field: 16 nearly deterministic players of nearly equal
@@ -88,19 +76,12 @@ TT_SIZES = (12, 24)  # duplicate at 12 and 24 against plain at 24 and 48 (plain 
 CLOSE_P_MAX = {GAME: 0.15, THREE_THIRTEEN: 0.03}
 CLOSE_SIZES = (12, 24, 48)  # duplicate at these against plain at 24, 48 and 96
 CLOSE_SEEDS = 24
-SEATS = 4
-ACCURACY_BOTS = 16
 # Tournaments per accuracy cell: a mean top-three overlap of 96 has a standard error of
 # about 0.015, small enough to tell a real lead of 0.03 from noise (24 was not).
 ACCURACY_SEEDS = 96
 GAMES_PER_BOT = (12, 24, 48, 96)
 FORMATS = ("round_robin", "swiss")
 MODES = ("plain", "duplicate")
-TOP = 3
-
-# The tournament targets this benchmark checks (docs/performance.md, Tournaments).
-OVERHEAD_TARGET_MS = 2.0
-SUBPROCESS_SHARE_TARGET = 0.05
 SWISS_TAU_SLACK = 0.03
 
 # The deal-luck diagnostic: equal players of these p, each deal replayed with fresh randomness.
@@ -109,140 +90,6 @@ LUCK_DEALS = 100
 LUCK_REPLAYS = 4
 TT_LUCK_PS = (0.1, 0.5)
 TT_LUCK_DEALS = 40
-
-# --------------------------------------------------------------- graded players
-
-# How much a card is worth to keep: Clear cards beat every number, the bonus ones most.
-KEEP_VALUE = {"clear": 11, "clear1": 12, "clear2": 13}
-
-
-def card_value(card: dict[str, Any]) -> int:
-    """A card's worth to its holder: its number, or more for a Clear card."""
-    if card["kind"] == "number":
-        return int(card["value"])
-    return KEEP_VALUE.get(card["kind"], 11)
-
-
-def heuristic_action(observation: Observation, legal: list[Action]) -> Action:
-    """The rule-of-thumb move: strongest cards face up, lowest number first (all copies), Clears kept.
-
-    The same rules of thumb as bots/threeup-heuristic (a copy, so the bench does not move
-    when that bot is tuned): with default rules it won 130 of 200 four-seat games
-    against three random players.
-    """
-    first = legal[0]["type"]
-    if len(legal) == 1:
-        return legal[0]
-    if first == "choose_up":
-        cards = {card["id"]: card for card in observation["setup_cards"]}
-        return max(legal, key=lambda action: sum(card_value(cards[c]) for c in action["cards"]))
-    if first != "play":
-        return legal[0]  # refill (free), keep (no swap), play_down (blind), pickup (forced)
-    cards = {card["id"]: card for card in observation["hand"]}
-    for seat_up in observation["up"]:
-        for card in seat_up:
-            cards[card["id"]] = card
-    best_number: Action | None = None
-    best_key = (11, 0)
-    clears: dict[str, Action] = {}
-    draw: Action | None = None
-    for action in legal:
-        if action["type"] == "draw":
-            draw = action
-            continue
-        if action["type"] != "play":
-            continue
-        card = cards[action["cards"][0]]
-        if card["kind"] == "number":
-            key = (card["value"], -len(action["cards"]))
-            if key < best_key:
-                best_number, best_key = action, key
-        else:
-            clears.setdefault(card["kind"], action)
-    if best_number is not None:
-        return best_number
-    if draw is not None:
-        return draw
-    order = ("clear", "clear1", "clear2") if observation["draw_pile_size"] else ("clear2", "clear1", "clear")
-    for kind in order:
-        if kind in clears:
-            return clears[kind]
-    return legal[0]
-
-
-def three_thirteen_action(state: Any, legal: list[Action]) -> Action:
-    """Three Thirteen rules of thumb: go out when possible, take a discard that joins a
-    combination, else discard the highest unmatched card.
-
-    Reads only what the seat may know (its own hand, the discard pile's top card, the
-    wild rank), from the state directly: building the full observation would cost more
-    than the decision. It won 40 of 40 four-seat games against three random players.
-    """
-    if legal[0]["type"] == "draw":
-        if len(legal) == 1:
-            return legal[0]
-        hand = state.hands[state.current]
-        top = state.discard_pile[-1]
-        before = best_arrangement(hand, state.wild_rank).deadwood
-        after = best_arrangement([*hand, top], state.wild_rank).deadwood
-        return legal[1] if top not in after and len(after) <= len(before) else legal[0]
-    for action in legal:
-        if action["type"] == "go_out":
-            return action
-    deadwood = best_arrangement(state.hands[state.current], state.wild_rank).deadwood
-    allowed = {action["card"] for action in legal}
-    pool = [card for card in deadwood if card in allowed] or sorted(allowed)
-    return {"type": "discard", "card": max(pool, key=lambda card: (card_penalty(card), card))}
-
-
-@dataclass(frozen=True)
-class GradedPlayer:
-    """The heuristic player, but a random legal action with probability `p` (p=1: random)."""
-
-    name: str
-    p: float
-    game: str = GAME
-
-    def act(self, state: State, rng: random.Random) -> Action:
-        """This player's action in `state` (its seat's own information only)."""
-        legal = state.legal_actions()
-        if rng.random() < self.p:
-            return legal[rng.randrange(len(legal))]
-        if self.game == THREE_THIRTEEN:
-            return three_thirteen_action(state, legal)
-        return heuristic_action(state.observation(state.current_player), legal)
-
-
-def graded_players(count: int, game: str = GAME, p_max: float = 1.0) -> list[GradedPlayer]:
-    """`count` players with p spread evenly over [0, p_max], strongest (p=0) first."""
-    return [GradedPlayer(f"p{index:02d}", p_max * index / (count - 1), game) for index in range(count)]
-
-
-def play_scheduled(game: ScheduledGame, players: dict[str, GradedPlayer]) -> RatedGame:
-    """Play one scheduled game in process; the players' randomness comes from its deal and seat."""
-    game_name = next(iter(players.values())).game
-    state = get_game(game_name).new_game(len(game.table), None, game.seed)
-    rngs = [random.Random(f"bench/{game.seed}/{game.rotation}/{seat}") for seat in range(len(game.table))]
-    seated = [players[bot] for bot in game.table]
-    while not state.is_over:
-        seat = state.current_player
-        state.apply(seated[seat].act(state, rngs[seat]))
-    return RatedGame(game.key, game.table, tuple(state.places()), deal=game.deal)
-
-
-# ------------------------------------------------------------------ accuracy
-
-
-def kendall_tau(true_order: Sequence[str], rated_order: Sequence[str]) -> float:
-    """Kendall tau (no ties) between two orders of the same bots: 1 same, -1 reversed."""
-    position = {bot: at for at, bot in enumerate(rated_order)}
-    concordant = discordant = 0
-    for a, b in itertools.combinations(true_order, 2):  # a truly ahead of b
-        if position[a] < position[b]:
-            concordant += 1
-        else:
-            discordant += 1
-    return (concordant - discordant) / (concordant + discordant)
 
 
 def order_quality(table: RatingTable, true_order: Sequence[str]) -> dict[str, float]:
@@ -276,31 +123,6 @@ def accuracy_run(fmt: str, duplicate: bool, seed: int, sizes: Sequence[int]) -> 
         if round_no in checkpoints:
             quality[checkpoints[round_no]] = order_quality(ledger.table(), true_order)
     return quality
-
-
-def play_swiss(
-    players: dict[str, GradedPlayer], ledger: RatingLedger, seed: int, rounds: int, duplicate: bool
-) -> Iterator[tuple[int, list[RatedGame]]]:
-    """Arena's Swiss, round by round: each round paired from `ledger`'s standings, played,
-    and added to `ledger`; yields the round's number and results once it is rated."""
-    history: list[ScheduledGame] = []
-    for round_no in range(1, rounds + 1):
-        games = swiss_round(
-            ledger.table().standings, SEATS, round=round_no, seed=seed, history=history, duplicate=duplicate
-        )
-        history += games
-        results = [play_scheduled(game, players) for game in games]
-        for result in results:
-            ledger.add(result)
-        yield round_no, results
-
-
-def map_jobs(function: Callable[[Any], Any], tasks: Sequence[Any], jobs: int) -> list[Any]:
-    """`function` over `tasks`, in `jobs` processes when more than one; results in task order."""
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(function, tasks))
-    return [function(task) for task in tasks]
 
 
 def accuracy_seed(task: tuple[int, Sequence[int]]) -> dict[str, dict[str, dict[int, dict[str, float]]]]:
@@ -670,197 +492,6 @@ def run_experiments(seeds: int, sizes: Sequence[int], jobs: int) -> dict[str, di
     }
 
 
-# ------------------------------------------------------------------ overhead
-
-
-class PartTimer:
-    """Wall-clock seconds per part of the runner, summed over threads (outermost call only).
-
-    Wall, not CPU: the store's fsync is waiting, not computing. A call made inside another
-    timed call (the store's reads inside `standings`) counts for the outer part only.
-    """
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = {}
-        self.cpu_seconds: dict[str, float] = {}  # CPU of the calling thread, for a loaded machine
-        self._inside = threading.local()
-        self._lock = threading.Lock()
-
-    def wrap(self, part: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        """`function`, timed into `part`."""
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            if getattr(self._inside, "busy", False):
-                return function(*args, **kwargs)
-            self._inside.busy = True
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            try:
-                return function(*args, **kwargs)
-            finally:
-                elapsed, cpu = time.perf_counter() - start, time.thread_time() - start_cpu
-                self._inside.busy = False
-                with self._lock:
-                    self.seconds[part] = self.seconds.get(part, 0.0) + elapsed
-                    self.cpu_seconds[part] = self.cpu_seconds.get(part, 0.0) + cpu
-
-        return timed
-
-    def ms_per(self, part: str, count: int) -> float:
-        """Milliseconds of `part` per one of `count` (games)."""
-        return 1000 * self.seconds.get(part, 0.0) / count
-
-    def cpu_ms_per(self, part: str, count: int) -> float:
-        """CPU milliseconds of `part` per one of `count` (games)."""
-        return 1000 * self.cpu_seconds.get(part, 0.0) / count
-
-
-def store_methods(store_class: type) -> list[str]:
-    """Every public method of the store, and its constructor (a new method is timed too)."""
-    return [
-        name
-        for name, value in vars(store_class).items()
-        if inspect.isfunction(value) and (name == "__init__" or not name.startswith("_")) and name != "standings"
-    ]
-
-
-
-@contextmanager
-def instrumented_runner(timer: PartTimer, played: list[Any]):
-    """Time the real runner's parts by wrapping what it calls; keep each played game's record.
-
-    Scheduling: the schedule functions; rating: the rating ledger the runner feeds as games
-    finish (`RatingLedger.add`/`table`, the in-order buffer around it) and reading the
-    stored results into ratings (`rated_games`, `stored_standings`); storage: every other store method; play: `play_scheduled_game` (as the one runner,
-    arena.play.runner, calls it)
-    (referee, bots, engine). The HTML site is not built (`report=False`): it is the report,
-    not the tournament.
-    """
-    import arena.play.tournament as runner
-    from arena.ratings.ledger import RatingLedger
-    from arena.ratings.results import OrderedLedger
-    from arena.store.db import Store
-
-    def keep(spec: Any, *args: Any, **kwargs: Any) -> Any:
-        game = play(spec, *args, **kwargs)
-        played.append(game.result)
-        return game
-
-    import arena.play.runner as loop  # the one loop under a tournament and a league plays each game
-
-    play = loop.play_scheduled_game
-    patches: list[tuple[Any, str, Any]] = [(loop, "play_scheduled_game", timer.wrap("play", keep))]
-    patches += [(runner, name, timer.wrap("schedule", getattr(runner, name))) for name in ("round_robin", "swiss_round", "gauntlet")]
-    patches += [(runner, name, timer.wrap("rating", getattr(runner, name))) for name in ("rated_games", "stored_standings")]
-    patches += [(RatingLedger, name, timer.wrap("rating", getattr(RatingLedger, name))) for name in ("add", "table")]
-    # The buffer that feeds the ledger in schedule order.
-    patches += [(OrderedLedger, name, timer.wrap("rating", getattr(OrderedLedger, name))) for name in ("schedule", "add")]
-    patches += [(Store, name, timer.wrap("storage", getattr(Store, name))) for name in store_methods(Store)]
-    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
-    try:
-        for owner, name, replacement in patches:
-            setattr(owner, name, replacement)
-        yield
-    finally:
-        for owner, name, original in saved:
-            setattr(owner, name, original)
-
-
-def graded_seat_factory(player: GradedPlayer) -> Callable[[], Any]:
-    """A factory of InProcessBot seats playing as `player` (the runner makes one per game)."""
-    from arena.game.seats import InProcessBot
-
-    games = itertools.count()
-
-    def make() -> Any:
-        rng = random.Random(f"bench-overhead/{player.name}/{next(games)}")
-
-        def decide(observation: Observation, legal: list[Action]) -> Action:
-            if rng.random() < player.p:
-                return legal[rng.randrange(len(legal))]
-            return heuristic_action(observation, legal)
-
-        return InProcessBot(decide, player.name)
-
-    return make
-
-
-def timed_run(config_data: dict[str, Any], in_process: dict[str, Any] | None, progress: bool) -> dict[str, Any]:
-    """Run one tournament through `arena.play.tournament.run_tournament`, its time split by part."""
-    from arena.play.tournament import run_tournament, validate_config
-
-    timer, played = PartTimer(), []
-    with tempfile.TemporaryDirectory() as out:
-        config = validate_config({**config_data, "output": str(Path(out) / "run")})
-        with instrumented_runner(timer, played):
-            began, began_cpu = time.perf_counter(), time.thread_time()
-            outcome = run_tournament(
-                config, in_process=in_process, progress=(lambda _: None) if progress else None, report=False
-            )
-            wall, main_cpu = time.perf_counter() - began, time.thread_time() - began_cpu
-    games = outcome.played
-    if games != outcome.total:
-        raise RuntimeError(f"the runner stored {games} of {outcome.total} games")
-    engine = get_game(GAME)
-    start = time.perf_counter()
-    for result in played:
-        engine.replay(result.players, result.rules, result.seed, [step.action for step in result.replay.actions])
-    engine_s = time.perf_counter() - start
-    figures = {part: timer.ms_per(part, games) for part in ("schedule", "rating", "storage", "play")}
-    parts = figures["schedule"] + figures["rating"] + figures["storage"]
-    total = 1000 * wall / games - figures["play"]  # everything but playing
-    return {
-        "bots": len(outcome.standings.standings),
-        "games": games,
-        "wall_s": wall,
-        "progress_display": progress,
-        "schedule_ms_per_game": figures["schedule"],
-        "rating_ms_per_game": figures["rating"],
-        "storage_ms_per_game": figures["storage"],
-        # The runner's overhead: scheduling, rating and storage.
-        "overhead_ms_per_game": parts,
-        # The same three in CPU time: what they cost on a machine nobody else is using.
-        "overhead_cpu_ms_per_game": sum(timer.cpu_ms_per(part, games) for part in ("schedule", "rating", "storage")),
-        "cpu_ms_per_game": {part: timer.cpu_ms_per(part, games) for part in ("schedule", "rating", "storage")},
-        # The rest of the wall time not spent playing: the runner's own bookkeeping (game
-        # specs, futures, progress) and waiting for the main thread to be scheduled again.
-        "other_ms_per_game": total - parts,
-        "total_overhead_ms_per_game": total,
-        # CPU of the runner's thread (everything but the games, which run in pool threads).
-        "runner_thread_cpu_ms_per_game": 1000 * main_cpu / games,
-        "play_ms_per_game": figures["play"],
-        "engine_ms_per_game": 1000 * engine_s / games,
-        "overhead_share": parts * games / 1000 / wall,
-        "total_overhead_share": total * games / 1000 / wall,
-        "top3_by_rating": [line.bot for line in outcome.standings.standings[:TOP]],
-    }
-
-
-def overhead_in_process(bot_count: int, game_count: int, progress: bool, seed: int = 1) -> dict[str, Any]:
-    """In-process graded bots (p spread over [0, 1]), about `game_count` four-seat round-robin games."""
-    players = graded_players(bot_count)
-    rounds = math.ceil(game_count / (bot_count // SEATS))
-    config = {"game": GAME, "seats": SEATS, "rounds": rounds, "seed": seed}
-    return timed_run(config, {player.name: graded_seat_factory(player) for player in players}, progress)
-
-
-def overhead_subprocess(folders: Sequence[Path], copies: int, rounds: int, progress: bool, seed: int = 1) -> dict[str, Any]:
-    """`copies` copies of each bot folder in the local sandbox (the runner starts a fresh process per bot per game)."""
-    with tempfile.TemporaryDirectory() as bots_dir:
-        copied = []
-        for folder in folders:
-            for copy in range(copies):  # a tournament lists each folder once
-                copied.append(shutil.copytree(folder, Path(bots_dir) / f"{folder.name}-{copy}"))
-        config = {"game": GAME, "seats": SEATS, "rounds": rounds, "seed": seed, "bots": [str(f) for f in copied]}
-        return timed_run(config, None, progress)
-
-
-# ---------------------------------------------------------------------- main
-
-BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
-SUBPROCESS_FOLDERS = (BOTS_DIR / "threeup-heuristic", BOTS_DIR / "random")
-SUBPROCESS_COPIES = 4
-
-
 def print_study(study: dict[str, Any]) -> None:
     """A duplicate study's rows: plain and duplicate, tau ± s.e. / top-three overlap per size."""
     for mode in ("plain", "duplicate"):
@@ -872,37 +503,7 @@ def print_study(study: dict[str, Any]) -> None:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    """The tables and the PASS/MISS lines, for people."""
-    runs = (
-        ("in-process bots", report.get("overhead")),
-        ("local subprocess bots", report.get("subprocess")),
-        ("in-process bots", report.get("overhead_with_progress")),
-    )
-    for label, figures in runs:
-        if not figures:
-            continue
-        print(
-            f"Overhead, {label}: {figures['bots']} bots, {figures['games']} four-seat games, "
-            f"{figures['wall_s']:.1f} s wall, progress display {'on' if figures['progress_display'] else 'off'} "
-            "(wall ms per game)"
-        )
-        for name, key in (
-            ("scheduling", "schedule_ms_per_game"),
-            ("rating", "rating_ms_per_game"),
-            ("storage", "storage_ms_per_game"),
-            ("overhead: scheduling + rating + storage", "overhead_ms_per_game"),
-            ("  the same in CPU time", "overhead_cpu_ms_per_game"),
-            ("rest of the runner (specs, futures, waits)", "other_ms_per_game"),
-            ("all but playing", "total_overhead_ms_per_game"),
-            ("runner thread CPU (all but playing)", "runner_thread_cpu_ms_per_game"),
-            ("playing (referee, bots, engine)", "play_ms_per_game"),
-            ("bare engine (same games re-simulated)", "engine_ms_per_game"),
-        ):
-            print(f"  {name:44} {figures[key]:9.3f}")
-        print(
-            f"  share of the wall time: overhead {100 * figures['overhead_share']:.2f}%, "
-            f"all but playing {100 * figures['total_overhead_share']:.2f}%"
-        )
+    """The accuracy tables and the PASS/MISS lines, for people."""
     if "tau" in report:
         sizes = report["sizes"]
         print()
@@ -970,133 +571,64 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a smoke test: few games, 2 seeds, 12 and 24 games per bot")
+    parser = harness.parser(__doc__, quick="2 seeds, 12 and 24 games per bot, no studies")
     parser.add_argument(
-        "--seeds",
-        type=int,
-        default=None,
+        "--seeds", type=int, default=None,
         help=f"tournaments per accuracy cell (default {ACCURACY_SEEDS}; 2 with --quick)",
     )
     parser.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
+        "--jobs", type=int, default=None,
         help="processes for the accuracy studies (default: the number of CPUs; the figures do not depend on it)",
     )
-    parser.add_argument("--overhead-bots", type=int, default=64)
-    parser.add_argument("--overhead-games", type=int, default=None, help="default 5000; 64 with --quick")
-    parser.add_argument("--subprocess-rounds", type=int, default=None, help="rounds of 8 local bots (default 25; 1 with --quick)")
     parser.add_argument(
-        "--progress-games",
-        type=int,
-        default=None,
-        help="games of a second in-process run with a progress callback, as `arena run` shows one "
-        "(default 1000; 0 skips it, as does --quick)",
-    )
-    parser.add_argument(
-        "--tt-seeds",
-        type=int,
-        default=None,
+        "--tt-seeds", type=int, default=None,
         help=f"seeds of the Three Thirteen duplicate study (default {TT_SEEDS}; 0 skips it, as does --quick)",
     )
     parser.add_argument(
-        "--close-seeds",
-        type=int,
-        default=None,
+        "--close-seeds", type=int, default=None,
         help=f"seeds of the close-field duplicate study, per game (default {CLOSE_SEEDS}; 0 skips it, as does --quick)",
     )
     parser.add_argument(
         "--experiments", action="store_true", help="also run the rating and pairing variants (not arena's code) of the docs"
     )
-    parser.add_argument("--skip-overhead", action="store_true")
-    parser.add_argument("--skip-accuracy", action="store_true")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    run = harness.Run()
     seeds = args.seeds if args.seeds is not None else (2 if args.quick else ACCURACY_SEEDS)
     if args.jobs is None:
         args.jobs = 1 if args.quick else max(1, os.cpu_count() or 1)
     sizes = GAMES_PER_BOT[:2] if args.quick else GAMES_PER_BOT
-    overhead_games = args.overhead_games if args.overhead_games is not None else (64 if args.quick else 5000)
-    subprocess_rounds = args.subprocess_rounds if args.subprocess_rounds is not None else (1 if args.quick else 25)
-    progress_games = args.progress_games if args.progress_games is not None else (0 if args.quick else 1000)
     tt_seeds = args.tt_seeds if args.tt_seeds is not None else (0 if args.quick else TT_SEEDS)
     close_seeds = args.close_seeds if args.close_seeds is not None else (0 if args.quick else CLOSE_SEEDS)
     if tt_seeds < 0 or close_seeds < 0:
         parser.error("--tt-seeds and --close-seeds must be 0 or more")
-    if seeds < 1 or args.jobs < 1 or overhead_games < 1 or subprocess_rounds < 1 or progress_games < 0:
-        parser.error("--seeds, --jobs, --overhead-games and --subprocess-rounds must be at least 1, --progress-games 0 or more")
+    if seeds < 1 or args.jobs < 1:
+        parser.error("--seeds and --jobs must be at least 1")
 
-    report: dict[str, Any] = {"load_average": list(os_load())}
-    targets: list[dict[str, Any]] = []
-    if not args.skip_overhead:
-        # The runner as a Python API (no progress callback, as `arena run --quiet`).
-        inproc = overhead_in_process(args.overhead_bots, overhead_games, progress=False)
-        sub = overhead_subprocess(SUBPROCESS_FOLDERS, SUBPROCESS_COPIES, subprocess_rounds, progress=False)
-        report.update(overhead_ms_per_game=inproc["overhead_ms_per_game"], overhead=inproc, subprocess=sub)
-        targets.append(
-            {
-                "target": f"overhead <= {OVERHEAD_TARGET_MS} ms per game (in-process bots)",
-                "detail": f"{inproc['overhead_ms_per_game']:.3f} ms",
-                "margin": round(OVERHEAD_TARGET_MS - inproc["overhead_ms_per_game"], 4),
-                "pass": inproc["overhead_ms_per_game"] <= OVERHEAD_TARGET_MS,
-            }
-        )
-        targets.append(
-            {
-                "target": f"all but playing <= {100 * SUBPROCESS_SHARE_TARGET:g}% of wall time (local subprocess bots)",
-                "detail": f"{100 * sub['total_overhead_share']:.2f}% (scheduling + rating + storage alone "
-                f"{100 * sub['overhead_share']:.2f}%)",
-                "margin": round(SUBPROCESS_SHARE_TARGET - sub["total_overhead_share"], 4),
-                "pass": sub["total_overhead_share"] <= SUBPROCESS_SHARE_TARGET,
-            }
-        )
-        if progress_games:
-            shown = overhead_in_process(args.overhead_bots, progress_games, progress=True)
-            report["overhead_with_progress"] = shown
-            targets.append(
-                {
-                    "target": f"overhead <= {OVERHEAD_TARGET_MS} ms per game with a progress display "
-                    f"(in-process bots, {shown['games']} games)",
-                    "detail": f"{shown['overhead_ms_per_game']:.3f} ms",
-                    "margin": round(OVERHEAD_TARGET_MS - shown["overhead_ms_per_game"], 4),
-                    "pass": shown["overhead_ms_per_game"] <= OVERHEAD_TARGET_MS,
-                }
-            )
-    if not args.skip_accuracy:
-        means = run_accuracy(seeds, sizes, args.jobs)
-        report.update(seeds=seeds, sizes=list(sizes), **means)
-        targets += accuracy_targets(means, sizes)
-        if not args.quick:
-            report["deal_luck_share"] = {str(p): deal_luck_share(p, LUCK_DEALS, LUCK_REPLAYS) for p in LUCK_PS}
-        if tt_seeds:
-            study_sizes = list(TT_SIZES)
-            study = run_duplicate_study(THREE_THIRTEEN, tt_seeds, study_sizes, args.jobs)
-            study["deal_luck_share"] = {
-                str(p): deal_luck_share(p, TT_LUCK_DEALS, LUCK_REPLAYS, THREE_THIRTEEN) for p in TT_LUCK_PS
-            }
-            report["three_thirteen"] = study
-            targets.append(duplicate_study_target(study, study_sizes))
-        if close_seeds:
-            report["close_field"] = {}
-            for game in (GAME, THREE_THIRTEEN):
-                study = run_duplicate_study(game, close_seeds, CLOSE_SIZES, args.jobs, CLOSE_P_MAX[game])
-                report["close_field"][game] = study
-                targets.append(duplicate_study_target(study, CLOSE_SIZES))
+    report: dict[str, Any] = {}
+    means = run_accuracy(seeds, sizes, args.jobs)
+    report.update(seeds=seeds, sizes=list(sizes), **means)
+    targets = accuracy_targets(means, sizes)
+    if not args.quick:
+        report["deal_luck_share"] = {str(p): deal_luck_share(p, LUCK_DEALS, LUCK_REPLAYS) for p in LUCK_PS}
+    if tt_seeds:
+        study_sizes = list(TT_SIZES)
+        study = run_duplicate_study(THREE_THIRTEEN, tt_seeds, study_sizes, args.jobs)
+        study["deal_luck_share"] = {
+            str(p): deal_luck_share(p, TT_LUCK_DEALS, LUCK_REPLAYS, THREE_THIRTEEN) for p in TT_LUCK_PS
+        }
+        report["three_thirteen"] = study
+        targets.append(duplicate_study_target(study, study_sizes))
+    if close_seeds:
+        report["close_field"] = {}
+        for game in (GAME, THREE_THIRTEEN):
+            study = run_duplicate_study(game, close_seeds, CLOSE_SIZES, args.jobs, CLOSE_P_MAX[game])
+            report["close_field"][game] = study
+            targets.append(duplicate_study_target(study, CLOSE_SIZES))
     if args.experiments:
         report["experiments"] = run_experiments(seeds, sizes, args.jobs)
         report["duplicate_worth"] = map_jobs(duplicate_worth, WORTH_TABLES, args.jobs)
     report["targets"] = targets
-    report["load_average_after"] = list(os_load())
-    if args.json:
-        print(json.dumps(report))
-        return
-    print_report(report)
-
-
-def os_load() -> tuple[float, ...]:
-    """The machine's load average (1, 5, 15 min): the machine is shared, say how busy it was."""
-    return tuple(round(value, 2) for value in os.getloadavg())
+    run.finish(args, report, print_report)
 
 
 if __name__ == "__main__":
