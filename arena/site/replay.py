@@ -37,7 +37,7 @@ On disk (`script_text`): the small facts as JSON (format, game, rules, seed, sea
 places, scores, forfeits, faults, or error) and the bulk (PACKED: decisions, actions,
 legal, cards, steps, frames) as one zlib-compressed JSON, base64, in `z`; the viewer
 inflates it (DecompressionStream) before it draws. A long game's replay is 5-7x smaller
-so (docs/performance.md, "Replay size"); `read_script` gives the data back.
+so (docs/performance.md, "The site"); `read_script` gives the data back.
 """
 
 from __future__ import annotations
