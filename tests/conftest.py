@@ -33,3 +33,25 @@ LONGEST_FIRST = (
 def pytest_collection_modifyitems(session, config, items) -> None:
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
+# ---------------------------------------------------------------- the checkout stays clean
+
+import pathlib  # noqa: E402
+
+import pytest  # noqa: E402
+
+_CHECKOUT_REGISTRY_DOOR = pathlib.Path(__file__).resolve().parent.parent / "bots" / ".door"
+
+
+@pytest.fixture(autouse=True)
+def _no_door_book_in_the_checkout():
+    """A test that serves a door over the default registry (./bots, the checkout's own
+    example bots) writes its book there: every test must give a registry of its own."""
+    existed = _CHECKOUT_REGISTRY_DOOR.exists()
+    yield
+    if not existed and _CHECKOUT_REGISTRY_DOOR.exists():
+        import shutil
+
+        shutil.rmtree(_CHECKOUT_REGISTRY_DOOR, ignore_errors=True)
+        pytest.fail("this test wrote bots/.door/ into the checkout: give it a registry of its own")

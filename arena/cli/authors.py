@@ -101,7 +101,7 @@ def serve_door(
     from arena.botcopy import FolderLimits
     from arena.registry.submit import default_registry
     from arena.sandbox import Limits
-    from arena.web.app import AppServer, create_app
+    from arena.web.app import AppServer, check_address, create_app
     from arena.web.league_games import ServedGames, served_games_for
     from arena.web.door_pages import door_app
     from arena.web.queue import QueueSettings
@@ -113,6 +113,8 @@ def serve_door(
         return AppServer(create_app(site, served=served), host, port, **(tls or {})), _NoDoor()
     if validate_sandbox not in ("docker", "local"):
         raise WebError(f"--validate-sandbox {validate_sandbox!r}: use docker, or local for authors you trust")
+    # A refused address is refused before the door's book is opened (and made) anywhere.
+    check_address(host, tls=(tls or {}).get("certfile") is not None, insecure_http=bool((tls or {}).get("insecure_http")))
     uploads = UploadLimits(**(upload_limits or {}))
     door = Door(
         registry=registry.expanduser().resolve() if registry else default_registry(),

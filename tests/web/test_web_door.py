@@ -174,6 +174,7 @@ def test_serve_with_submissions_refuses_a_public_address_in_clear(tmp_path, host
     done = subprocess.run(
         [sys.executable, "-m", "arena", "serve", str(tmp_path), "--submissions", "--host", host],
         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "COLUMNS": "300"},
-        timeout=60,
+        timeout=60, cwd=tmp_path,
     )
     assert done.returncode == 2 and f"--host {host} is reachable from other machines" in done.stderr
+    assert not (tmp_path / "bots").exists()  # refused before the default registry's door book is made
