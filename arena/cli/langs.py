@@ -34,23 +34,25 @@ def images_build(
     wanted = languages or list(LANGUAGES)
     for language in wanted:
         if language not in LANGUAGES:
-            typer.echo(f"error: {unknown_language(language)}", err=True)
+            typer.echo(wrapped(f"arena: error: {unknown_language(language)}"), err=True)
             raise typer.Exit(2)
     try:
         client = docker.from_env(timeout=1800)
         client.ping()
     except Exception as error:  # noqa: BLE001 - any failure: no engine here
-        typer.echo(f"error: the Docker engine is not reachable ({error}); start it (.ci/docker-up)", err=True)
+        typer.echo(wrapped(f"arena: error: the Docker engine is not reachable ({error}); start it (.ci/docker-up)"),
+                   err=True)
         raise typer.Exit(1) from None
     base = default_image()
     for language in wanted:
         try:
             tag, built = build_language_image(client, language, base, typer.echo)
         except docker.errors.ImageNotFound:
-            typer.echo(f"error: the base image {base} is not present; build it with .ci/docker-up", err=True)
+            typer.echo(wrapped(f"arena: error: the base image {base} is not present; build it with .ci/docker-up"),
+                       err=True)
             raise typer.Exit(1) from None
         except RuntimeError as error:
-            typer.echo(f"error: {error}", err=True)
+            typer.echo(wrapped(f"arena: error: {error}"), err=True)
             raise typer.Exit(1) from None
         typer.echo(f"{language:7} {tag} ({'built' if built else 'present'})")
 
@@ -78,12 +80,18 @@ def images_list() -> None:
 
 def new_command(bot_dir: str, language: str) -> None:
     """Copy a starter kit (what `arena new` does); exit 2 with one line when it cannot."""
+    import shlex
+
     from arena.langs.kits import KitError, new_bot
+    from arena.resources import bots_dir
 
     try:
         made = new_bot(bot_dir, language)
     except KitError as error:
-        typer.echo(f"error: {error}", err=True)
+        typer.echo(wrapped(f"arena: error: {error}"), err=True)
         raise typer.Exit(2) from None
-    typer.echo(wrapped(f"made {made} from the {language} kit; read its README.md, then: arena match three-thirteen "
-                       f"{bot_dir} RANDOM --sandbox docker"))
+    # The kit's README says the same two lines (RANDOM_BOT); each is a command to copy as it is.
+    typer.echo(wrapped(f"made {made} from the {language} kit; read its README.md. Play it against arena's random "
+                       "bot, in Docker as a league plays it:", hanging=0))
+    typer.echo(f"  RANDOM_BOT={shlex.quote(str(bots_dir() / 'random'))}")
+    typer.echo(f"  arena match three-thirteen {shlex.quote(bot_dir)} \"$RANDOM_BOT\" --sandbox docker")

@@ -35,7 +35,8 @@ def available() -> list[str]:
 
 def new_bot(target: str | Path, language: str) -> Path:
     """Copy the kit of `language` to `target` (which must not exist, or be empty); its
-    bot.toml's name becomes the folder's name. The folder made."""
+    bot.toml's name, and the name its source says in `ready`, become the folder's name.
+    The folder made."""
     kit = KIT_NAMES.get(language.lower())
     if kit is None or kit not in available():
         raise KitError(f"no starter kit for {language!r}; kits: {', '.join(available())}")
@@ -47,4 +48,11 @@ def new_bot(target: str | Path, language: str) -> Path:
                     ignore=shutil.ignore_patterns("build", "target", "__pycache__", "*.class"))
     manifest = target / "bot.toml"
     manifest.write_text(_NAME_LINE.sub(f'name = "{name}"', manifest.read_text(), count=1))
+    # The kit's source says its name in `ready` ("rust-kit"): the same name as bot.toml's.
+    # A name is letters, digits, '.', '_' and '-': a string literal in every kit's language.
+    for path in target.rglob("*"):
+        if path.is_file() and path.name not in ("bot.toml", "README.md"):
+            source = path.read_text(errors="surrogateescape")
+            if f'"{kit}-kit"' in source:
+                path.write_text(source.replace(f'"{kit}-kit"', f'"{name}"'), errors="surrogateescape")
     return target

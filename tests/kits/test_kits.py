@@ -61,6 +61,60 @@ def test_every_language_of_the_tests_has_a_kit_and_arena_new_copies_it(tmp_path)
         new_bot(tmp_path / "other", "cobol")
 
 
+def test_arena_new_prints_the_command_its_kit_readme_writes(tmp_path, monkeypatch):
+    """Issue 34 part 8: `arena new` and the kit's README name the random bot alike
+    (RANDOM_BOT, a real folder), and `arena new`'s mistakes start with "arena: error:"."""
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    for language in KITS:
+        run = CliRunner().invoke(app, ["new", f"my-{language}", "--language", language], env={"COLUMNS": "80"})
+        assert run.exit_code == 0, run.output
+        said = run.stdout.splitlines()
+        assert all(len(line) <= 80 for line in said), said
+        assert said[-2].startswith("  RANDOM_BOT=") and said[-1] == (
+            f'  arena match three-thirteen my-{language} "$RANDOM_BOT" --sandbox docker')
+        random_bot = Path(said[-2].split("=", 1)[1])
+        assert load_bot(random_bot).name == "random"
+        readme = " ".join((tmp_path / f"my-{language}" / "README.md").read_text().split())
+        assert "set RANDOM_BOT as `arena new` printed" in readme
+        assert 'arena match three-thirteen . "$RANDOM_BOT" --sandbox docker' in readme
+        assert "RANDOM_BOT " not in readme.replace("set RANDOM_BOT as", "")  # no other spelling of it
+    wrong = CliRunner().invoke(app, ["new", "x", "--language", "python3"])
+    assert wrong.exit_code == 2 and wrong.stderr.startswith("arena: error: no starter kit for 'python3'; kits: ")
+
+
+def test_every_kit_says_the_name_of_its_bot_toml(tmp_path):
+    """Issue 34 part 8: a kit's `ready` names the bot as its bot.toml does, not "rust-kit"."""
+    import subprocess
+    import sys
+
+    for language in KITS:
+        made = new_bot(tmp_path / f"ann-{language}", language)
+        assert load_bot(made).name == f"ann-{language}"
+        sources = [path for path in made.rglob("*") if path.is_file() and path.name not in ("bot.toml", "README.md")]
+        said = [path for path in sources if f'"ann-{language}"' in path.read_text(errors="replace")]
+        assert len(said) == 1, (language, said)
+        assert not any(f'"{language}-kit"' in path.read_text(errors="replace") for path in sources)
+    hello = {"type": "hello", "protocol": 1, "game": "3up3down", "players": 2, "rules": {}, "games": 1, "seed": 1,
+             "seat": 0}
+    answer = subprocess.run([sys.executable, "bot.py"], cwd=tmp_path / "ann-python", input=json.dumps(hello) + "\n",
+                            capture_output=True, text=True, timeout=60)
+    assert json.loads(answer.stdout.splitlines()[0])["name"] == "ann-python"
+
+
+def test_a_compiled_kits_readme_says_how_to_submit_and_what_becomes_of_build(tmp_path):
+    """Issue 34 part 8: "submit it" says where to (--to URL, or a registry) and what
+    becomes of build/."""
+    for language in KITS:
+        readme = " ".join((ROOT / "kits" / language / "README.md").read_text().split())
+        assert "`arena submit . --to URL` (a served arena;" in readme
+        if load_bot(ROOT / "kits" / language).build:
+            assert "build/ may stay or go: arena builds the bot again from your sources, in the sandbox." in readme
+
+
 @pytest.mark.parametrize("language", KITS)
 def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_client, tmp_path, language):
     language_image(docker_client, language)
