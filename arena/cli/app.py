@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from arena.cli import bots, games, league, match, report, standings, tournament
-from arena.cli.console import UsageError, errors
+from arena.cli.console import UsageError, errors, say_error
 from arena.cli.langs import images_app  # light: Typer only
 from arena.cli.authors import authors_app  # light: Typer only
 from engine import GameError
@@ -85,12 +85,12 @@ def main() -> None:
         GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused,
         ReportError, WebError, LimitsError,
     ) as mistake:
-        errors.print(f"arena: error: {mistake}", highlight=False, markup=False, soft_wrap=True)
+        say_error(f"arena: error: {mistake}")
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)
         sys.exit(130)
     except SandboxError as failure:
         # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
-        errors.print(f"arena: internal error: {failure}", highlight=False, markup=False, soft_wrap=True)
+        say_error(f"arena: internal error: {failure}")
         sys.exit(1)

@@ -41,6 +41,15 @@ def say(line: str, to=None) -> None:
     where.print(wrapped(line, where.width), highlight=False, markup=False, soft_wrap=True)
 
 
+def say_error(text: str) -> None:
+    """A mistake on stderr: its first line whole (one line to read, or to search for),
+    the lines of its list (a refusal's reasons, bot.toml's mistakes, a build's output)
+    wrapped at the terminal's width, each under its own indentation."""
+    head, _, rest = text.partition("\n")
+    errors.print(head + ("\n" + wrapped(rest, errors.width) if rest else ""), highlight=False, markup=False,
+                 soft_wrap=True)
+
+
 def warn_public_seed(seed: int) -> None:
     from arena.store.seeds import PUBLIC_SEED_WARNING
 

@@ -125,7 +125,7 @@ def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
     program = spec.build[0]
     found = shutil.which(program, path=env["PATH"]) if "/" not in program else str(folder / program)
     if found is None or not Path(found).is_file():
-        raise BuildFailed(_failed(spec, 127).split("; its output")[0])
+        raise BuildFailed(_failed(spec, 127, local=True).split("; its output")[0])
     argv = [
         sys.executable, "-I", "-S", str(SHIM), str(int(timeout_s) + 1), str(BUILD_MEMORY_MB << 20),
         str(BUILD_FILE_MB << 20), "1" if root else "0", found, *spec.build,
@@ -148,19 +148,26 @@ def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
         except ProcessLookupError:
             pass
     if process.returncode != 0:
-        raise BuildFailed(_failed(spec, process.returncode), output.decode("utf-8", "replace"))
+        raise BuildFailed(_failed(spec, process.returncode, local=True), output.decode("utf-8", "replace"))
 
 
 def _timed_out(spec: Any, timeout_s: float) -> str:
     return f"its build ({' '.join(spec.build)}) did not end within {timeout_s:.0f} s: make it faster"
 
 
-def _failed(spec: Any, code: int) -> str:
+def _failed(spec: Any, code: int, local: bool = False) -> str:
     what = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-    hint = (
-        f"; its program {spec.build[0]!r} was not found: set `language` in bot.toml to an image that has it"
-        if code == 127 else ""
-    )
+    hint = ""
+    if code == 127 and local and getattr(spec, "language", None):
+        # The toolchain is the language image's: here it is missing, or (cargo under
+        # /root, say) not runnable by the build's user. Whichever program it was, the
+        # cure is the image, not bot.toml ('sh' of `sh build.sh` is never the one missing).
+        language = spec.language
+        hint = (f"; a program it runs is missing on this machine or not runnable by the build's user: a bot "
+                f"with language = \"{language}\" builds in arena's {language} image: run it with --sandbox docker "
+                f"(once: arena images build {language})")
+    elif code == 127:
+        hint = f"; its program {spec.build[0]!r} was not found: set `language` in bot.toml to an image that has it"
     return f"its build ({' '.join(spec.build)}) {what}{hint}; its output ends with:"
 
 

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from arena.web.play_routes import play_router
 from arena.human.table import PlayHost, PlayTable, TableConfig
 from arena.site.writer import SITE_DIR
+from arena.terminal import wrapped
 from arena.web.app import AppServer, create_app
 
 HOST = "127.0.0.1"
@@ -47,7 +48,9 @@ def run_play(
         links = seat_links(table, server.url)
         for seat, link in links:
             say(f"seat {seat} ({table.names[seat]}): {link}")
-        say(f"games are stored in {config.out}, their replays at {server.url}; Ctrl-C stops")
+        # Each line within 80 columns (a path alone may be longer): the link ends its own.
+        say(wrapped(f"games are stored in {config.out}; Ctrl-C stops"))
+        say(f"their replays: {server.url}")
         if open_browser and links:
             webbrowser.open(links[0][1])
         server.serve_forever()

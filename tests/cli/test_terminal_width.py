@@ -204,3 +204,30 @@ def test_the_session_shows_what_must_fit(session):
     assert "ann@2.0 joins" in session["league again"].stdout and "retired" in session["standings league"].stdout
     assert {"serve --help", "league --help", "submit --help", "match --help", "play --help"} <= set(session)
     assert any(label.startswith("authors ") for label in session)
+
+
+def test_a_mistakes_list_fits_80_columns_under_its_first_line(tmp_path):
+    """Issue 34 part 9: bot.toml's mistakes under `arena match` (a line of 98) and a
+    refusal's reasons under `arena submit` (87) are wrapped, each under its bullet; the
+    first line stays whole (the folder in a short path here, so that it fits too)."""
+    import tempfile
+
+    short = Path(tempfile.mkdtemp(prefix="w", dir="/tmp"))
+    try:
+        bad = short / "bad"
+        bad.mkdir()
+        (bad / "bot.toml").write_text('name = "bad bot"\nversion = "1.0"\ngames = ["3up3down", "poker"]\n')
+        linked = copy_bot(RANDOM, short / "linked", "linked")
+        (linked / "shadow").symlink_to("/etc/shadow")
+        (linked / "data.bin").write_bytes(b"x" * 1_500_000)
+        runs = {
+            "match": arena("match", "3up3down", str(bad), str(RANDOM), ok=False),
+            "submit": arena("submit", str(linked), "--registry", str(short / "r"), "--max-file-mb", "1", ok=False),
+        }
+    finally:
+        shutil.rmtree(short)
+    said = {label: run.stderr for label, run in runs.items()}
+    assert "  - 'name' is 'bad bot'; allowed: 1-64 letters" in said["match"]
+    assert "  - shadow: is a symbolic link (to '/etc/shadow'); links are not accepted" in said["submit"]
+    wide = {label: lines for label, run in runs.items() if (lines := too_long(run, label))}
+    assert not wide, wide

@@ -131,11 +131,14 @@ def test_submit_refusal_shows_the_bots_stderr_and_a_hint(tmp_path):
     missing = bot_folder(tmp_path / "p4", '"python4 bot.py"')
     run = arena("submit", str(missing), "--registry", str(tmp_path / "registry"))
     assert run.returncode == 2
-    lines = run.stderr.splitlines()
-    first = lines.index("  - smoke match of 3up3down, game 1: CRASH at the start of the game: exited with code 127")
-    assert lines[first + 1] == "      its stderr ends with:"
-    assert lines[first + 2].startswith("      | arena: cannot run 'python4'")
-    assert lines[first + 3].startswith("      hint: the program in bot.toml's `command` was not found")
+    lines = run.stderr.splitlines()  # each line of a reason wrapped at 80 columns, under its indentation
+    first = lines.index("  - smoke match of 3up3down, game 1: CRASH at the start of the game: exited with")
+    assert lines[first + 1] == "    code 127"
+    assert lines[first + 2] == "      its stderr ends with:"
+    assert lines[first + 3].startswith("      | arena: cannot run 'python4'")
+    hint = next(n for n in range(first + 4, len(lines)) if not lines[n].startswith("        "))
+    assert lines[hint].startswith("      hint: the program in bot.toml's `command` was not found")
+    assert max(len(line) for line in lines[first:]) <= 80
     assert not (tmp_path / "registry").exists()
 
 
@@ -274,12 +277,13 @@ def test_a_download_in_a_dockerfile_fails_and_the_refusal_says_builds_have_no_ne
     run = arena("submit", str(bot), "--sandbox", "docker", "--registry", str(tmp_path / "registry"),
                 env={"ARENA_DOCKER_BUILD_NETWORK": ""})
     assert run.returncode == 2
+    said = " ".join(run.stderr.split())  # the reasons are wrapped at 80 columns
     assert "building its Docker image failed: its Dockerfile did not build: The command '/bin/sh -c apt-get " \
-           "install -y jq' returned a non-zero code: 100 (the build's last words: " in run.stderr
-    assert "E: Unable to locate package jq" in run.stderr
+           "install -y jq' returned a non-zero code: 100 (the build's last words: " in said
+    assert "E: Unable to locate package jq" in said
     assert ("Bot images are built without network: a RUN step that downloads (apt-get install, pip install, npm "
             "install) fails; put what the bot needs in its folder, or the organiser may allow network for build "
-            "steps only: ARENA_DOCKER_BUILD_NETWORK=bridge (the bot still runs without network)") in run.stderr
+            "steps only: ARENA_DOCKER_BUILD_NETWORK=bridge (the bot still runs without network)") in said
 
 
 def test_the_organiser_may_give_build_steps_a_network(docker_engine, tmp_path, monkeypatch):

@@ -88,6 +88,21 @@ def test_a_build_whose_program_is_missing_says_so(tmp_path):
     )
 
 
+def test_a_kit_built_here_without_its_toolchain_is_told_to_use_its_image(tmp_path):
+    """Issue 34 part 5: a bot with a `language` whose local build cannot find (or run) a
+    program, directly or through `sh build.sh`, is told that it builds in its language's
+    image with --sandbox docker; never that 'sh' was not found."""
+    through_sh = make_bot(tmp_path / "rusty", '["sh", "-c", "no-such-cargo build"]', extra='language = "rust"\n')
+    missing = make_bot(tmp_path / "gopher", '["no-such-go", "build"]', name="gopher", extra='language = "go"\n')
+    for bot, language in ((through_sh, "rust"), (missing, "go")):
+        with pytest.raises(BuildFailed) as caught:
+            run_build(load_bot(bot).spec(), get_sandbox("local"))
+        line = caught.value.line
+        assert "was not found: set `language`" not in line, line
+        assert (f"a bot with language = \"{language}\" builds in arena's {language} image: run it with --sandbox "
+                f"docker (once: arena images build {language})") in line, line
+
+
 def test_a_build_that_runs_too_long_is_killed(tmp_path):
     bot = make_bot(tmp_path / "bot", '["sh", "-c", "sleep 30 & sleep 30"]')
     started = time.monotonic()

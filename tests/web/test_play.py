@@ -415,13 +415,16 @@ def test_arena_play_serves_a_table_stores_its_games_and_stops_on_ctrl_c(tmp_path
 
     env = {**os.environ, "PYTHONPATH": str(RANDOM.parent.parent)}
     command = [sys.executable, "-m", "arena", "play", "three-thirteen", "--no-open", "--port", "0",
-               "--rule", "max_turns_per_round=1", "--out", str(tmp_path / "mine")]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+               "--rule", "max_turns_per_round=1", "--out", "mine"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               cwd=tmp_path)
     try:
         line = process.stdout.readline()
         link = re.fullmatch(r"seat 0 \(human\): (http://127\.0\.0\.1:(\d+)/play/#t=([\w-]+))\n", line)
         assert link, line
-        assert process.stdout.readline().startswith("games are stored in ")
+        said = [process.stdout.readline(), process.stdout.readline()]
+        assert said == ["games are stored in mine; Ctrl-C stops\n", f"their replays: http://127.0.0.1:{link.group(2)}/\n"]
+        assert all(len(line.rstrip("\n")) <= 80 for line in [line, *said])  # issue 34 part 9 (it was 85)
         with connect(f"ws://127.0.0.1:{link.group(2)}/play/ws") as socket:
             socket.send(json.dumps({"type": "join", "token": link.group(3)}))
             while True:
