@@ -68,6 +68,9 @@ def submit_remote(
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
             answer = client.post("/api/submissions", content=body, headers={"Content-Type": "application/gzip"})
+            if answer.status_code in (404, 405, 503) and not _from_the_door(answer):
+                say(_no_door(base))  # the site alone answered: a page's address, or no door on that server
+                return 2
             if answer.status_code != 202:
                 say(f"refused ({answer.status_code}): {_line(answer)}")
                 return 2 if answer.status_code == 401 else 1
@@ -119,6 +122,26 @@ def _where(client: httpx.Client, name: str, wait_s: float, poll_s: float) -> str
     where = f"rank {standing['rank']} of {standing['of']}" + (f", 90% interval {band[0]}-{band[1]}" if band else "")
     state = standing["status"] if standing["status"] != "active" else ("settled" if standing["settled"] else "provisional")
     return f"{standing['bot']}: {standing['games']} games so far, {where}; {state}"
+
+
+def _from_the_door(answer: httpx.Response) -> bool:
+    """True when the door's API answered (its refusals are JSON with an "error")."""
+    try:
+        return isinstance(answer.json(), dict) and "error" in answer.json()
+    except ValueError:
+        return False
+
+
+def _no_door(base: str) -> str:
+    """What to do when `base` takes no submissions: its root, if it was a page's address
+    (the /door/ page the server prints, say); else a server started without the door."""
+    parsed = httpx.URL(base + "/")
+    root = str(parsed.copy_with(path="/", query=None, fragment=None))
+    if parsed.path.strip("/"):
+        return (f"--to {base}/ is a page of the arena, not its address: give the server's address alone, "
+                f"--to {root}")
+    return (f"{root} takes no submissions: it serves a site only; ask the organiser for the address of an arena "
+            "started with --submissions (arena serve --submissions, or arena league --serve)")
 
 
 def _line(answer: httpx.Response) -> str:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from arena.cli.app import app
 from arena.web.authors import Book
 from arena.web.client import pack, submit_remote
+from arena.web.commands import serve_door
 from tests.web_helpers import (
     ROOT,
     bot_folder,
@@ -153,6 +154,31 @@ def test_arena_submit_to_exits_2_without_a_token_or_a_server(tmp_path):
     nobody = subprocess.run([sys.executable, "-m", "arena", "submit", str(folder), "--to", "http://127.0.0.1:9"],
                             capture_output=True, text=True, env=dict(env, ARENA_TOKEN="arena_x"), timeout=60)
     assert nobody.returncode == 2 and "cannot reach http://127.0.0.1:9" in nobody.stdout
+
+
+def test_submit_to_a_page_or_to_a_server_without_the_door_says_which_address_and_exits_2(tmp_path):
+    """Issue 34 part 5: `--to` the /door/ page the server prints, or a server started
+    without --submissions, said "refused (405): {'detail': 'Method Not Allowed'}" with exit
+    1; it says which address to give, exit 2."""
+    folder = bot_folder(tmp_path, "lost")
+    lines: list[str] = []
+    with door_server(tmp_path) as (server, door, registry):
+        token = token_for(registry, "ann")
+        assert submit_remote(folder, server.url + "door/", token, say=lines.append) == 2
+    assert lines == [f"--to {server.url}door/ is a page of the arena, not its address: give the server's address "
+                     f"alone, --to {server.url}"]
+    site = tmp_path / "plain" / "site"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("<!doctype html><title>standings</title>")
+    plain, _ = serve_door(site, registry=None, host="127.0.0.1", port=0, submissions=False)
+    plain.start()
+    try:
+        lines.clear()
+        assert submit_remote(folder, plain.url, token, say=lines.append) == 2
+    finally:
+        plain.shutdown()
+    assert lines == [f"{plain.url} takes no submissions: it serves a site only; ask the organiser for the address of "
+                     "an arena started with --submissions (arena serve --submissions, or arena league --serve)"]
 
 
 def test_a_tar_with_one_top_folder_is_that_folder(tmp_path):
