@@ -12,6 +12,7 @@ import typer
 
 from arena.cli import bots, games, league, match, report, standings, tournament
 from arena.cli.console import UsageError, errors, say_error
+from arena.cli.flags import SeveralAfterOneFlag
 from arena.cli.langs import images_app  # light: Typer only
 from arena.cli.authors import authors_app  # light: Typer only
 from engine import GameError
@@ -54,7 +55,7 @@ app.command("games")(games.games_command)
 app.command("demo")(tournament.demo_command)
 app.command("schema")(games.schema_command)
 app.command("match")(match.match_command)
-app.command("run")(tournament.run_command)
+app.command("run", cls=SeveralAfterOneFlag)(tournament.run_command)
 app.command("secret")(tournament.secret_command)
 app.command("standings")(standings.standings_command)
 app.command("submit")(bots.submit_command)

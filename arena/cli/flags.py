@@ -5,9 +5,11 @@ flag not given; arena.limits checks the values (`limits_from_flags`, the file's 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from arena.limits import Limits, help_of
 
@@ -63,3 +65,40 @@ def overrides_of(settings: dict[str, Any], limits: dict[str, Any]) -> dict[str, 
     if limits:
         overrides["limits"] = limits
     return overrides
+
+
+class SeveralAfterOneFlag(TyperCommand):
+    """A command whose list flags (SEVERAL) take every word after them up to the next flag,
+    as the README writes them: `--bots a b c` is `--bots a --bots b --bots c` (a shell's
+    glob gives several words). A word that names an existing file is not taken (a bot is a
+    folder or a glob): `arena run --bots a b ladder.toml` still reads ladder.toml."""
+
+    SEVERAL = ("--bots", "--bot", "--challenger")
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, several_after_one(args, self.SEVERAL))
+
+
+def several_after_one(args: list[str], flags: tuple[str, ...]) -> list[str]:
+    """`args` with each flag of `flags` repeated before every further word it takes."""
+    spread: list[str] = []
+    taking: str | None = None  # the list flag whose words these are
+    taken = 0
+    for number, word in enumerate(args):
+        if word == "--":
+            spread.extend(args[number:])
+            break
+        if word.startswith("-") and word != "-":
+            name = word.split("=", 1)[0]
+            taking = name if name in flags else None
+            taken = 1 if "=" in word else 0
+            spread.append(word)
+            continue
+        if taking is not None and not Path(word).is_file():
+            if taken:
+                spread.append(taking)
+            taken += 1
+        else:
+            taking = None
+        spread.append(word)
+    return spread

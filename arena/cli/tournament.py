@@ -37,7 +37,7 @@ def run_command(
     ] = None,
     game: Annotated[Optional[str], typer.Option(help="Game name (see `arena games`).")] = None,
     bots: Annotated[
-        Optional[list[str]], typer.Option("--bots", "--bot", help="Bot folder or glob; repeatable.")
+        Optional[list[str]], typer.Option("--bots", "--bot", help="Bot folders or globs, several after one --bots (or the flag again).")
     ] = None,
     seats: Annotated[Optional[int], typer.Option(help="Seats per table (2-6).")] = None,
     tournament_format: Annotated[
@@ -46,7 +46,7 @@ def run_command(
     rounds: Annotated[Optional[int], typer.Option(help="Rounds (Swiss: required; round-robin: design rounds).")] = None,
     cycles: Annotated[Optional[int], typer.Option(help="Round-robin: how many complete cycles.")] = None,
     challengers: Annotated[
-        Optional[list[str]], typer.Option("--challenger", help="Gauntlet challenger folder or glob; repeatable.")
+        Optional[list[str]], typer.Option("--challenger", help="Gauntlet challenger folders or globs, several after one flag (or the flag again).")
     ] = None,
     duplicate: Annotated[
         Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seat rotation.")
@@ -117,7 +117,9 @@ def run_command(
         )
 
     try:
-        outcome = run_tournament(config, progress=show, allow_changes=allow_changes)
+        # Said before the bar starts: what the games will be other than the settings say.
+        outcome = run_tournament(config, progress=show, allow_changes=allow_changes,
+                                 notice=lambda note: say(f"arena: {note}", errors))
     except TournamentInterrupted as stopped:
         stop_bar(bar)
         say_stopped(f"{stopped.done} of {stopped.total} games are stored in {stopped.output}")

@@ -40,6 +40,33 @@ SANDBOXES = ("local", "docker")
 BOT_PROCESSES = ("per-game", "per-slot")
 
 
+def swiss_sizes(bots: int, seats: int) -> list[int]:
+    """The table sizes of a Swiss round of `bots` at `seats` a table: the fewest tables,
+    sizes differing by at most one, larger first; two seats and an odd field leave one bot
+    out (a bye). Checked by `arena.run.swiss.swiss_table_sizes`; the site says them."""
+    if seats == 2 and bots % 2:
+        bots -= 1
+    tables = -(-bots // seats)
+    small, extra = divmod(bots, tables)
+    return [small + 1] * extra + [small] * (tables - extra)
+
+
+def said_sizes(sizes: Sequence[int]) -> str:
+    """Table sizes as a reader says them: "3 and 3", "4, 3 and 3"."""
+    words = [str(size) for size in sizes]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def swiss_seats_note(bots: int, seats: int) -> str | None:
+    """What a Swiss of `bots` at `seats` plays when that is not tables of `seats` (None
+    when it is): the terminal says it before the first game, the site beside the seats."""
+    sizes = swiss_sizes(bots, seats)
+    if all(size == seats for size in sizes):
+        return None
+    return (f"seats = {seats}, but a Swiss round of {bots} bots seats tables of {said_sizes(sizes)}: the fewest "
+            f"tables that hold every bot, their sizes within one")
+
+
 def default_bot_process(sandbox: str) -> str:
     """per-slot for the local sandbox (trusted code, speed), per-game for Docker (untrusted)."""
     return "per-slot" if sandbox == "local" else "per-game"

@@ -33,6 +33,7 @@ from arena.config.tournament_file import (
     SettingsChanged,
     TournamentConfig,
     TournamentError,
+    swiss_seats_note,
     validate_config,
 )
 from arena.langs.build import BuildFailed, build_bots
@@ -260,14 +261,24 @@ def run_tournament(
     stop: threading.Event | None = None,
     sandbox: Sandbox | None = None,
     report: bool = True,
+    notice: Callable[[str], None] | None = None,
 ) -> TournamentOutcome:
     """Run (or resume) a tournament into its output folder; returns the standings.
 
     Raises TournamentError (bad bots, changed settings), TournamentInterrupted (Ctrl-C or
     `stop` set: every finished game is stored), or arena's own SandboxError. `report=False`
-    skips the HTML site (benchmarks).
+    skips the HTML site (benchmarks). `notice` is told, before any game, what the games
+    will be other than the settings say: a Swiss whose field `seats` does not divide
+    plays smaller tables (`swiss_seats_note`).
     """
     field_bots, challengers = resolve_bots(config, in_process)
+    if config.format == "swiss":
+        if len(field_bots) < config.seats:  # as a round-robin and a gauntlet: no table of `seats` could be
+            raise TournamentError([f"schedule: a Swiss at {config.seats} seats needs at least {config.seats} bots, "
+                                   f"got {len(field_bots)}; lower seats or add bots"])
+        note = swiss_seats_note(len(field_bots), config.seats)
+        if note and notice is not None:
+            notice(note)
     try:
         RatingSettings(**config.rating.model_dump())
     except RatingSettingsError as error:

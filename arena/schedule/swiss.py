@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.config.tournament_file import swiss_sizes
 from arena.schedule.seating import (
     ScheduleError,
     check_bots,
@@ -68,11 +69,7 @@ def swiss_table_sizes(bots: int, seats: int) -> list[int]:
     check_seats(seats)
     if bots < 2:
         raise ScheduleError(f"a Swiss round needs at least 2 bots, got {bots}")
-    if seats == 2 and bots % 2:
-        bots -= 1
-    tables = math.ceil(bots / seats)
-    small, extra = divmod(bots, tables)
-    return [small + 1] * extra + [small] * (tables - extra)
+    return swiss_sizes(bots, seats)
 
 
 def swiss_round(

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena.config.tournament import said_sizes, swiss_sizes
 from engine.registry import get_game
 
 
@@ -61,8 +62,17 @@ def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
         elif cycles > 1:
             text += f", {cycles} times over"
     rows.append(("format", text))
+    seats_said = None  # the hero's words: "4 seats", or a Swiss's smaller tables
     if settings.get("seats"):
-        rows.append(("tables", f"{settings['seats']} seats"))
+        seats, field = settings["seats"], settings.get("bots")
+        seats_said = tables = f"{seats} seats"
+        if fmt == "swiss" and isinstance(field, list) and len(field) >= 2 and isinstance(seats, int):
+            sizes = swiss_sizes(len(field), seats)
+            if any(size != seats for size in sizes):
+                seats_said = f"tables of {said_sizes(sizes)} ({seats} seats asked)"
+                tables = (f"{seats_said}: a Swiss round of {len(field)} bots seats the fewest tables that hold "
+                          "every bot, their sizes within one")
+        rows.append(("tables", tables))
     if "duplicate" in settings:
         rows.append(
             ("deals", "duplicate: every deal is played once in each seat rotation" if settings["duplicate"]
@@ -108,7 +118,7 @@ def settings_summary(settings: dict[str, Any]) -> dict[str, Any]:
         all_rules.append(rule)
         if spec is None or spec.default != value:
             changed.append(rule)
-    return {"rows": rows, "rules": all_rules, "changed_rules": changed}
+    return {"rows": rows, "rules": all_rules, "changed_rules": changed, "seats": seats_said}
 
 
 # --- a league bot's membership ------------------------------------------------------------

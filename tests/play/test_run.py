@@ -328,3 +328,50 @@ def test_a_game_spec_is_small_and_picklable_for_a_cluster(tmp_path, bot_dirs):
     # A pure function of the spec (deterministic bots).
     assert first.result.model_dump(exclude=timing) == second.result.model_dump(exclude=timing)
     assert first.result.seats == list(game.table) and first.result.seed == game.seed
+
+
+def test_several_bots_after_one_flag_and_a_swiss_says_its_tables_before_playing(tmp_path, bot_dirs):
+    """Issue 34 part 6: `--bots a b c` takes the three (it failed: "unexpected extra
+    argument"); a Swiss of 6 bots at `seats = 5` plays tables of 3 and says so before its
+    first game and on the site (it said nothing; the site said 5 seats); a Swiss of 3
+    bots at 4 seats is refused, as a round-robin is (it played tables of 3)."""
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    run = CliRunner().invoke(app, [
+        "run", "--game", "3up3down", "--format", "swiss", "--rounds", "1", "--seats", "5", "--bots",
+        *map(str, bot_dirs), "--seed", "3", "--rule", "max_turns=40", "--out", str(tmp_path / "six"), "--quiet",
+    ], env={"COLUMNS": "300"})
+    assert run.exit_code == 0, (run.output, run.exception)
+    note = ("arena: seats = 5, but a Swiss round of 6 bots seats tables of 3 and 3: the fewest tables that hold "
+            "every bot, their sizes within one")
+    assert note in run.stderr.splitlines()
+    with Store.open(tmp_path / "six") as store:
+        assert sorted(len(game.bots) for game in store.games()) == [3, 3]
+        assert len(store.settings()["bots"]) == 6
+    index = (tmp_path / "six" / "site" / "index.html").read_text()
+    assert "3up3down · swiss · tables of 3 and 3 (5 seats asked)" in " ".join(index.split())
+    assert ("<dt>tables</dt><dd>tables of 3 and 3 (5 seats asked): a Swiss round of 6 bots seats the fewest tables "
+            "that hold every bot, their sizes within one</dd>") in index
+    three = CliRunner().invoke(app, [
+        "run", "--game", "3up3down", "--format", "swiss", "--rounds", "1", "--seats", "4", "--bots",
+        *map(str, bot_dirs[:3]), "--seed", "3", "--out", str(tmp_path / "three"), "--quiet",
+    ])
+    assert "schedule: a Swiss at 4 seats needs at least 4 bots, got 3; lower seats or add bots" in str(three.exception)
+    assert not (tmp_path / "three" / "arena.sqlite").exists()  # refused before anything is stored
+
+
+def test_a_list_flag_takes_the_words_after_it_but_not_a_file_or_a_flag(tmp_path):
+    from arena.cli.flags import several_after_one
+
+    ladder = tmp_path / "ladder.toml"
+    ladder.write_text("")
+    flags = ("--bots", "--challenger")
+    assert several_after_one(["--bots", "a", "b", "c", "--seats", "3"], flags) == [
+        "--bots", "a", "--bots", "b", "--bots", "c", "--seats", "3"]
+    assert several_after_one(["--bots=a", "b", "--challenger", "x", "y*"], flags) == [
+        "--bots=a", "--bots", "b", "--challenger", "x", "--challenger", "y*"]
+    assert several_after_one(["--bots", "a", "b", str(ladder), "--jobs", "2"], flags) == [
+        "--bots", "a", "--bots", "b", str(ladder), "--jobs", "2"]
+    assert several_after_one([str(ladder), "--seats", "3", "x"], flags) == [str(ladder), "--seats", "3", "x"]
