@@ -87,3 +87,48 @@ def states_seen(lines: list[str]) -> list[str]:
     taken the upload yet (a busy machine), and what a test checks is what comes after."""
     states = [line.strip() for line in lines[1:-1]]
     return states[1:] if states[:1] == ["queued"] else states
+
+
+# A folder bot that exits with code 3 at its fourth decision of every game (a CRASH forfeit).
+CRASHER = """import sys
+
+import arena_bot
+
+count = 0
+
+
+def decide(observation, legal_actions, ctx):
+    global count
+    count += 1
+    if count == 4:
+        print("giving up: this hand makes no sense to me", file=sys.stderr, flush=True)
+        sys.exit(3)
+    return ctx.rng.randrange(len(legal_actions))
+
+
+if __name__ == "__main__":
+    arena_bot.run(decide, name="crasher", version="1")
+"""
+
+
+def ladder_with_three_states(base: Path) -> Path:
+    """A league (in `base`, where door_server looks) whose registry holds ann's `crashy@1`,
+    suspended after two forfeits in a row, and `steady` 1.0 then 2.0: 1.0 retired when 2.0
+    joined, 2.0 playing; three in-process bots fill the tables."""
+    import shutil
+
+    from arena.run.league import run_league
+    from tests.test_league import NAMES, config, in_process
+    from tests.test_league import bot_folder as league_bot
+
+    registry = base / "registry"
+    crashy = registry / "crashy" / "1"
+    shutil.copytree(RANDOM, crashy, ignore=shutil.ignore_patterns("__pycache__"))
+    (crashy / "bot.py").write_text(CRASHER)
+    (crashy / "bot.toml").write_text('name = "crashy"\nversion = "1"\ncommand = ["python3", "bot.py"]\n'
+                                     'games = ["3up3down"]\n')
+    league_bot(registry / "steady", "steady").rename(registry / "steady" / "1.0")
+    run_league(config(base / "league", registry, games=16, suspend_after=2, batch=2), in_process=in_process(NAMES[:3]))
+    league_bot(registry / "steady", "steady", "2.0").rename(registry / "steady" / "2.0")
+    run_league(config(base / "league", registry, games=30, suspend_after=2, batch=2), in_process=in_process(NAMES[:3]))
+    return registry

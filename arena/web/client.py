@@ -99,29 +99,39 @@ def submit_remote(
                 return 1
             say(f"accepted: {row['bot']} (sha256 {(row['content_hash'] or '')[:16]})")
             if league:
-                say(_where(client, row["name"], wait_s, poll_s))
+                say(_where(client, row["name"], row["version"], wait_s, poll_s))
             return 0
     except httpx.HTTPError as error:
         say(f"cannot reach {base}: {error}")
         return 2
 
 
-def _where(client: httpx.Client, name: str, wait_s: float, poll_s: float) -> str:
-    """Where the bot stands in the server's league (waiting a little for its first games)."""
-    deadline = time.monotonic() + wait_s
+def _where(client: httpx.Client, name: str, version: str, wait_s: float, poll_s: float) -> str:
+    """This version's true state in the server's league, in one line: playing (games, rank,
+    band, settled or provisional), joined and waiting for its first game, suspended,
+    retired or removed (with the reason), or not joined yet. Waits up to `wait_s` for
+    the league to take this very version in and play it, or stop it; an older version
+    still playing until this one joins is never taken for it."""
+    bot_id, deadline = f"{name}@{version}", time.monotonic() + wait_s
     while True:
         standing = client.get(f"/api/bots/{name}").json().get("standing")
         if standing is None:
             return "the server runs no league: nothing to rank it in yet"
-        if (standing.get("joined") and standing.get("games")) or time.monotonic() >= deadline:
+        mine = [m for m in standing.get("members", []) if m["bot"] == bot_id or m["bot"].startswith(bot_id + "~")]
+        member = mine[-1] if mine else None
+        if (member and (member["games"] or member["status"] != "active")) or time.monotonic() >= deadline:
             break
         time.sleep(poll_s)
-    if not standing.get("joined"):
-        return f"{name} has not joined the league yet: it joins within seconds"
-    band = standing.get("band")
-    where = f"rank {standing['rank']} of {standing['of']}" + (f", 90% interval {band[0]}-{band[1]}" if band else "")
-    state = standing["status"] if standing["status"] != "active" else ("settled" if standing["settled"] else "provisional")
-    return f"{standing['bot']}: {standing['games']} games so far, {where}; {state}"
+    if member is None:
+        return f"{bot_id} has not joined the league yet: it joins within seconds"
+    if member["status"] != "active":  # suspended, retired or removed: it plays no more
+        since = f" from batch {member['left_at']}" if member.get("left_at") is not None else ""
+        return f"{member['bot']}: {member['games']} games; {member['status']}{since}: {member['reason']}"
+    if not member["games"]:
+        return f"{member['bot']}: joined the league at batch {member['joined_at']}; waiting for its first game"
+    band = member.get("band")
+    where = f"rank {member['rank']} of {standing['of']}" + (f", 90% interval {band[0]}-{band[1]}" if band else "")
+    return f"{member['bot']}: {member['games']} games so far, {where}; {'settled' if member['settled'] else 'provisional'}"
 
 
 def _from_the_door(answer: httpx.Response) -> bool:

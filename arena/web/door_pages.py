@@ -31,6 +31,7 @@ def pages_router() -> APIRouter:
     """GET /door/ and its script."""
     router = APIRouter(include_in_schema=False)
     folder = templates_dir() / "door"
+    assets = templates_dir() / "assets"
 
     @router.get("/door/")
     def door_page() -> FileResponse:
@@ -43,6 +44,16 @@ def pages_router() -> APIRouter:
     @router.get("/door/door.css")
     def door_style() -> FileResponse:
         return FileResponse(folder / "door.css", media_type="text/css; charset=utf-8", headers=PAGE_HEADERS)
+
+    # The site's own stylesheet and icon: the door looks like the site, and needs no rendered
+    # site to (a league's appears after its first batch).
+    @router.get("/door/site.css")
+    def site_style() -> FileResponse:
+        return FileResponse(assets / "site.css", media_type="text/css; charset=utf-8", headers=PAGE_HEADERS)
+
+    @router.get("/door/favicon.svg")
+    def site_icon() -> FileResponse:
+        return FileResponse(assets / "favicon.svg", media_type="image/svg+xml", headers=PAGE_HEADERS)
 
     return router
 

@@ -134,6 +134,12 @@ class ValidationQueue:
 
     def _check(self, row) -> None:  # noqa: ANN001
         folder = quarantine_dir(self.registry) / row.id
+        # The upload's folder is renamed to its id just after its row is booked: a worker
+        # woken in between waits for it (it was refused as lost, now and then, under load).
+        for _ in range(200):
+            if (folder / UNPACKED).is_dir() or self._stop:
+                break
+            threading.Event().wait(0.01)
         bot = _bot_folder(folder / UNPACKED)
         if bot is None:
             self.book.set_state(row.id, "refused", reasons=["the upload was lost before it was checked; submit again"])
@@ -157,7 +163,7 @@ class ValidationQueue:
                 self.on_accepted(f"{row.name}@{row.version}")
             return
         reasons = outcome.get("refused") or [f"arena could not check it: {outcome.get('failed', 'no answer')}"]
-        self._refuse(row.id, folder, reasons)
+        self._refuse(row.id, folder, [without_server_paths(reason, self.registry, bot) for reason in reasons])
 
     def _refuse(self, sub_id: str, folder: Path, reasons: list[str]) -> None:
         self.book.set_state(sub_id, "refused", reasons=reasons, stderr=_stderr_of(reasons))
@@ -213,6 +219,21 @@ def _bot_folder(unpacked: Path) -> Path | None:
     if len(entries) == 1 and entries[0].is_dir() and not (unpacked / "bot.toml").exists():
         return entries[0]
     return unpacked
+
+
+def without_server_paths(reason: str, registry: Path, bot: Path) -> str:
+    """A refusal's reason as its author may read it: a path inside the bot (its staging
+    copy `REGISTRY/.incoming-*/bot/`, or its quarantine folder) becomes the path in the
+    author's own folder, and the registry's place on the server is "the registry"."""
+    roots = sorted({str(registry), os.path.realpath(registry)}, key=len, reverse=True)
+    folders = [re.escape(root) + r"/\.incoming-[^/\s'\"]*/bot" for root in roots]
+    folders += [re.escape(inside) for inside in sorted({str(bot), os.path.realpath(bot)}, key=len, reverse=True)]
+    for folder in folders:
+        reason = re.sub(folder + "/", "", reason)
+        reason = re.sub(folder + r"(?![\w-]|\.\w)", "its folder", reason)
+    for root in roots:
+        reason = reason.replace(root, "the registry")
+    return reason
 
 
 def _stderr_of(reasons: list[str]) -> str:

@@ -147,7 +147,20 @@ class Door:
                 {"game": key, "reason": str(incident.reason.value), "detail": incident.detail}
                 for key, incident in incidents if incident.bot == member.bot
             ][-5:],
+            # Every version that joined, oldest first, in its true state: what the door shows.
+            "members": [_member_state(standing, m) for m in sorted(chosen, key=lambda m: (m.joined, m.bot))],
         }
+
+
+def _member_state(standing: Any, member: Any) -> dict[str, Any]:
+    """A league member's state: active (playing, or waiting for its first game), retired,
+    removed or suspended, with its reason, the batches it joined and left at, its games and rank."""
+    rank, line = standing.find(member.bot) or (None, None)
+    return {
+        "bot": member.bot, "status": member.status, "reason": member.reason, "joined_at": member.joined,
+        "left_at": member.left_at, "games": line.games if line else 0, "rank": rank,
+        "band": [line.band.low, line.band.high] if line and line.band else None, "settled": bool(line and line.settled),
+    }
 
 
 def _mtime(path: Path) -> int:
