@@ -50,6 +50,11 @@ def test_a_bot_whose_folder_cannot_be_played_from_is_suspended_and_the_league_go
     assert f"cat@1.0 is suspended: {reason} (a new version plays again)" in notes
     site = (out / "site" / "index.html").read_text()
     assert "cat@1.0 is suspended: its folder cannot be played from: leak: is a symbolic link" in site
+    from arena.site.writer import slug
+
+    page = (out / "site" / "bots" / f"{slug('cat@1.0')}.html").read_text()
+    assert "never faulted" not in page  # issue 34 part 3: it said so of a bot suspended before its first game
+    assert "No incident in its games (it has played none)." in page and "suspended" in page
 
 
 @as_root
