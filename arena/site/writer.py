@@ -38,6 +38,7 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
@@ -253,6 +254,7 @@ def _write_from_state(
         "index.html",
         "",
         standings=standings.lines,
+        group_sizes=Counter(line.group for line in standings.lines),
         swiss=swiss,
         last_move=last_move,
         summary=settings_summary(data.settings),

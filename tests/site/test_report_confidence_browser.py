@@ -54,3 +54,27 @@ def test_the_head_to_head_page_shows_the_models_chance_and_the_observed_share(br
     assert "by the ratings" in cell.get_attribute("title")
     keep_screenshot(page, "h2h.png", full_page=True)
     watched.check()
+
+
+def test_the_shaded_rows_are_the_bots_the_text_says_they_are(browser, cup, tmp_path):  # noqa: F811
+    """Issue 34 part 7: the text said the shaded groups hold bots not separated from their
+    neighbours, while groups were shaded every other one (the demo's one group of three,
+    not separated, was plain). A row is shaded exactly when its bot is not separated from a
+    neighbour (its group holds two or more), and the text says so."""
+    from collections import Counter
+
+    data = load_site_data(cup)
+    order = [line.bot for line in data.standings]
+    groups = data.confidence.groups(order)
+    sizes = Counter(groups)
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto((cup / "site" / "index.html").as_uri())
+    hint = " ".join(page.inner_text("section:has(#standings) p.hint").split())
+    assert ("Shaded rows are bots not separated from a neighbour: a rule marks where each group of them starts, and "
+            "their order within a group may be luck; a plain row is a bot separated from both its neighbours.") in hint
+    shade = page.evaluate("getComputedStyle(document.querySelector('.together-key')).backgroundColor")
+    shown = page.locator("#standings tbody tr").evaluate_all(
+        "rows => rows.map(r => getComputedStyle(r).backgroundColor)")
+    assert shown == [shade if sizes[group] > 1 else "rgba(0, 0, 0, 0)" for group in groups]
+    watched.check()
