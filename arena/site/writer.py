@@ -378,7 +378,7 @@ def _h2h_rows(bots: Sequence[str], cells: Mapping[str, Mapping[str, Mapping[str,
     out = []
     for number, row in enumerate(bots, 1):
         name = escape(row)
-        out.append(f'    <tr><th class="rowhead"><span class="muted">{number}</span> <a href="bots/{slug(row)}.html">{name}</a></th>\n')
+        out.append(f'    <tr><th class="rowhead"><span class="muted">{number}</span> <a href="bots/{slug(row)}.html" title="{name}">{name}</a></th>\n')
         for col in bots:
             if col == row:
                 out.append('<td class="self"></td>\n')

@@ -213,6 +213,46 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
     watched.check()
 
 
+# --- a phone's view (issue 34 part 7) ---------------------------------------------------
+
+# Each cell of `column` (its header's text; or another, after a |), as far right as it reaches on the screen.
+RIGHT_EDGES = """([table, column]) => {
+  const t = document.querySelector(table), heads = [...t.tHead.rows[0].cells];
+  const at = heads.findIndex(h => column.split("|").includes(h.innerText.trim().toLowerCase().replace(/[▲▼ ]+$/, '')));
+  if (at < 0) return null;
+  return [...t.rows].filter(r => r.cells.length > at).map(r => r.cells[at].getBoundingClientRect())
+    .map(box => box.width ? Math.ceil(box.right) : -1);
+}"""
+
+
+def test_on_a_phone_forfeits_and_results_are_in_view_and_no_name_is_cut(browser, cup):  # noqa: F811
+    """At 390 px the standings showed nothing after RATING (forfeits), the game lists
+    nothing after a game's table number (its result) without a scroll; a head-to-head
+    row's name was cut with "..." and nowhere said whole."""
+    watched = Watched(browser, PHONE)
+    page = watched.page
+    width = PHONE["width"]
+    site = cup / "site"
+    page.goto((site / "index.html").as_uri())
+    edges = page.evaluate(RIGHT_EDGES, ["#standings", "forf.|forfeits"])
+    assert edges and all(0 < edge <= width for edge in edges), edges
+    page.goto((site / "games" / "page-1.html").as_uri())
+    edges = page.evaluate(RIGHT_EDGES, ["table.games", "result (place · bot · game score)"])
+    assert edges and all(0 < edge <= width for edge in edges), edges
+    page.goto((site / page_types(cup)["bot"]).as_uri())
+    page.wait_for_selector("#bot-games .found")
+    for column in ("place", "score"):
+        edges = page.evaluate(RIGHT_EDGES, ["#bot-games table.games", column])
+        assert edges and all(0 < edge <= width for edge in edges), (column, edges)
+    page.goto((site / "h2h.html").as_uri())
+    names = page.locator("#h2h th.rowhead a")
+    for at in range(names.count()):
+        name = names.nth(at)
+        assert name.evaluate("a => a.parentElement.scrollWidth <= a.parentElement.clientWidth")  # nothing hidden
+        assert name.get_attribute("title") == name.inner_text()
+    watched.check()
+
+
 # --- the game lists ----------------------------------------------------------------------
 
 

@@ -367,3 +367,50 @@ def test_with_a_time_limit_the_page_counts_down_and_a_silent_person_times_out_as
         0, "TIMEOUT", "the person at seat 0 gave no answer within 8 s"
     )
     assert result.forfeits == [0] and result.places == [2, 1]
+
+
+def contrast(one: str, two: str) -> float:
+    """WCAG contrast of two CSS rgb()/rgba() colours (opaque)."""
+    def luminance(colour: str) -> float:
+        parts = [float(x) for x in colour[colour.index("(") + 1:-1].split(",")[:3]]
+        linear = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in parts]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+# The room an ordered list leaves its numbers (its padding) against the width of the widest
+# number it may show, "9999. " in bold (a move's or a step's, as the list's own font draws it).
+MARKER_ROOM = """ol => {
+  const li = ol.querySelector('li') || ol, s = getComputedStyle(li);
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = `700 ${s.fontSize} ${s.fontFamily}`;
+  return [parseFloat(getComputedStyle(ol).paddingLeft), pen.measureText('9999. ').width];
+}"""
+
+
+def test_a_focused_card_stands_out_on_the_green_table_and_move_numbers_have_room(browser, tmp_path):  # noqa: F811
+    """Issue 34 part 7: the focus ring on a card was the site's blue, 1.2:1 on the felt (3:1
+    needed); the log's numbers of three digits and more were clipped."""
+    served = Served(TableConfig(game="3up3down", bots=[RANDOM], rules=GAMES["3up3down"][0], out=tmp_path / "f", seed=5))
+    try:
+        player = Player(browser, PHONE, served.link(0))
+        player.wait_turn_or_over(0)
+        page = player.page
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.classList.contains('cardbtn')"):
+                break
+        ring, behind = page.evaluate("""() => {
+          const card = document.activeElement, style = getComputedStyle(card);
+          let under = card.parentElement;
+          while (under && getComputedStyle(under).backgroundColor === 'rgba(0, 0, 0, 0)') under = under.parentElement;
+          return [style.outlineStyle === 'none' ? 'none' : style.outlineColor, getComputedStyle(under).backgroundColor];
+        }""")
+        assert ring != "none" and contrast(ring, behind) >= 3, (ring, behind)
+        room, widest = page.eval_on_selector("#log", MARKER_ROOM)
+        assert room >= widest, (room, widest)
+        player.watched.check()
+    finally:
+        served.close()
