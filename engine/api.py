@@ -132,6 +132,9 @@ class Game(ABC):
     min_players: int
     max_players: int
     options: tuple[OptionSpec, ...]
+    game_score: str = "the game's own score"
+    """What `scores()` counts, in a reader's words, saying which way is better: shown
+    beside every game score (the site, `arena match`)."""
     rules_version: str = "1"
     """The version of the rules as this engine plays them: bump it whenever a rule fix makes
     the same (players, options, seed, actions) play differently, so a game stored under an

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.terminal import wrapped
+from arena.terminal import terminal_width, wrapped
 
 images_app = typer.Typer(
     help="arena's images per language (bot.toml: language = \"c\"), built from Debian packages on the base "
@@ -90,8 +90,11 @@ def new_command(bot_dir: str, language: str) -> None:
     except KitError as error:
         typer.echo(wrapped(f"arena: error: {error}"), err=True)
         raise typer.Exit(2) from None
-    # The kit's README says the same two lines (RANDOM_BOT); each is a command to copy as it is.
+    # Commands to copy as they are: the last is the kit README's own line (RANDOM_BOT, ".").
     typer.echo(wrapped(f"made {made} from the {language} kit; read its README.md. Play it against arena's random "
                        "bot, in Docker as a league plays it:", hanging=0))
     typer.echo(f"  RANDOM_BOT={shlex.quote(str(bots_dir() / 'random'))}")
-    typer.echo(f"  arena match three-thirteen {shlex.quote(bot_dir)} \"$RANDOM_BOT\" --sandbox docker")
+    into = f"  cd {shlex.quote(bot_dir)}"
+    # A long path goes alone on its line (the shell joins a line ending in a backslash to the next).
+    typer.echo(into if len(into) <= terminal_width() else f"  cd \\\n    {shlex.quote(bot_dir)}")
+    typer.echo('  arena match three-thirteen . "$RANDOM_BOT" --sandbox docker')

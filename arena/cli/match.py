@@ -154,6 +154,7 @@ def match_command(
         for line in legend:
             say(line)
         say("each cell: place (game score) and seat; 1 = best; forfeits share the last place.")
+        say(f"game score: {chosen.game_score}.")
     if verbose and result.secret is not None:
         say(f"deals' secret: {result.secret}")
 

@@ -77,7 +77,7 @@ from arena.site.replay import (
 )
 from arena.site.state import GAMES_PER_PAGE, SiteState
 from arena.store.db import BotRecord
-from engine.registry import all_games
+from engine.registry import all_games, get_game
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = GAMES_PER_PAGE  # re-exported: the pages' size lives with the state
@@ -136,8 +136,17 @@ def _environment() -> jinja2.Environment:
     env.filters["signed"] = _signed
     env.filters["rank_change"] = _rank_change
     env.filters["last_lines"] = last_lines
+    env.filters["game_score_means"] = _game_score_means
     env.globals.update(wins_means=WINS_MEANS, score_means=SCORE_MEANS)  # the column headers' titles
     return env
+
+
+def _game_score_means(game: str) -> str:
+    """What a game's own score counts and which way is better (its `Game.game_score`)."""
+    try:
+        return get_game(game).game_score
+    except Exception:  # noqa: BLE001 - a store of a game this arena does not know
+        return "the game's own score"
 
 
 # --- the site ----------------------------------------------------------------------------

@@ -482,6 +482,7 @@ class ThreeThirteen(Game):
 
     name = "three-thirteen"
     title = "Three Thirteen"
+    game_score = "penalty points over the eleven rounds: lower is better"
     rules_version = "1"  # bump when a rule fix changes how a stored game replays (docs/rules/three-thirteen.md)
     min_players = 2
     max_players = 6

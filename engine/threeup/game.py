@@ -41,6 +41,7 @@ class ThreeUpGame(Game):
 
     name = "3up3down"
     title = "3UP 3DOWN"
+    game_score = "the cards a player still holds at the end (their points with the points rule): lower is better"
     rules_version = "1"  # bump when a rule fix changes how a stored game replays (docs/rules/3up3down.md)
     min_players = 2
     max_players = 6

@@ -53,25 +53,29 @@
         case "reveal_up": return "every 3UP is revealed";
         case "reverse": return who + "reverses the direction";
         case "swap_stacks": return "stacks are swapped";
-        case "game_over": return gameOver(event.places || []);
+        case "game_over": return gameOver(event.places || [], event.reason);
         case "refill": case "draw": case "draw_instead": return who + "draws " + event.count;
         default: return null;
       }
     }
-    function gameOver(places) {
-      if (!official) return "game over: places " + places.join(", ");
+    // A game stopped by its turn cap says so: the players still in were placed by the cards they held.
+    var CAPPED = "; it reached its turn cap (max_turns): the players still in are placed by the cards they hold, fewer first";
+    function gameOver(places, reason) {
+      var capped = reason === "max_turns" ? CAPPED : "";
+      if (!official) return "game over: places " + places.join(", ") + capped;
       var text = "game over: places " + official.join(", ");
       if (forfeits.length) {
         text += " (" + (forfeits.length === 1 ? "seat " : "seats ") + forfeits.join(", ") + " forfeited: " +
           (forfeits.length === 1 ? "a forfeit takes" : "forfeits share") + " the last place; as played: " + places.join(", ") + ")";
       }
-      return text;
+      return text + capped;
     }
     function draw(t, seat, box) {
       var centre = el("div", "centre");
       centre.appendChild(labelledPile("draw pile", pile(t.draw)));
       centre.appendChild(labelledPile("discard pile (" + (t.discard || []).length + ")", cardRow(t.discard, 8)));
       centre.appendChild(labelledPile("removed (" + (t.removed || []).length + ")", cardRow(t.removed, 5)));
+      if (t.end && t.end.reason === "max_turns") centre.appendChild(labelledPile("ended at the turn cap", el("div", "count", "placed by the cards held, fewer first")));
       centre.appendChild(labelledPile("turn " + t.turn + " · " + t.phase, el("div", "count", (t.dir === -1 ? "direction reversed" : "seat order") + (t.left > 1 ? " · " + t.left + " actions left" : ""))));
       box.appendChild(centre);
       var grid = el("div", "seats");

@@ -74,9 +74,9 @@ def test_arena_new_prints_the_command_its_kit_readme_writes(tmp_path, monkeypatc
         assert run.exit_code == 0, run.output
         said = run.stdout.splitlines()
         assert all(len(line) <= 80 for line in said), said
-        assert said[-2].startswith("  RANDOM_BOT=") and said[-1] == (
-            f'  arena match three-thirteen my-{language} "$RANDOM_BOT" --sandbox docker')
-        random_bot = Path(said[-2].split("=", 1)[1])
+        assert said[-3].startswith("  RANDOM_BOT=") and said[-2] == f"  cd my-{language}"
+        assert said[-1] == '  arena match three-thirteen . "$RANDOM_BOT" --sandbox docker'
+        random_bot = Path(said[-3].split("=", 1)[1])
         assert load_bot(random_bot).name == "random"
         readme = " ".join((tmp_path / f"my-{language}" / "README.md").read_text().split())
         assert "set RANDOM_BOT as `arena new` printed" in readme

@@ -497,3 +497,40 @@ def test_the_rating_chart_reads_well_on_a_phone_and_a_tap_reads_a_point_out(brow
     page.touchscreen.tap(x + 1, y)  # a second tap on it opens its game
     page.wait_for_url(f"**/games/{keys[30]}.html")
     watched.check()
+
+
+def test_a_game_ended_by_its_turn_cap_says_so_and_every_game_score_says_which_is_better(browser, league, cup):  # noqa: F811
+    """Issue 34 part 7: a game stopped by its turn cap ended like any other (a reader could
+    not tell why a bot with cards left lost); a game score never said which way is better."""
+    from arena.game.referee import verify_replay
+
+    def first(tournament: Path, ended: str):
+        with Store.open(tournament) as store:
+            for game in store.games("done"):
+                result = store.game_result(game.key)
+                if getattr(verify_replay(result), "end_reason", None) == ended:
+                    return tournament, game.key, len(result.replay.actions)
+        return None
+
+    game = load_site_data(cup).settings["game"]
+    means = {
+        "3up3down": "the cards a player still holds at the end (their points with the points rule): lower is better",
+        "three-thirteen": "penalty points over the eleven rounds: lower is better",
+    }[game]
+    capped = first(league, "max_turns")  # the league's games stop at 60 turns
+    ends = [(capped, True)] + ([(first(cup, "finished"), False)] if game == "3up3down" else [])
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    for (tournament, key, steps), said in ends:
+        page.goto((tournament / "site" / "games" / f"{key}.html").as_uri() + f"#step={steps}")
+        page.wait_for_selector("#replay-table")
+        what = page.inner_text("#replay-what")
+        assert "game over: places " in what
+        assert ("it reached its turn cap (max_turns): the players still in are placed by the cards they hold, "
+                "fewer first" in what) is said, what
+        assert (page.locator("#replay-table .label:text-is('ended at the turn cap')").count() == 1) is said
+    site = cup / "site"
+    for path, box in ((page_types(cup)["game"], "main"), ("games/page-1.html", "main"), (page_types(cup)["bot"], "#games")):
+        page.goto((site / path).as_uri())
+        assert f"game score: {means}." in " ".join(page.inner_text(box).split()), path
+    watched.check()
