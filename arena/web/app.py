@@ -5,7 +5,9 @@ API and pages, the human seat) first, then the static site of `site_dir` (standi
 pages, replays; `live.json` makes its pages reload when a league re-renders it); for a
 league, its game pages, game lists and replays from its store (`served`,
 `arena.web.league_games`: the league's site holds no file per game). The
-OpenAPI document is at `/api/openapi.json`, its browsable form at `/api/docs`.
+OpenAPI document is at `/api/openapi.json`, its description as one page of the server's
+own at `/api/docs` (it fetches nothing: Swagger UI came from a CDN). A refusal (404, 405,
+401) is a page to a browser, JSON to the API's clients.
 
 `AppServer(app, host, port)` binds its socket at once (so a taken port is a clear error
 and port 0 tells which port it got) and runs uvicorn on it, in the calling thread
@@ -17,6 +19,7 @@ the organiser knows the traffic is plain HTTP.
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import os
 import socket
@@ -28,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import HTMLResponse
 from starlette.datastructures import URL
 from starlette.exceptions import HTTPException
 from starlette.responses import (
@@ -71,13 +76,18 @@ def create_app(
     game lists and replays, answered from its store (the site holds no file per game)."""
     app = FastAPI(
         title=title,
-        docs_url="/api/docs",
+        docs_url=None,  # Swagger UI comes from a CDN: blank without the internet; arena's own page instead
         redoc_url=None,
         openapi_url="/api/openapi.json",
-        swagger_ui_parameters={"defaultModelsExpandDepth": 0},
     )
     for name, value in (state or {}).items():
         setattr(app.state, name, value)
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        return HTMLResponse(api_page(app.openapi()), headers={"cache-control": "no-cache"})
+
+    app.add_exception_handler(HTTPException, _answer_refusal)
     for router in routers:
         app.include_router(router)
     app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False, served=served), name="site")
@@ -116,6 +126,86 @@ def _head_bytes(scope) -> int:  # noqa: ANN001
     lowercased, the whitespace around values gone)."""
     line = len(scope.get("method", "GET")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 12
     return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
+
+
+def _wants_a_page(request: Request) -> bool:
+    """A browser asking for a page (Accept: text/html), not a client of the API."""
+    return "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
+
+
+_REFUSALS = {404: "Not found", 405: "Not allowed", 401: "Not yours"}
+
+
+async def _answer_refusal(request: Request, refusal: HTTPException) -> Response:
+    """An HTTP refusal: a page to a browser (what it was, and where to go), JSON to the
+    API's clients as FastAPI answers it."""
+    if not _wants_a_page(request) or refusal.status_code not in _REFUSALS:
+        return await http_exception_handler(request, refusal)
+    what = _REFUSALS[refusal.status_code]
+    detail = refusal.detail if isinstance(refusal.detail, str) and refusal.detail != what else ""
+    page = _PAGE.format(
+        title=html.escape(what), body=(
+            f"<h1>{html.escape(what)}</h1><p>This arena has nothing at <code>{html.escape(request.url.path)}</code>"
+            f"{': ' + html.escape(detail) if detail else '.'}</p>"
+            '<p><a href="/">The standings</a> · <a href="/door/">Submit a bot</a> · <a href="/api/docs">The API</a></p>'
+        ),
+    )
+    return HTMLResponse(page, refusal.status_code, headers=getattr(refusal, "headers", None))
+
+
+# A page of the server's own (an HTTP refusal, the API's description): self-contained, as
+# the site's look, no script, nothing fetched.
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · arena</title><style>
+body {{ margin: 0; font: 15px/1.45 system-ui, sans-serif; color: #1d2330; background: #f5f6f8; }}
+header {{ background: #1b2233; padding: .7rem 1.2rem; }} header a {{ color: #fff; font-weight: 700; text-decoration: none; }}
+main {{ max-width: 960px; margin: 0 auto; padding: 1rem 1.2rem 2rem; overflow-wrap: anywhere; }}
+a {{ color: #2a55c0; }} code {{ font-size: .9em; }} h2 {{ font-size: 1.1rem; margin: 1.4rem 0 .3rem; }}
+section {{ background: #fff; border: 1px solid #e2e5eb; border-radius: 10px; padding: .2rem 1rem .8rem; margin: .8rem 0; }}
+.method {{ font-weight: 700; color: #1a7340; }} .muted {{ color: #555d6e; }} ul {{ padding-left: 1.2rem; }}
+</style></head>
+<body><header><a href="/"><span aria-hidden="true">♠</span> arena</a></header><main>
+{body}
+</main></body></html>
+"""
+
+
+def api_page(openapi: dict[str, Any]) -> str:
+    """The API described as one page, from its OpenAPI document: every route, its summary
+    and description, parameters, body and answers (Swagger UI would need the internet)."""
+    parts = [
+        f"<h1>{html.escape(str(openapi.get('info', {}).get('title', 'arena')))}: the API</h1>",
+        '<p>Every route of this server, from its OpenAPI document (<a href="/api/openapi.json">/api/openapi.json</a>, '
+        "for tools). A route that needs a token takes <code>Authorization: Bearer TOKEN</code>.</p>",
+    ]
+    paths = openapi.get("paths", {})
+    if not paths:
+        parts.append("<p class=\"muted\">This server serves a site only: it has no API routes.</p>")
+    for path, methods in paths.items():
+        for method, spec in methods.items():
+            lines = [f'<section><h2><span class="method">{html.escape(method.upper())}</span> '
+                     f"<code>{html.escape(path)}</code></h2>"]
+            if spec.get("summary"):
+                lines.append(f"<p>{html.escape(spec['summary'])}</p>")
+            if spec.get("description"):
+                lines.append(f"<p class=\"muted\">{html.escape(spec['description'])}</p>")
+            params = [
+                f"<li><code>{html.escape(p['name'])}</code> ({html.escape(p.get('in', ''))}"
+                f"{', required' if p.get('required') else ''})</li>" for p in spec.get("parameters", [])
+            ]
+            if params:
+                lines.append("<p>Parameters:</p><ul>" + "".join(params) + "</ul>")
+            body = spec.get("requestBody", {}).get("content", {})
+            if body:
+                lines.append("<p>Body: " + ", ".join(f"<code>{html.escape(kind)}</code>" for kind in body) + "</p>")
+            answers = spec.get("responses", {})
+            if answers:
+                lines.append("<p>Answers: " + ", ".join(
+                    f"{html.escape(code)} {html.escape(str(answer.get('description', '')))}" for code, answer in answers.items()
+                ) + "</p>")
+            parts.append("".join(lines) + "</section>")
+    return _PAGE.format(title="the API", body="\n".join(parts))
 
 
 class _SiteFiles(StaticFiles):

@@ -33,7 +33,7 @@ def pages_router() -> APIRouter:
     folder = templates_dir() / "door"
     assets = templates_dir() / "assets"
 
-    @router.get("/door/")
+    @router.api_route("/door/", methods=["GET", "HEAD"])  # HEAD: the site's pages ask whether a door is here
     def door_page() -> FileResponse:
         return FileResponse(folder / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 

@@ -20,6 +20,9 @@
      the column each table was sorted by, and where the page was scrolled to
      (`window.arenaKeep` saves them in sessionStorage just before the reload).
 
+   - Served with the authors' door (`arena serve --submissions`, `arena league --serve`),
+     the menu shows "Submit a bot" (its /door/ page): asked for once per page, over HTTP only.
+
    Everything a bot controls (its name) is written with textContent, never as markup. */
 (function () {
   "use strict";
@@ -28,6 +31,15 @@
     var me = document.currentScript && document.currentScript.getAttribute("src");
     return me ? me.replace(/assets\/site\.js$/, "") : "";
   })();
+
+  /* --- the authors' door, when this server has one ------------------------------------ */
+
+  var door = document.querySelector("a.door-link");
+  if (door && /^https?:$/.test(location.protocol) && window.fetch) {
+    fetch(door.href, { method: "HEAD", cache: "no-store" }).then(function (answer) {
+      if (answer.ok) door.hidden = false;
+    }).catch(function () {});
+  }
 
   /* --- sortable tables --------------------------------------------------------------- */
 

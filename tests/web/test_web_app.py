@@ -83,3 +83,35 @@ def test_serve_refuses_a_public_address_and_a_taken_port(site, tmp_path):
             AppServer(create_app(site), "127.0.0.1", taken.port)
     finally:
         taken.server_close()
+
+
+def test_the_api_page_needs_no_internet_and_a_browser_gets_a_page_for_a_missing_one(site):
+    """Issue 34 part 7: /api/docs was Swagger UI from a CDN (blank without the internet);
+    a path the server does not have answered raw JSON to a browser."""
+    import re
+
+    router = APIRouter()
+
+    @router.get("/api/ping", summary="Is the server there")
+    def ping() -> dict:
+        return {"pong": True}
+
+    server = AppServer(create_app(site, routers=[router]), "127.0.0.1", 0).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            docs = client.get("/api/docs")
+            assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+            assert "<code>/api/ping</code>" in docs.text and "Is the server there" in docs.text
+            fetched = re.findall(r'(?:src|href)="([^"]*)"', docs.text)
+            assert all(url.startswith("/") for url in fetched), fetched  # nothing from another host
+            page = client.get("/no/such/page.html", headers={"Accept": "text/html,application/xhtml+xml"})
+            assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+            assert "<h1>Not found</h1>" in page.text and "<code>/no/such/page.html</code>" in page.text
+            assert client.get("/no/such/page.html").json() == {"detail": "Not Found"}  # an API client: JSON
+            api = client.get("/api/nothing", headers={"Accept": "text/html"})
+            assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
+            posted = client.post("/index.html", headers={"Accept": "text/html"})
+            assert posted.status_code == 405 and "<h1>Not allowed</h1>" in posted.text
+            assert posted.headers["allow"] == "GET, HEAD"
+    finally:
+        server.shutdown()

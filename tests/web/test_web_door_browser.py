@@ -144,3 +144,53 @@ def test_the_door_tells_each_bots_true_state_and_keeps_every_refusal(browser, tm
             assert violations(axe, page) == [], viewport
             assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
         watched.check()
+
+
+def test_the_site_links_to_its_door_and_the_api_page_works_offline(browser, tmp_path):  # noqa: F811
+    """Issue 34 part 7: the league's site never linked to the door; /api/docs was blank
+    without the internet (Swagger UI from a CDN); a missing page answered raw JSON."""
+    from arena.site.writer import slug
+    from arena.web.app import serve_site
+
+    ladder_with_three_states(tmp_path)
+    axe = _axe()
+    with door_server(tmp_path) as (server, door, registry):
+        watched = Watched(browser, PHONE)
+        page = watched.page
+        outside: list[str] = []
+
+        def local_only(route):  # as on a machine without the internet
+            if route.request.url.startswith(server.url):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", local_only)
+        for path in ("index.html", f"bots/{slug('ann')}.html", "h2h.html"):
+            page.goto(server.url + path)
+            link = page.locator("header.top a.door-link")
+            link.wait_for(state="visible")
+            assert link.inner_text() == "Submit a bot"
+        link.click()
+        page.wait_for_selector("#signin-form")
+        assert page.url == server.url + "door/"
+        page.goto(server.url + "api/docs")
+        page.wait_for_selector("code:text-is('/api/submissions')")
+        assert "Upload a bot folder (.tar.gz, .tar or .zip)" in page.inner_text("main")
+        assert violations(axe, page) == []
+        page.goto(server.url + "no-such-page.html")
+        assert page.inner_text("h1") == "Not found"
+        page.click("a:text-is('The standings')")
+        page.wait_for_selector("#standings")
+        assert outside == []
+        watched.check()
+    alone = serve_site(tmp_path / "league" / "site", 0).start()  # the site without a door: no link
+    try:
+        watched = Watched(browser, DESKTOP)
+        watched.page.goto(alone.url + "index.html")
+        watched.page.wait_for_load_state("networkidle")
+        assert watched.page.locator("header.top a.door-link").is_hidden()
+        watched.check()
+    finally:
+        alone.shutdown()
