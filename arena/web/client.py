@@ -114,7 +114,10 @@ def _where(client: httpx.Client, name: str, version: str, wait_s: float, poll_s:
     still playing until this one joins is never taken for it."""
     bot_id, deadline = f"{name}@{version}", time.monotonic() + wait_s
     while True:
-        standing = client.get(f"/api/bots/{name}").json().get("standing")
+        answer = client.get(f"/api/bots/{name}")
+        if answer.status_code == 404:
+            return f"{bot_id} is no longer in the registry (retired since)"
+        standing = answer.json().get("standing")
         if standing is None:
             return "the server runs no league: nothing to rank it in yet"
         mine = [m for m in standing.get("members", []) if m["bot"] == bot_id or m["bot"].startswith(bot_id + "~")]

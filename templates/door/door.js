@@ -74,7 +74,8 @@
     var members = (standing && standing.members) || [];
     var rows = [], seen = {};
     members.forEach(function (member) {
-      seen[member.bot.split("@")[1].split("~")[0]] = true;
+      var at = member.bot.indexOf("@");  // NAME@VERSION, or NAME@VERSION~HASH (the same version, other content)
+      if (at >= 0) seen[member.bot.slice(at + 1).split("~")[0]] = true;
       rows.push({ bot: member.bot, member: member });
     });
     bot.versions.forEach(function (v) {

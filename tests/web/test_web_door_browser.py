@@ -98,6 +98,9 @@ def test_the_door_tells_each_bots_true_state_and_keeps_every_refusal(browser, tm
         asked: list[str] = []
         page.on("request", lambda request: asked.append(request.url))
         page.goto(server.url + "door/")
+        page.set_viewport_size(PHONE)  # the sign-in form on a phone: its token field fits
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        page.set_viewport_size(DESKTOP)
         page.fill("#token", token)
         page.keyboard.press("Enter")
         page.wait_for_selector("#bots table")
