@@ -33,7 +33,7 @@ def pages_router() -> APIRouter:
     folder = templates_dir() / "door"
     assets = templates_dir() / "assets"
 
-    @router.api_route("/door/", methods=["GET", "HEAD"])  # HEAD: the site's pages ask whether a door is here
+    @router.get("/door/")
     def door_page() -> FileResponse:
         return FileResponse(folder / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
@@ -58,6 +58,26 @@ def pages_router() -> APIRouter:
     return router
 
 
+class _SaysItsDoor:
+    """Every answer says where the authors' door is (`x-arena-door: /door/`): the site's
+    pages show their "Submit a bot" link when the server has one (templates/assets/site.js)."""
+
+    def __init__(self, app):  # noqa: ANN001
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_saying(message) -> None:  # noqa: ANN001
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (b"x-arena-door", b"/door/")]
+            await send(message)
+
+        await self.app(scope, receive, send_saying)
+
+
 def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN001
     """The served arena with the authors' door: the API, the pages, the site, and the
     per-address request limit on all of it."""
@@ -70,7 +90,7 @@ def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN0
     return create_app(
         site,
         routers=[door_router(door), stderr_router(door), pages_router(), *routers],
-        middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address})],
+        middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address}), (_SaysItsDoor, {})],
         state={"door": door},
         served=served,
     )

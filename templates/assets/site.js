@@ -21,7 +21,8 @@
      (`window.arenaKeep` saves them in sessionStorage just before the reload).
 
    - Served with the authors' door (`arena serve --submissions`, `arena league --serve`),
-     the menu shows "Submit a bot" (its /door/ page): asked for once per page, over HTTP only.
+     the menu shows "Submit a bot" (its /door/ page): the server says it has one in a
+     header, read once per page, over HTTP only.
 
    Everything a bot controls (its name) is written with textContent, never as markup. */
 (function () {
@@ -34,10 +35,12 @@
 
   /* --- the authors' door, when this server has one ------------------------------------ */
 
+  // A server with the door says so in a header of every answer (x-arena-door): asked of
+  // live.json, a file every site has, so a site served alone is never asked for a missing one.
   var door = document.querySelector("a.door-link");
   if (door && /^https?:$/.test(location.protocol) && window.fetch) {
-    fetch(door.href, { method: "HEAD", cache: "no-store" }).then(function (answer) {
-      if (answer.ok) door.hidden = false;
+    fetch(ROOT + "live.json", { method: "HEAD", cache: "no-store" }).then(function (answer) {
+      if (answer.headers.get("x-arena-door")) door.hidden = false;
     }).catch(function () {});
   }
 
