@@ -117,9 +117,9 @@ def ladder_with_three_states(base: Path) -> Path:
     joined, 2.0 playing; three in-process bots fill the tables."""
     import shutil
 
-    from arena.run.league import run_league
-    from tests.test_league import NAMES, config, in_process
-    from tests.test_league import bot_folder as league_bot
+    from arena.league.ladder import run_league
+    from tests.league.test_league import NAMES, config, in_process
+    from tests.league.test_league import bot_folder as league_bot
 
     registry = base / "registry"
     crashy = registry / "crashy" / "1"

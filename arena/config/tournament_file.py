@@ -43,7 +43,7 @@ BOT_PROCESSES = ("per-game", "per-slot")
 def swiss_sizes(bots: int, seats: int) -> list[int]:
     """The table sizes of a Swiss round of `bots` at `seats` a table: the fewest tables,
     sizes differing by at most one, larger first; two seats and an odd field leave one bot
-    out (a bye). Checked by `arena.run.swiss.swiss_table_sizes`; the site says them."""
+    out (a bye). Checked by `arena.schedule.swiss.swiss_table_sizes`; the site says them."""
     if seats == 2 and bots % 2:
         bots -= 1
     tables = -(-bots // seats)

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.config.tournament import said_sizes, swiss_sizes
+from arena.config.tournament_file import said_sizes, swiss_sizes
 from engine.registry import get_game
 
 

@@ -422,7 +422,7 @@ def test_a_packed_replay_is_drawn_from_disk_or_says_in_one_line_why_not(browser,
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_step_list_leaves_room_for_a_four_digit_step_number(browser, cup, viewport):  # noqa: F811
     """Issue 34 part 7: "410." showed as "ł10." (a long game's step numbers were clipped)."""
-    from tests.test_play_browser import MARKER_ROOM
+    from tests.web.test_play_browser import MARKER_ROOM
 
     key, _ = stored(cup)
     watched = open_game(browser, cup, key, viewport)

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from arena.cli.app import app
 from arena.web.authors import Book
 from arena.web.client import pack, submit_remote
-from arena.web.commands import serve_door
+from arena.cli.authors import serve_door
 from tests.web_helpers import (
     ROOT,
     bot_folder,
