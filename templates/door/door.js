@@ -5,8 +5,9 @@
    joined and waiting, suspended or retired with the reason), a name whose submissions were
    all refused with the last refusal's reasons, every refusal kept (an upload refused at
    the door, which never becomes a submission, is kept in this tab), and the status line
-   of the last upload follows it to its end. A name with nothing in the registry is not
-   asked for again until one of its submissions is accepted. */
+   of the last upload follows it to its end. Only the names the author owns (one of their
+   submissions was accepted) are asked for at /api/bots/NAME, and one with nothing in the
+   registry any more not again until another of its submissions is accepted. */
 (function () {
   "use strict";
   var KEY = "arena-token", LAST = "arena-last-submission", REFUSED = "arena-upload-refusals";
@@ -212,6 +213,12 @@
       return api("/api/submissions");
     }).then(function (answer) {
       var list = answer.submissions;
+      // A name is the author's once a submission of it is accepted; one whose submissions
+      // were all refused (or are being checked) is listed too, from the submissions.
+      var names = me.bots.slice();
+      list.forEach(function (s) {
+        if (s.author === me.author && names.indexOf(s.name) < 0) names.push(s.name);
+      });
       var asks = me.bots.map(function (name) {
         var accepted = list.filter(function (s) { return s.name === name && s.state === "accepted"; }).length;
         if (missing[name] !== undefined && missing[name] === accepted) return Promise.resolve();
@@ -225,7 +232,7 @@
         });
       });
       return Promise.all(asks).then(function () {
-        drawBots(me.bots, list);
+        drawBots(names, list);
         drawSubmissions(list);
         drawLast(list);
       });

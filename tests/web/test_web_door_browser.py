@@ -76,7 +76,8 @@ def test_the_door_tells_each_bots_true_state_and_keeps_every_refusal(browser, tm
     suspended with its reason, retired with its reason; it showed "accepted" in green for a
     suspended bot); a refused submission's status line says refused (it kept "queued"); a
     name whose only submission was refused stays with its reasons, asked for once (it was
-    dropped and /api/bots/NAME polled every 3 s); an upload refused at the door stays
+    dropped), and a name with nothing left in the registry is not asked for every 3 s (it
+    polled the 404); an upload refused at the door stays
     listed after the next upload; no server path in any refusal; the door is styled like
     the site, has an icon, and neither width scrolls sideways (a traceback's ^ line did)."""
     import time
@@ -133,7 +134,13 @@ def test_the_door_tells_each_bots_true_state_and_keeps_every_refusal(browser, tm
         listed = page.inner_text("#submissions")
         assert "refused at upload (415)" in listed and "notes.txt" in listed  # kept after the next upload
         assert "brokenbot 1.0" in listed and "KeyError: 'depth'" in page.inner_text("#bots")
-        assert sum("/api/bots/brokenbot" in url for url in asked) == 1
+        assert not any("/api/bots/brokenbot" in url for url in asked)  # never accepted: never asked
+        retired = httpx.delete(server.url + "api/bots/newbot/versions/1.0", headers={"Authorization": f"Bearer {token}"})
+        assert retired.status_code == 200
+        page.wait_for_selector("#bots p:has-text('Accepted as newbot@1.0; no longer in the registry (retired).')")
+        asked.clear()
+        time.sleep(7)  # two refreshes and more: its 404 is not asked for again
+        assert sum("/api/bots/newbot" in url for url in asked) == 0
         said = page.inner_text("body")
         for path in (str(registry), str(tmp_path), ".incoming-", "quarantine"):
             assert path not in said, path
