@@ -117,6 +117,9 @@ RUNSC_COLD = (
 )
 
 
+RUNSC_MEMORY_MB = 32  # gVisor's own memory in a runsc container's cgroup (measured ~15 MB)
+
+
 def runsc_host_pids(pids: int) -> int:
     """The host pids cgroup's limit for a runsc container whose bot may have `pids`
     processes: gVisor's own threads (about 50) plus about 5 per process, with room."""
@@ -327,6 +330,10 @@ class DockerSandbox(DockerImages, Sandbox):
             # which gVisor counts for the container alone (the host counts it per uid, across
             # containers: not usable under runc); the cgroup only bounds gVisor's threads.
             settings["pids_limit"] = runsc_host_pids(limits.pids)
+            # The host's memory cgroup holds gVisor's kernel too (about 15 MB beside an idle
+            # Python bot): it gets RUNSC_MEMORY_MB more, so that the bot keeps its limit.
+            memory = f"{limits.memory_mb + RUNSC_MEMORY_MB}m"
+            settings["mem_limit"] = settings["memswap_limit"] = memory
             settings["ulimits"].append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
         if not bot.dockerfile:
             volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
