@@ -121,3 +121,16 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_a_runtime_mistake_on_the_command_line_is_one_line_and_exit_code_2(tmp_path, args, message):
     run = arena(*args, cwd=tmp_path)
     assert (run.returncode, run.stderr.strip()) == (2, f"arena: error: {message}")
+
+
+def test_a_run_may_resume_under_the_other_runtime_and_old_stores_keep_their_fingerprint():
+    from arena.config.fingerprint import changed_keys, fingerprint_of, settings_of
+
+    runc = settings_of(TournamentConfig(game="3up3down", seats=2, sandbox="docker", runtime="runc"))
+    runsc = settings_of(TournamentConfig(game="3up3down", seats=2, sandbox="docker", runtime="runsc"))
+    default = settings_of(TournamentConfig(game="3up3down", seats=2, sandbox="docker"))
+    before = {key: value for key, value in default.items() if key != "runtime"}  # a store from before
+    assert fingerprint_of(runc) == fingerprint_of(runsc) == fingerprint_of(default) == fingerprint_of(before)
+    assert changed_keys(before, runsc) == []
+    league = settings_of(LeagueConfig(game="3up3down", seats=2, sandbox="docker"))
+    assert "runtime" not in league  # a league stored before the setting resumes as it was

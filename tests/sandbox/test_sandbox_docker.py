@@ -240,6 +240,8 @@ report = {
     "rlimits": [resource.getrlimit(getattr(resource, "RLIMIT_" + n)) for n in ("NOFILE", "FSIZE", "CPU", "CORE")],
     "nproc": resource.getrlimit(resource.RLIMIT_NPROC),
     "kernel": os.uname().release,
+    # the cgroup's pids.events counts every fork refused: 16 bits a game in a warm slot
+    "pids_events": any(os.path.exists(f"/sys/fs/cgroup/{p}pids.events") for p in ("pids/", "")),
 }
 input()
 report["forks"] = forks(100)
@@ -278,9 +280,11 @@ def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sa
         # limits are the host's, outside it) and counts the bot's processes itself
         assert report["kernel"] != os.uname().release
         assert report["cgroup"] == "none"
+        assert report["pids_events"] is False  # nor any other cgroup count
         assert report["nproc"] == [32, 32]
     else:
         assert report["kernel"] == os.uname().release
+        assert report["pids_events"] is True
         # the limits as the kernel enforces them, seen from inside the container
         assert report["cgroup"] == [str(96 << 20), str(96 << 20), "50000", "100000", "32"]
     # 32 processes (python + init already count): far fewer than the 100 forks asked for
