@@ -37,7 +37,14 @@ between; see `warm.py` for how, and why that is as
 strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
 host cannot see start cold as above. `close()` removes the slots' containers.
 
-Where things live: `engine.py` (settings, labels, owners, the engine's errors), `images.py`
+`runtime="runsc"` (or $ARENA_DOCKER_RUNTIME) runs the containers on gVisor's kernel instead
+of the host's (runc, the default): the same settings, but the memory cgroup gets room for
+gVisor itself, the bot's process limit is its RLIMIT_NPROC (gVisor's threads fill the
+host's pids cgroup), the pipes' mount is writable (gVisor opens no FIFO for writing on a
+read-only one) and slots start cold (RUNSC_COLD). The engine must have runsc registered
+(.ci/docker-up does it), else RuntimeMissing says how.
+
+Where things live: `engine.py` (settings, labels, owners, the runtime, the engine's errors), `images.py`
 (base and Dockerfile images, cached), `transport.py` (the running bot: pipes or the attach
 socket), `warm.py` (warm slots and their reset), and here the sandbox itself: container
 settings, start, leftovers.

@@ -115,7 +115,8 @@ processes live in gVisor's own kernel, and this host sees only gVisor's, so the 
 above, which works from the host's /proc, cgroups and namespaces (find, kill and count
 the bot's processes, renew /tmp from inside the container's mount namespace), has
 nothing to act on. Each game gets a fresh container, and so a fresh kernel: nothing of
-one game's kernel state, counters included, reaches the next.
+one game's kernel state, counters included, reaches the next; and gVisor mounts no cgroup
+files in it, so the counts below (pids.events among them) cannot even be read there.
 
 Warm slots need what the pipes need (arena as root with an engine that does not remap
 users), the engine on this host, whose container processes arena can see in /proc, a C
