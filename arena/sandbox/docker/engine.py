@@ -73,8 +73,8 @@ def choose_runtime(asked: str | None, registered: set[str]) -> str:
     one-line message that says how to install and register it), or the default: runc.
 
     Why runc by default, even where runsc is registered: a warm game under runsc costs
-    more than 1.5 times one under runc (docs/performance.md, "Runtimes"), the bar the
-    default was to clear; runsc is the stronger boundary, one setting away."""
+    4.3 times one under runc (docs/performance.md, "Runtimes"), where the bar for runsc
+    as the default was 1.5; runsc is the stronger boundary, one setting away."""
     if asked is None:
         return "runc"
     if asked not in registered and not (asked == "runc" and not registered):
