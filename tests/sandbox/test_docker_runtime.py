@@ -2,7 +2,7 @@
 flag, a tournament's or a league's file, a server's table, $ARENA_DOCKER_RUNTIME), how a
 mistake is said (one line, exit 2), and how an engine without runsc is told apart. None
 of these needs an engine: a fake one says which runtimes it has. What runsc does to a
-bot is tested with the engine (tests/test_sandbox_docker.py, tests/test_hostile.py).
+bot is tested with the engine (tests/sandbox/test_sandbox_docker.py, test_hostile.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config.league import LeagueConfig
-from arena.config.tournament import TournamentConfig
+from arena.config.league_file import LeagueConfig
+from arena.config.tournament_file import TournamentConfig
 from arena.sandbox import UnknownSandbox
 from arena.sandbox.docker import (
     RUNTIME_ENV,
@@ -25,7 +25,7 @@ from arena.sandbox.docker import (
 )
 from arena.web.settings import ServerConfig
 
-BOTS = Path(__file__).resolve().parent.parent / "bots"
+BOTS = Path(__file__).resolve().parents[2] / "bots"
 PAIR = (str(BOTS / "random"), str(BOTS / "random"))
 
 
@@ -89,7 +89,7 @@ def test_a_tournament_or_league_file_sets_it_for_docker_only():
 
 
 def test_the_games_of_a_run_carry_its_runtime_to_the_sandbox_they_play_in(monkeypatch):
-    from arena.run import play
+    from arena.play import executor as play
 
     made = []
     monkeypatch.setattr(play, "get_sandbox", lambda name, **settings: made.append((name, settings)) or object())
