@@ -28,6 +28,14 @@ arena does not have prints n/a, and without them every game starts cold, as befo
     docker_cold    docker sandbox, warm_start = false: a new container per bot per game
     docker_warm    docker, warm_start = true, bot_process = "per-game": a container per
                    slot for the run, a fresh process in it per game
+    runsc_cold     docker_cold under runtime = "runsc" (gVisor's kernel; the two docker
+    runsc_warm     columns above are runtime = "runc"): warm_start asked, but under runsc
+                   every game gets a fresh container (README, "Where a bot runs"). n/a
+                   where the engine has no runsc (.ci/docker-up registers it)
+
+runsc_cost_over_runc (warm and cold): runc's games/s over runsc's, the time a game costs
+under runsc for one under runc; the docker sandbox's default runtime is runsc only where
+the warm figure is at most 1.5 (docs/performance.md, "Runtimes").
 
 Beside them: the Docker engine's CPU per game (dockerd, containerd and the
 containerd-shims, read from /proc every 20 ms while the column runs by
@@ -68,8 +76,10 @@ COLUMNS: dict[str, dict] = {
     "local_warm": {"sandbox": "local", "warm_start": True, "bot_process": "per-game"},
     "local_slot": {"sandbox": "local", "warm_start": True, "bot_process": "per-slot"},
     "local_slot_threads": {"sandbox": "local", "warm_start": True, "bot_process": "per-slot"},
-    "docker_cold": {"sandbox": "docker", "warm_start": False, "bot_process": "per-game"},
-    "docker_warm": {"sandbox": "docker", "warm_start": True, "bot_process": "per-game"},
+    "docker_cold": {"sandbox": "docker", "runtime": "runc", "warm_start": False, "bot_process": "per-game"},
+    "docker_warm": {"sandbox": "docker", "runtime": "runc", "warm_start": True, "bot_process": "per-game"},
+    "runsc_cold": {"sandbox": "docker", "runtime": "runsc", "warm_start": False, "bot_process": "per-game"},
+    "runsc_warm": {"sandbox": "docker", "runtime": "runsc", "warm_start": True, "bot_process": "per-game"},
 }
 # Settings whose absence means "every game starts cold" (the design before warm starts).
 COLD = {"warm_start": False, "bot_process": "per-game"}
@@ -98,6 +108,10 @@ def column_settings(name: str) -> tuple[dict | None, str]:
     wanted = COLUMNS[name]
     known = TournamentConfig.model_fields
     settings = {"sandbox": wanted["sandbox"]}
+    if "runtime" in wanted:
+        if "runtime" not in known:
+            return None, "this arena has no setting runtime"
+        settings["runtime"] = wanted["runtime"]
     missing = []
     for key in ("warm_start", "bot_process"):
         if key in known:
@@ -244,6 +258,14 @@ def docker_problem() -> str | None:
     return engine_problem()
 
 
+def runsc_problem() -> str | None:
+    """Why the runsc columns cannot run (the engine has no runsc), or None."""
+    import docker
+
+    runtimes = (docker.from_env(timeout=30).info().get("Runtimes") or {}).keys()
+    return None if "runsc" in runtimes else "the engine has no runsc runtime (.ci/docker-up)"
+
+
 def median(values: list) -> float | None:
     """The median of the values that are not None (None if none is)."""
     known = [value for value in values if value is not None]
@@ -300,6 +322,8 @@ def main() -> None:
                 settings, note = column_settings(name)
                 if settings is not None and settings["sandbox"] == "docker" and (args.no_docker or problem):
                     settings, note = None, "--no-docker" if args.no_docker else problem
+                if settings is not None and settings.get("runtime") == "runsc" and runsc_problem():
+                    settings, note = None, runsc_problem()
                 if settings is None:
                     notes[name] = note
                     continue
@@ -326,12 +350,16 @@ def main() -> None:
         "docker_warm_over_local_warm": ratio(rate.get("docker_warm"), rate.get("local_warm")),
         "local_slot_over_cold": ratio(rate.get("local_slot"), rate.get("local_cold")),
         "local_warm_over_cold": ratio(rate.get("local_warm"), rate.get("local_cold")),
+        "runsc_cost_over_runc_warm": ratio(rate.get("docker_warm"), rate.get("runsc_warm")),
+        "runsc_cost_over_runc_cold": ratio(rate.get("docker_cold"), rate.get("runsc_cold")),
         "workers_over_threads": ratio(rate.get("local_slot"), rate.get("local_slot_threads")),
         "after_round_1": {
             "docker_warm_over_cold": ratio(steady.get("docker_warm"), steady.get("docker_cold")),
             "docker_warm_over_local_warm": ratio(steady.get("docker_warm"), steady.get("local_warm")),
             "local_slot_over_cold": ratio(steady.get("local_slot"), steady.get("local_cold")),
             "local_warm_over_cold": ratio(steady.get("local_warm"), steady.get("local_cold")),
+            "runsc_cost_over_runc_warm": ratio(steady.get("docker_warm"), steady.get("runsc_warm")),
+            "runsc_cost_over_runc_cold": ratio(steady.get("docker_cold"), steady.get("runsc_cold")),
             "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game_after_round_1"),
         },
         "engine_cpu_s_per_docker_game": columns.get("docker_warm", {}).get("engine_cpu_s_per_game"),
@@ -375,6 +403,8 @@ def main() -> None:
         ("local_slot_over_cold", ">= 4"),
         ("local_warm_over_cold", "(printed)"),
         ("workers_over_threads", "(printed)"),
+        ("runsc_cost_over_runc_warm", "<= 1.5 for runsc as the default"),
+        ("runsc_cost_over_runc_cold", "(printed)"),
         ("engine_cpu_s_per_docker_game", "<= 0.35"),
         ("engine_cpu_s_per_docker_cold_game", "(printed)"),
         ("engine_idle_cpu_s_per_s", "(the engine's CPU with no game of ours, per second)"),

@@ -90,6 +90,7 @@ def serve_door(
     league_dir: Path | None = None,
     validate_jobs: int = 1,
     validate_sandbox: str = "docker",
+    validate_runtime: str | None = None,
     limits: Any = None,
     upload_limits: dict[str, Any] | None = None,
     show_stderr: bool = False,
@@ -120,7 +121,7 @@ def serve_door(
         registry=registry.expanduser().resolve() if registry else default_registry(),
         limits=uploads,
         queue_settings=QueueSettings(
-            jobs=validate_jobs, sandbox=validate_sandbox, limits=limits or Limits(),
+            jobs=validate_jobs, sandbox=validate_sandbox, runtime=validate_runtime, limits=limits or Limits(),
             folder_limits=FolderLimits(total_mb=uploads.unpacked_mb, files=uploads.files, file_mb=uploads.file_mb),
         ),
         league_dir=league_dir,

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.console import UsageError, console, say
-from arena.cli.flags import DecisionFlag, MemoryFlag, StartupFlag, TimeBankFlag
+from arena.cli.flags import DecisionFlag, MemoryFlag, RuntimeFlag, StartupFlag, TimeBankFlag, sandbox_settings
 from arena.cli.tables import compact_table, fitting
 from arena.cli.langs import new_command
 
@@ -36,6 +36,7 @@ def submit_command(
     time_bank_s: TimeBankFlag = None,
     startup_s: StartupFlag = None,
     memory_mb: MemoryFlag = None,
+    runtime: RuntimeFlag = None,
     tournament: Annotated[
         Optional[Path], typer.Option(help="Take the limits and sandbox from this tournament file instead.")
     ] = None,
@@ -99,7 +100,9 @@ def submit_command(
         registry = registry or config.registry_dir()
     if config is not None:
         limits, sandbox = config.limits.limits(), config.sandbox
-    done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits)
+        runtime = runtime or config.runtime
+    settings = sandbox_settings(sandbox, runtime)
+    done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits, **settings)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
     verb = "already in the registry" if done.already_there else "accepted"
     say(f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")

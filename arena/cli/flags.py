@@ -47,6 +47,15 @@ BotProcessFlag = Annotated[
         "for docker; a league's per-game).",
     ),
 ]
+# The docker sandbox's runtime (arena match, run, league, submit; a file's `runtime`).
+RuntimeFlag = Annotated[
+    Optional[str],
+    typer.Option(
+        "--runtime",
+        help="With --sandbox docker: runc (the host's kernel) or runsc (gVisor's: a second kernel between "
+        "the bots and the host, slower; .ci/docker-up installs it). Default: $ARENA_DOCKER_RUNTIME, else runc.",
+    ),
+]
 WarmStartFlag = Annotated[
     Optional[bool],
     typer.Option(
@@ -55,6 +64,18 @@ WarmStartFlag = Annotated[
         "its game needs it (default: on in a tournament, off in a league).",
     ),
 ]
+
+
+def sandbox_settings(sandbox: str, runtime: str | None) -> dict[str, Any]:
+    """The sandbox's settings for --runtime (a match's, a submission's); UsageError if
+    --runtime is given for another sandbox than docker."""
+    if runtime is None:
+        return {}
+    if sandbox != "docker":
+        from arena.cli.console import UsageError
+
+        raise UsageError(f"--runtime {runtime} is a setting of --sandbox docker, not of --sandbox {sandbox}")
+    return {"runtime": runtime}
 
 
 def overrides_of(settings: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.console import UsageError, console, say, say_json, warn_public_seed
-from arena.cli.flags import DecisionFlag, MemoryFlag, StartupFlag, TimeBankFlag
+from arena.cli.flags import DecisionFlag, MemoryFlag, RuntimeFlag, StartupFlag, TimeBankFlag, sandbox_settings
 from arena.cli.incidents import print_incidents
 from arena.cli.progress import SprtProgress
 from arena.cli.tables import compact_table, fitting, match_games_table
@@ -50,6 +50,7 @@ def match_command(
     time_bank_s: TimeBankFlag = None,
     startup_s: StartupFlag = None,
     memory_mb: MemoryFlag = None,
+    runtime: RuntimeFlag = None,
     sprt: Annotated[
         Optional[tuple[float, float]],
         typer.Option(
@@ -132,6 +133,7 @@ def match_command(
         games=games,
         seed=seed,
         sandbox=sandbox,
+        sandbox_settings=sandbox_settings(sandbox, runtime),
         rules=options,
         limits=limits,
         on_step=show_step if verbose else None,

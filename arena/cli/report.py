@@ -84,6 +84,10 @@ def serve_command(
         Optional[Path], typer.Option(help="With --submissions: where accepted bots land (default as `arena submit`).")
     ] = None,
     validate_jobs: Annotated[int, typer.Option(min=1, help="Submissions checked at once.")] = 1,
+    validate_runtime: Annotated[
+        Optional[str],
+        typer.Option(help="Docker's runtime for the checks: runc, or runsc (gVisor; default $ARENA_DOCKER_RUNTIME, else runc)."),
+    ] = None,
     validate_sandbox: Annotated[
         str,
         typer.Option(
@@ -114,6 +118,10 @@ def serve_command(
     from arena.site.writer import SITE_DIR, render_site
 
     limits = None
+    if validate_runtime is not None:
+        from arena.sandbox.docker.engine import runtime_setting
+
+        runtime_setting(validate_runtime)  # UnknownRuntime: a one-line mistake
     if out_dir.is_file():  # a league file: its [server] table, the flags given on top
         from arena.web.settings import ServerConfig, league_file_server
 
@@ -125,6 +133,7 @@ def serve_command(
         registry = registry or league_registry
         port, host, submissions, show_stderr = settings.port, settings.host, settings.submissions, settings.show_stderr
         validate_jobs, validate_sandbox = settings.validate_jobs, settings.validate_sandbox
+        validate_runtime = settings.validate_runtime
         certfile, keyfile, insecure_http = settings.certfile, settings.keyfile, settings.insecure_http
         max_upload_mb, max_unpacked_mb, max_files = settings.max_upload_mb, settings.max_unpacked_mb, settings.max_files
         uploads_per_hour, upload_s = settings.uploads_per_hour, settings.upload_s
@@ -142,7 +151,8 @@ def serve_command(
 
         server, door = serve_door(
             site, registry=registry, host=host, port=port, league_dir=out_dir, validate_jobs=validate_jobs,
-            validate_sandbox=validate_sandbox, show_stderr=show_stderr, tls=tls, limits=limits,
+            validate_sandbox=validate_sandbox, validate_runtime=validate_runtime, show_stderr=show_stderr, tls=tls,
+            limits=limits,
             upload_limits={
                 "packed_mb": max_upload_mb, "unpacked_mb": max_unpacked_mb, "files": max_files,
                 "per_hour": uploads_per_hour, "upload_s": upload_s, "per_address": requests_per_minute,

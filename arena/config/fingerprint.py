@@ -6,12 +6,13 @@ A run stores its settings and the sha256 of those that decide what is played; ru
 again on the same folder with other such settings is refused (a tournament names each
 change; `--allow-changes` goes on with the new ones). What does not change what is
 played (`UNFINGERPRINTED`: the name, how many jobs or machines play, where the output
-goes, whether processes start ahead of need, and a league's registry and when it stops)
+goes, whether processes start ahead of need, the docker sandbox's runtime, and a league's
+registry and when it stops)
 may differ between runs. `bot_process` is fingerprinted: a bot that keeps its process
 between games may play differently; a store from before the setting played per-game.
 
-A league stores `bot_process` and `warm_start` only when they are not its defaults
-(per-game, cold), and `inherit_rating` only when true: a league stored before it had
+A league stores `bot_process`, `warm_start` and `runtime` only when they are not its
+defaults (per-game, cold, none), and `inherit_rating` only when true: a league stored before it had
 these settings resumes as it was.
 """
 
@@ -31,11 +32,15 @@ from arena.config.tournament_file import TournamentConfig
 # Settings that do not change what is played: free to differ between runs of one
 # tournament (name, jobs, output, cluster, warm_start) or league (also its registry, and
 # games and until_stable: when this run stops).
-UNFINGERPRINTED = ("name", "jobs", "output", "cluster", "warm_start", "registry", "games", "until_stable")
+# The docker sandbox's runtime (runc or runsc) is how bots are kept apart, not what they
+# play: a run may resume under the other one.
+UNFINGERPRINTED = (
+    "name", "jobs", "output", "cluster", "warm_start", "runtime", "registry", "games", "until_stable",
+)
 # What a store made before bot_process existed played: its fingerprint is kept for it.
 OLD_BOT_PROCESS = "per-game"
 # A league's settings stored only when they differ from these (see the module docstring).
-LEAGUE_UNSTORED = {"bot_process": "per-game", "warm_start": False, "inherit_rating": False}
+LEAGUE_UNSTORED = {"bot_process": "per-game", "warm_start": False, "inherit_rating": False, "runtime": None}
 
 
 def settings_of(

@@ -35,6 +35,7 @@ from arena.config.tournament_file import (
     game_mistakes,
     known_game,
     read_file,
+    runtime_mistakes,
 )
 from arena.store.db import Store
 
@@ -57,6 +58,11 @@ class LeagueConfig(Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     rating: RatingConfig = Field(default_factory=RatingConfig)
     sandbox: Literal["local", "docker"] = "local"
+    runtime: Literal["runc", "runsc"] | None = Field(
+        None,
+        description="docker only: runc (the host's kernel) or runsc (gVisor's, a second kernel between the bots "
+        "and the host; README, 'Where a bot runs'). None: $ARENA_DOCKER_RUNTIME, else runc.",
+    )
     bot_process: Literal["per-game", "per-slot"] = Field(
         "per-game",
         description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
@@ -93,6 +99,7 @@ class LeagueConfig(Strict):
     @model_validator(mode="after")
     def _fits_together(self) -> LeagueConfig:
         mistakes, resolved = game_mistakes({"game": self.game, "seats": self.seats, "rules": self.rules})
+        mistakes += runtime_mistakes(self.sandbox, self.runtime)
         if mistakes:
             raise ValueError("\n".join(mistakes))
         object.__setattr__(self, "rules", resolved)

@@ -67,6 +67,13 @@ def swiss_seats_note(bots: int, seats: int) -> str | None:
             f"tables that hold every bot, their sizes within one")
 
 
+def runtime_mistakes(sandbox: str, runtime: str | None) -> list[str]:
+    """A Docker runtime asked for bots that do not run in Docker (a tournament's, a league's)."""
+    if runtime is not None and sandbox != "docker":
+        return [f"'runtime' {runtime!r} is a setting of the docker sandbox; sandbox is {sandbox!r}"]
+    return []
+
+
 def default_bot_process(sandbox: str) -> str:
     """per-slot for the local sandbox (trusted code, speed), per-game for Docker (untrusted)."""
     return "per-slot" if sandbox == "local" else "per-game"
@@ -176,6 +183,11 @@ class TournamentConfig(Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     rating: RatingConfig = Field(default_factory=RatingConfig)
     sandbox: Literal["local", "docker"] = "local"
+    runtime: Literal["runc", "runsc"] | None = Field(
+        None,
+        description="docker only: runc (the host's kernel) or runsc (gVisor's, a second kernel between the bots "
+        "and the host; README, 'Where a bot runs'). None: $ARENA_DOCKER_RUNTIME, else runc.",
+    )
     bot_process: Literal["per-game", "per-slot"] | None = Field(
         None,
         description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
@@ -202,6 +214,7 @@ class TournamentConfig(Strict):
     @model_validator(mode="after")
     def _fits_together(self) -> TournamentConfig:
         mistakes, resolved = _cross_key_mistakes(self.model_dump(exclude={"base_dir"}))
+        mistakes += runtime_mistakes(self.sandbox, self.runtime)
         if mistakes:
             raise ValueError("\n".join(mistakes))
         object.__setattr__(self, "rules", resolved)

@@ -66,6 +66,7 @@ class GameSpec(Strict):
     bot_seeds: list[int]  # what each seat's bot gets in `hello` (`RunKey.bot_seed`), seat order
     limits: LimitsConfig
     sandbox: Literal["local", "docker"] = "local"
+    runtime: Literal["runc", "runsc"] | None = None  # docker's; None: the machine's default
     bot_process: Literal["per-game", "per-slot"] = "per-game"
     warm_start: bool = False  # the runner passes its setting; alone, a game starts cold as before
     run: str = ""  # which run the game belongs to: slots (and their sessions) are per run
@@ -87,16 +88,18 @@ class PlayedGame(BaseModel):
     startup_s: float = Field(description="Seconds the game waited for its bot processes to start.")
 
 
-_sandboxes: dict[str, Sandbox] = {}
+_sandboxes: dict[tuple[str, str | None], Sandbox] = {}
 _sandbox_lock = threading.Lock()
 
 
-def sandbox_named(name: str) -> Sandbox:
-    """One sandbox object per kind per process (a cluster worker reuses it between games)."""
+def sandbox_named(name: str, runtime: str | None = None) -> Sandbox:
+    """One sandbox object per kind (and Docker runtime) per process (a cluster worker
+    reuses it between games). `runtime`: docker's runc or runsc; None, the default."""
     with _sandbox_lock:
-        if name not in _sandboxes:
-            _sandboxes[name] = get_sandbox(name)
-        return _sandboxes[name]
+        if (name, runtime) not in _sandboxes:
+            settings = {"runtime": runtime} if runtime is not None else {}
+            _sandboxes[name, runtime] = get_sandbox(name, **settings)
+        return _sandboxes[name, runtime]
 
 
 def close_sandboxes(sessions: bool = True) -> None:
@@ -279,7 +282,7 @@ def play_scheduled_game(
                 seat.name = bot.id
                 seats.append(seat)
                 continue
-            box = box or sandbox_named(spec.sandbox)
+            box = box or sandbox_named(spec.sandbox, spec.runtime)
             slot = SLOTS.acquire(spec.run, bot, rotation_of(spec), players)
             slots.append(slot)
             if per_slot:

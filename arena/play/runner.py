@@ -123,7 +123,7 @@ class Runner:
         processes or containers a killed earlier run left behind."""
         if self.config.cluster:
             return None
-        self.box = self.sandbox or sandbox_named(self.config.sandbox)
+        self.box = self.sandbox or sandbox_named(self.config.sandbox, self.config.runtime)
         self.box.hide_paths(self.hidden)
         self.box.cleanup_leftovers()
         return self.box
@@ -173,6 +173,7 @@ class Runner:
             bot_seeds=[self.key.bot_seed(game.key, bot_id) for bot_id in game.table],
             limits=c.limits,
             sandbox=c.sandbox,
+            runtime=c.runtime,
             bot_process=c.bot_process,
             warm_start=c.warm_start,
             run=self.run_id,

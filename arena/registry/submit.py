@@ -145,10 +145,12 @@ def submit_bot(
     opponent: str | Path | None = None,
     folder_limits: FolderLimits | None = None,
     stage: Callable[[str], None] | None = None,
+    runtime: str | None = None,
 ) -> Submission:
     """Check a bot and copy it into the registry; SubmitRefused lists every reason.
     `folder_limits`: how much the folder may hold (default `FolderLimits.from_env()`);
-    `stage` is told each step as it starts ("checking", "building", "smoke match")."""
+    `stage` is told each step as it starts ("checking", "building", "smoke match");
+    `runtime`: the docker sandbox's (runc or runsc; None, its default)."""
     folder = Path(bot_dir).resolve()
     registry = Path(registry).resolve() if registry is not None else default_registry()
     if _inside_installation(registry):
@@ -170,7 +172,7 @@ def submit_bot(
     try:
         os.chmod(staging, 0o755)  # the sandbox's user (nobody) runs the smoke match from it
         return _submit_copy(
-            folder, staging / "bot", registry, sandbox=sandbox, limits=limits, opponent=opponent,
+            folder, staging / "bot", registry, sandbox=sandbox, runtime=runtime, limits=limits, opponent=opponent,
             folder_limits=folder_limits if folder_limits is not None else FolderLimits.from_env(),
             stage=stage or (lambda step: None),
         )
@@ -185,7 +187,7 @@ def submit_bot(
 
 
 def _submit_copy(
-    folder: Path, copy: Path, registry: Path, *, sandbox: str, limits: Limits | None,
+    folder: Path, copy: Path, registry: Path, *, sandbox: str, runtime: str | None, limits: Limits | None,
     opponent: str | Path | None, folder_limits: FolderLimits, stage: Callable[[str], None],
 ) -> Submission:
     """The checks, the smoke match and the move into the registry, all on the copy."""
@@ -201,7 +203,7 @@ def _submit_copy(
         raise SubmitRefused(folder, reasons)
     games = [get_game(game).name for game in manifest.games]
 
-    box = get_sandbox(sandbox)
+    box = get_sandbox(sandbox, **({"runtime": runtime} if runtime else {}))
     box.hide_paths([registry])  # the smoke match must not read the bots already accepted
     if sandbox == "docker" and manifest.dockerfile:
         stage("building")

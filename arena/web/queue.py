@@ -44,6 +44,7 @@ class QueueSettings:
 
     jobs: int = 1
     sandbox: str = "docker"
+    runtime: str | None = None  # docker's runc or runsc; None: its default
     limits: Limits = field(default_factory=Limits)
     folder_limits: FolderLimits = field(default_factory=FolderLimits)
     timeout_s: float = VALIDATION_S
@@ -175,7 +176,7 @@ class ValidationQueue:
     def _run_child(self, sub_id: str, bot: Path) -> dict | None:
         spec = {
             "parent": os.getpid(), "folder": str(bot), "registry": str(self.registry), "sandbox": self.settings.sandbox,
-            "limits": dataclasses.asdict(self.settings.limits),
+            "runtime": self.settings.runtime, "limits": dataclasses.asdict(self.settings.limits),
             "folder_limits": dataclasses.asdict(self.settings.folder_limits),
         }
         env = dict(os.environ, PYTHONUNBUFFERED="1")

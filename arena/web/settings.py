@@ -8,6 +8,7 @@ the league that way while it runs apart (flags override the table).
     submissions = true          # the authors' door (default true)
     validate_jobs = 1
     validate_sandbox = "docker" # "local" only for authors you trust
+    validate_runtime = "runsc"  # docker's runtime for the checks (default: runc)
     max_upload_mb = 50
     max_unpacked_mb = 200
     max_files = 10000
@@ -38,6 +39,7 @@ class ServerConfig(BaseModel):
     submissions: bool = True
     validate_jobs: int = Field(1, ge=1, le=64)
     validate_sandbox: Literal["docker", "local"] = "docker"
+    validate_runtime: Literal["runc", "runsc"] | None = None  # None: $ARENA_DOCKER_RUNTIME, else runc
     max_upload_mb: int = Field(50, ge=1)
     max_unpacked_mb: int = Field(200, ge=1)
     max_files: int = Field(10_000, ge=1)

@@ -48,6 +48,7 @@ def main(argv: list[str]) -> int:
     try:
         done = submit_bot(
             Path(spec["folder"]), Path(spec["registry"]), sandbox=spec["sandbox"], limits=Limits(**spec["limits"]),
+            runtime=spec.get("runtime"),
             folder_limits=FolderLimits(**spec["folder_limits"]), stage=lambda step: _say({"stage": step}),
         )
     except SubmitRefused as refused:

@@ -50,7 +50,7 @@ def test_several_mistakes_are_reported_at_once_with_key_value_and_what_is_allowe
         "unknown key 'limits.memory'; allowed keys: startup_s, decision_s, time_bank_s, memory_mb, cpu_s, cpus",
         "jobs = 0: Input should be greater than or equal to 1",
         ("unknown key 'colour'; allowed keys: name, game, seats, format, rounds, cycles, challengers, duplicate, "
-        "bots, seed, rules, limits, rating, sandbox, bot_process, warm_start, jobs, cluster, output"),
+        "bots, seed, rules, limits, rating, sandbox, runtime, bot_process, warm_start, jobs, cluster, output"),
     ]
     assert str(path) in str(raised.value) or raised.value.source == str(path)
 

@@ -74,3 +74,31 @@ def test_docker_up_is_quiet_and_does_nothing_when_all_is_there():
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert engine.images.get(default_image()).id == image_id  # not rebuilt
+
+
+# --- .ci/docker-up: runsc merged into the engine's daemon.json -------------------------
+
+def merge_runtime(path: Path) -> int:
+    return subprocess.run(
+        [str(REPO / ".ci" / "docker-up"), "--merge-runtime", str(path)],
+        capture_output=True, text=True, timeout=30, check=False,
+    ).returncode
+
+
+def test_docker_up_adds_runsc_to_daemon_json_keeping_everything_else_once(tmp_path):
+    import json
+
+    daemon = tmp_path / "daemon.json"
+    daemon.write_text(json.dumps({"log-level": "warn", "runtimes": {"other": {"path": "/x"}}}))
+    assert merge_runtime(daemon) == 0
+    runsc = {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none", "--host-fifo=open"]}
+    assert json.loads(daemon.read_text()) == {
+        "log-level": "warn", "runtimes": {"other": {"path": "/x"}, "runsc": runsc}
+    }
+    written = daemon.read_bytes()
+    assert merge_runtime(daemon) == 3 and daemon.read_bytes() == written  # already there
+    # an older registration (without --host-fifo=open) is brought up to date
+    daemon.write_text(json.dumps({"runtimes": {"runsc": {"path": "/usr/bin/runsc"}}}))
+    assert merge_runtime(daemon) == 0 and json.loads(daemon.read_text()) == {"runtimes": {"runsc": runsc}}
+    assert merge_runtime(tmp_path / "new" / "daemon.json") == 0  # no file yet: made
+    assert json.loads((tmp_path / "new" / "daemon.json").read_text()) == {"runtimes": {"runsc": runsc}}

@@ -37,7 +37,14 @@ between; see `warm.py` for how, and why that is as
 strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
 host cannot see start cold as above. `close()` removes the slots' containers.
 
-Where things live: `engine.py` (settings, labels, owners, the engine's errors), `images.py`
+`runtime="runsc"` (or $ARENA_DOCKER_RUNTIME) runs the containers on gVisor's kernel instead
+of the host's (runc, the default): the same settings, but the memory cgroup gets room for
+gVisor itself, the bot's process limit is its RLIMIT_NPROC (gVisor's threads fill the
+host's pids cgroup), the pipes' mount is writable (gVisor opens no FIFO for writing on a
+read-only one) and slots start cold (RUNSC_COLD). The engine must have runsc registered
+(.ci/docker-up does it), else RuntimeMissing says how.
+
+Where things live: `engine.py` (settings, labels, owners, the runtime, the engine's errors), `images.py`
 (base and Dockerfile images, cached), `transport.py` (the running bot: pipes or the attach
 socket), `warm.py` (warm slots and their reset), and here the sandbox itself: container
 settings, start, leftovers.
@@ -70,6 +77,8 @@ from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's publ
     IO_PREFIX,
     LABEL,
     OWNER_LABEL,
+    RUNTIME_ENV,
+    RUNTIMES,
     STDIO_ENV,
     STDIO_MODES,
     USER,
@@ -79,8 +88,13 @@ from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's publ
     _owner_of_this_process,
     _remove_quietly,
     _slug,
+    choose_runtime,
     default_image,
     engine_problem,
+    engine_runtimes,
+    runtime_setting,
+    RuntimeMissing,
+    UnknownRuntime,
 )
 from arena.sandbox.docker.images import (  # noqa: F401
     DockerImages,
@@ -103,6 +117,22 @@ from arena.sandbox.docker.warm import (  # noqa: F401
 )
 
 
+# Why slots start cold under gVisor (README, "Where a bot runs"; warm.py).
+RUNSC_COLD = (
+    "under runsc a bot's processes live in gVisor's kernel, where this host cannot see, "
+    "signal or reset them (a warm slot is reset from the host's /proc and cgroups)"
+)
+
+
+RUNSC_MEMORY_MB = 32  # gVisor's own memory in a runsc container's cgroup (measured ~15 MB)
+
+
+def runsc_host_pids(pids: int) -> int:
+    """The host pids cgroup's limit for a runsc container whose bot may have `pids`
+    processes: gVisor's own threads (about 50) plus about 5 per process, with room."""
+    return 128 + 8 * pids
+
+
 class DockerSandbox(DockerImages, Sandbox):
     """Runs each bot in its own locked-down container (the sandbox for untrusted code)."""
 
@@ -115,18 +145,23 @@ class DockerSandbox(DockerImages, Sandbox):
         stdio: str | None = None,
         client: Any = None,
         warm: bool = True,
+        runtime: str | None = None,
     ):
         """`image`: the base image; `base_url`: the engine (default: DOCKER_HOST or the local
         socket); `stdio`: "fifo" (pipes, fast), "attach" (the attach socket) or "auto"
         (pipes when the image has /bin/sh and arena runs as root, else attach; the default,
         or $ARENA_DOCKER_STDIO); `warm=False` starts every process cold, slot or not (the
-        old design, kept for comparison)."""
+        old design, kept for comparison); `runtime`: "runc" or "runsc" (gVisor), else
+        $ARENA_DOCKER_RUNTIME, else the default (`choose_runtime`), checked against the
+        engine's registered runtimes when it is first reached (RuntimeMissing if absent)."""
         stdio = stdio or os.environ.get(STDIO_ENV) or "auto"
         if stdio not in STDIO_MODES:
             # A user's mistake (the setting or $ARENA_DOCKER_STDIO): the CLI prints it as such.
             raise UnknownSandbox(f"unknown stdio mode {stdio!r}; allowed: {', '.join(STDIO_MODES)}")
         self.image = image or default_image()
         self.stdio = stdio
+        self._asked_runtime = runtime_setting(runtime)  # UnknownRuntime: a user's mistake
+        self._runtime: str | None = None  # known once the engine is reached
         self._init_images()
         self._maps_users: bool | None = None
         self._base_url = base_url
@@ -147,14 +182,29 @@ class DockerSandbox(DockerImages, Sandbox):
                 else:
                     client = docker.from_env(timeout=API_TIMEOUT_S)
                 client.ping()
+                registered = engine_runtimes(client.info())
             except _ENGINE_ERRORS as error:
                 where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
                 raise SandboxError(
                     f"the Docker engine is not reachable at {where} ({error}); start it "
                     "(e.g. .ci/docker-up) or use the local sandbox"
                 ) from None
+            self._runtime = choose_runtime(self._asked_runtime, registered)
             self._client = client
         return self._client
+
+    @property
+    def runtime(self) -> str:
+        """The containers' runtime: runc (the host's kernel) or runsc (gVisor's)."""
+        if self._runtime is None:
+            if self._client is not None:  # a client of the caller's (tests)
+                self._runtime = choose_runtime(
+                    self._asked_runtime, engine_runtimes(self._client.info())
+                )
+            else:
+                self.client  # noqa: B018 - reaching the engine chooses it
+        assert self._runtime is not None
+        return self._runtime
 
     # -- leftovers ---------------------------------------------------------------------------
     def cleanup_leftovers(self) -> int:
@@ -261,6 +311,7 @@ class DockerSandbox(DockerImages, Sandbox):
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
             "user": USER,
+            "runtime": self.runtime,
             "init": True,  # PID 1 reaps children and dies with the bot, taking everything with it
             "oom_score_adj": 1000,  # if the host runs short, the bot goes first, not arena
             "ulimits": [
@@ -279,6 +330,18 @@ class DockerSandbox(DockerImages, Sandbox):
             "labels": labels,
             "volumes": volumes,
         }
+        if self.runtime == "runsc":
+            # gVisor's kernel runs as ~50 host threads, and ~5 more per process of the bot
+            # (measured: 53 idle, 379 with 64 processes), all in the container's pids cgroup:
+            # `pids` there would stop gVisor itself. The bot's own limit is RLIMIT_NPROC,
+            # which gVisor counts for the container alone (the host counts it per uid, across
+            # containers: not usable under runc); the cgroup only bounds gVisor's threads.
+            settings["pids_limit"] = runsc_host_pids(limits.pids)
+            # The host's memory cgroup holds gVisor's kernel too (about 15 MB beside an idle
+            # Python bot): it gets RUNSC_MEMORY_MB more, so that the bot keeps its limit.
+            memory = f"{limits.memory_mb + RUNSC_MEMORY_MB}m"
+            settings["mem_limit"] = settings["memswap_limit"] = memory
+            settings["ulimits"].append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
         if not bot.dockerfile:
             volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
             settings["working_dir"] = BOT_MOUNT
@@ -287,7 +350,11 @@ class DockerSandbox(DockerImages, Sandbox):
             # else can be written). The shell only redirects and execs itself away, so the bot
             # is init's child as without pipes; the image's own entrypoint still runs first.
             facts = self._image_facts(image)
-            volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": "ro"}
+            # Under runsc the mount is writable: gVisor (2022-12) refuses to open a FIFO for
+            # writing on a read-only mount (EROFS; Linux allows it). Nothing else can be
+            # written there: the folder is root's (0711), the pipes the bot's own.
+            mode = "rw" if self.runtime == "runsc" else "ro"
+            volumes[str(io_dir)] = {"bind": IO_MOUNT, "mode": mode}
             labels[IO_LABEL] = str(io_dir)
             settings["stdin_open"] = False
             settings["entrypoint"] = [
@@ -337,6 +404,8 @@ class DockerSandbox(DockerImages, Sandbox):
         """Why slots start cold here (None if they start warm)."""
         if not self.warm:
             return "warm slots are switched off (warm=False)"
+        if self.runtime == "runsc":
+            return RUNSC_COLD
         if self._slots is not None and self._slots.unsupported:
             return self._slots.unsupported
         if image is not None and not self._uses_fifos(image):

@@ -15,6 +15,8 @@ import docker
 import docker.errors
 import requests
 
+from arena.sandbox import UnknownSandbox
+
 DEFAULT_IMAGE = "arena-base:bookworm"
 IMAGE_ENV = "ARENA_DOCKER_IMAGE"  # the same variable .ci/docker-up reads
 LABEL = "arena.sandbox"  # every container and bot image arena makes carries it
@@ -36,6 +38,8 @@ WATCH_EVERY_S = 0.2  # attach mode: how often a waiting read looks whether stdou
 # is taken to live on only when it still does after this long.
 SETTLE_S = 0.25
 BUILD_TIMEOUT_S = 900
+RUNTIMES = ("runc", "runsc")  # the host kernel's namespaces; gVisor's own kernel (a second one)
+RUNTIME_ENV = "ARENA_DOCKER_RUNTIME"
 
 # What the SDK and requests raise when the engine is gone or misbehaves.
 _ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
@@ -44,6 +48,55 @@ _ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSEr
 def default_image() -> str:
     """The base image: $ARENA_DOCKER_IMAGE, else arena-base:bookworm."""
     return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
+
+
+def runtime_setting(runtime: str | None = None) -> str | None:
+    """The runtime asked for: `runtime`, else $ARENA_DOCKER_RUNTIME, else None (the
+    default, chosen with the engine: `choose_runtime`); UnknownRuntime if not one of
+    RUNTIMES."""
+    chosen = runtime or os.environ.get(RUNTIME_ENV) or None
+    if chosen is not None and chosen not in RUNTIMES:
+        where = "" if runtime else f" (${RUNTIME_ENV})"
+        raise UnknownRuntime(
+            f"unknown Docker runtime {chosen!r}{where}; allowed: {', '.join(RUNTIMES)}"
+        )
+    return chosen
+
+
+def engine_runtimes(info: dict[str, Any]) -> set[str]:
+    """The runtimes an engine has registered (its `docker info`)."""
+    return set((info.get("Runtimes") or {}).keys())
+
+
+def choose_runtime(asked: str | None, registered: set[str]) -> str:
+    """The runtime containers get: `asked` if the engine has it (else RuntimeMissing, a
+    one-line message that says how to install and register it), or the default: runc.
+
+    Why runc by default, even where runsc is registered: a warm game under runsc costs
+    4.3 times one under runc (docs/performance.md, "Runtimes"), where the bar for runsc
+    as the default was 1.5; runsc is the stronger boundary, one setting away."""
+    if asked is None:
+        return "runc"
+    if asked not in registered and not (asked == "runc" and not registered):
+        raise RuntimeMissing(
+            f"the Docker engine has no runtime {asked!r} (it has: "
+            f"{', '.join(sorted(registered)) or 'none listed'}); "
+            + (
+                "install gVisor (apt-get install runsc) and register it in "
+                "/etc/docker/daemon.json, as .ci/docker-up does"
+                if asked == "runsc"
+                else "use runc"
+            )
+        )
+    return asked
+
+
+class UnknownRuntime(UnknownSandbox):
+    """A runtime name arena does not know (a user's mistake)."""
+
+
+class RuntimeMissing(UnknownSandbox):
+    """The runtime asked for is not registered with the engine (a user's setup to fix)."""
 
 
 def engine_problem(image: str | None = None) -> str | None:

@@ -78,7 +78,8 @@ static int open_own_pipe(const char *path, int flags) {
  * without one (a user namespace would give it capabilities of its own). Denied here, they
  * are what they are in a cold container's bot. clone3 says ENOSYS (as the engine's filter
  * says without CAP_SYS_ADMIN): libc then falls back on clone, whose namespace flags are
- * denied. Another architecture's or the x32 ABI's calls are all denied. */
+ * denied. io_uring's three calls are denied too, as Docker's default profile denies them
+ * (since Docker 25). Another architecture's or the x32 ABI's calls are all denied. */
 #define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
                  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
@@ -104,6 +105,11 @@ static int open_own_pipe(const char *path, int flags) {
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#define __NR_io_uring_enter 426
+#define __NR_io_uring_register 427
+#endif
 #ifndef __NR_quotactl_fd
 #define __NR_quotactl_fd 443
 #endif
@@ -125,6 +131,9 @@ static int stack_filter(void) {
         DENY(__NR_sethostname), DENY(__NR_syslog), DENY(__NR_open_tree),
         DENY(__NR_move_mount), DENY(__NR_fsopen), DENY(__NR_fsconfig), DENY(__NR_fsmount),
         DENY(__NR_fspick), DENY(__NR_mount_setattr),
+        /* io_uring: a second way into the kernel that the filter cannot see into, denied by
+         * Docker's default profile since Docker 25 (an older engine's allows it) */
+        DENY(__NR_io_uring_setup), DENY(__NR_io_uring_enter), DENY(__NR_io_uring_register),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),

@@ -12,6 +12,7 @@ import errno
 import os
 import select
 import shutil
+import signal
 import socket
 import struct
 import tempfile
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 _FRAME_HEADER = struct.Struct(">BxxxL")  # stream (1 stdout, 2 stderr), 3 pad bytes, length
 _STDOUT, _STDERR = 1, 2
 _READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
+OOM_SETTLE_S = 1.0  # how long a SIGKILL arena did not send waits for the engine's OOM flag
 
 
 def make_fifos() -> Path:
@@ -334,6 +336,14 @@ class DockerBotProcess(BotStdio):
             status = self.container.wait(timeout=API_TIMEOUT_S)["StatusCode"]
             self.container.reload()
             self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
+            # The engine learns of an out-of-memory kill from an event of its own, which may
+            # come after the container's exit (seen under load, runc and runsc alike): a
+            # SIGKILL that arena did not send is asked about again for a moment.
+            deadline = time.monotonic() + OOM_SETTLE_S
+            while status == 128 + signal.SIGKILL and not self._oom and time.monotonic() < deadline:
+                time.sleep(0.05)
+                self.container.reload()
+                self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
         except docker.errors.NotFound:
             raise SandboxError(
                 f"the container {self.container.name} was removed by someone else before arena "

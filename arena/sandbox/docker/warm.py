@@ -37,8 +37,9 @@ CAP_SYS_ADMIN in the container's set it also allows unshare, setns, mount, clone
 namespace flags, bpf, perf_event_open and a few more, some of which work without a
 capability (a user namespace would give the bot capabilities of its own there). The
 launcher's own filter, stacked on the bot's process, denies them all again (clone3 says
-ENOSYS, as the engine's filter says without CAP_SYS_ADMIN); the tests read from inside that
-a warm bot's answers equal a cold one's. Why not a launcher of the bot's own uid: a bot
+ENOSYS, as the engine's filter says without CAP_SYS_ADMIN), and io_uring's three calls, as
+Docker's default profile does since Docker 25 (Debian's 20.10 still allows them in a cold
+container); the tests read from inside that a warm bot's answers equal a cold one's. Why not a launcher of the bot's own uid: a bot
 may ptrace or signal a process of its own uid, so it could plant itself in the launcher
 and reach its next game.
 
@@ -108,6 +109,14 @@ launcher said); its exit code comes from the launcher's monitor only when a bot 
 its own. OUT_OF_MEMORY is the bot's, and so is a container that ended while its bot ran
 only when the kernel's OOM count says so; any other breakage of the container, and every
 engine failure, is a SandboxError.
+
+Under runsc (gVisor, `DockerSandbox(runtime="runsc")`) slots start cold: a bot's
+processes live in gVisor's own kernel, and this host sees only gVisor's, so the reset
+above, which works from the host's /proc, cgroups and namespaces (find, kill and count
+the bot's processes, renew /tmp from inside the container's mount namespace), has
+nothing to act on. Each game gets a fresh container, and so a fresh kernel: nothing of
+one game's kernel state, counters included, reaches the next; and gVisor mounts no cgroup
+files in it, so the counts below (pids.events among them) cannot even be read there.
 
 Warm slots need what the pipes need (arena as root with an engine that does not remap
 users), the engine on this host, whose container processes arena can see in /proc, a C

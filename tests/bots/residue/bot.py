@@ -8,7 +8,7 @@ It never ends on its own. Operations:
   of /tmp, the network interfaces, and the error names of writing /, /bot and /arena-io,
   of a TCP connection off the machine, of signalling and ptracing process 1, of the
   kernel keyring, of a new user namespace, a mount, clone3, clone with CLONE_NEWUSER,
-  setns, bpf and perf_event_open; its open files, the error names of opening the warm launcher's pipes,
+  setns, bpf, perf_event_open and io_uring's three calls; its open files, the error names of opening the warm launcher's pipes,
   and of signalling every process of another uid.
 - ["plant", TOKEN]: leave state everywhere it can: files (a file, a nested folder, a link, a
   pipe) in /tmp and /dev/shm, a POSIX message queue and a POSIX semaphore, SysV shared
@@ -133,6 +133,16 @@ def confinement():
         ctypes.c_uint32.from_buffer(attributes, 4).value = 128  # its size
         check(libc.syscall(298, attributes, 0, -1, -1, 0), "perf_event_open")
 
+    def io_uring_setup():
+        parameters = ctypes.create_string_buffer(120)  # struct io_uring_params, zeroed
+        os.close(check(libc.syscall(425, 4, parameters), "io_uring_setup"))
+
+    def io_uring_enter():  # on no ring (fd -1): EBADF where the call is allowed
+        check(libc.syscall(426, -1, 0, 0, 0, None, 0), "io_uring_enter")
+
+    def io_uring_register():
+        check(libc.syscall(427, -1, 0, None, 0), "io_uring_register")
+
     def keyring():
         # add_key("user", "arena", "x", 1, KEY_SPEC_SESSION_KEYRING): syscall 248 on x86_64
         check(-1 if libc.syscall(248, b"user", b"arena", b"x", 1, -3) < 0 else 0, "add_key")
@@ -164,6 +174,9 @@ def confinement():
         "setns": error_name(enter_namespace),
         "bpf": error_name(bpf),
         "perf_event_open": error_name(perf_event),
+        "io_uring_setup": error_name(io_uring_setup),
+        "io_uring_enter": error_name(io_uring_enter),
+        "io_uring_register": error_name(io_uring_register),
         "HOME": os.environ.get("HOME"),
         "cwd": os.getcwd(),
         "open files": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
