@@ -29,6 +29,7 @@ from arena.sandbox import (
     SandboxError,
     UnknownSandbox,
 )
+from arena.sandbox.copies import COPIES
 from arena.sandbox.docker import (
     LABEL,
     OWNER_LABEL,
@@ -121,10 +122,13 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
         assert host["LogConfig"]["Type"] == "none"
         assert host["OomScoreAdj"] == 1000
         config = attrs["Config"]
+        # /bot is the container's private copy of the bot's folder (arena.sandbox.copies).
+        copy = process.held[0].path
+        assert copy.parent == COPIES and sorted(os.listdir(copy)) == sorted(os.listdir(bot.folder))
         if sandbox.stdio == "fifo":
             assert process.stdio == "fifo"
             assert sorted(host["Binds"]) == sorted(
-                [f"{bot.folder.resolve()}:/bot:ro", f"{process.io_dir}:/arena-io:ro"]
+                [f"{copy}:/bot:ro", f"{process.io_dir}:/arena-io:ro"]
             )
             assert config["Entrypoint"] == [
                 "/bin/sh",
@@ -137,7 +141,7 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
             assert sorted(os.listdir(process.io_dir)) == ["in", "out"]
         else:
             assert process.stdio == "attach"
-            assert host["Binds"] == [f"{bot.folder.resolve()}:/bot:ro"]
+            assert host["Binds"] == [f"{copy}:/bot:ro"]
             assert config["OpenStdin"] is True and config["StdinOnce"] is True
         assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
             "nofile": (48, 48),

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
+from arena.sandbox.copies import COPIES
 from arena.sandbox.docker import (
     LABEL,
     LAUNCHER_CAPS,
@@ -129,8 +130,12 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         warm.container.reload()
         cold.container.reload()
         warm_host, cold_host = dict(warm.container.attrs["HostConfig"]), dict(cold.container.attrs["HostConfig"])
-        assert warm_host.pop("Binds") == [f"{bot.folder.resolve()}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
-        cold_host.pop("Binds")
+        # Each container reads a private copy of the bot's folder (arena.sandbox.copies).
+        copy = sandbox._slots._slots["s"].home.copy.path
+        assert warm_host.pop("Binds") == [f"{copy}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
+        cold_copy = cold.held[0].path
+        assert cold_host.pop("Binds") == [f"{cold_copy}:/bot:ro", f"{cold.io_dir}:/arena-io:ro"]
+        assert copy.parent == cold_copy.parent == COPIES and copy != cold_copy
         # The launcher may become nobody, empty its capability sets and make a game's
         # network and IPC namespaces, nothing more; the bot's process has none of them,
         # nor the system calls CAP_SYS_ADMIN adds to the engine's filter (read from inside

@@ -2,8 +2,11 @@
 per warm slot kept for the run with a fresh process per game (warm, `warm.py`).
 
 A bot runs from the base image (a setting; default `arena-base:bookworm`, built by
-`.ci/docker-up`; `python:3.12-slim` works too) with its folder mounted read-only at
-`/bot`, or from an image built from its own Dockerfile (cached by a hash of the folder).
+`.ci/docker-up`; `python:3.12-slim` works too) with a private copy of its folder mounted
+read-only at `/bot` (`arena.sandbox.copies`: made for this container alone, on the host's
+/dev/shm, removed with it, so no container reads the page cache of another's files), or
+from an image built from its own Dockerfile (cached by a hash of the folder; its files,
+like the image's, are read by every container of the image).
 Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
 a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
 user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
@@ -57,6 +60,8 @@ from docker.types import Ulimit
 
 from arena.sandbox import UnknownSandbox
 from arena.sandbox.base import BotSpec, Limits, Sandbox, SandboxError
+from arena.sandbox.copies import FolderCopy
+from arena.sandbox.copies import remove_leftovers as remove_copies
 from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's public names)
     _ENGINE_ERRORS,
     API_TIMEOUT_S,
@@ -89,6 +94,7 @@ from arena.sandbox.docker.images import (  # noqa: F401
 )
 from arena.sandbox.docker.transport import (  # noqa: F401
     DockerBotProcess,
+    _release,
     _remove_io_dir,
     _StdoutWatch,
     make_fifos,
@@ -158,7 +164,8 @@ class DockerSandbox(DockerImages, Sandbox):
 
     # -- leftovers ---------------------------------------------------------------------------
     def cleanup_leftovers(self) -> int:
-        """Remove arena containers whose run (a process of this host) has ended; how many."""
+        """Remove arena containers (and folder copies) whose run (a process of this host) has
+        ended; how many containers."""
         api = self.client.api
         try:
             # The engine's own listing carries the labels. The SDK's containers.list() would
@@ -187,6 +194,7 @@ class DockerSandbox(DockerImages, Sandbox):
                     f"could not remove leftover container {_listed_name(entry)}: {error}"
                 ) from None
             _remove_io_dir(labels.get(IO_LABEL))
+        remove_copies()  # the folder copies of runs that have ended (their containers are gone)
         return removed
 
     def check_engine(self, while_doing: str) -> None:
@@ -235,9 +243,12 @@ class DockerSandbox(DockerImages, Sandbox):
 
     # -- start -------------------------------------------------------------------------------
     def container_settings(
-        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None
+        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None,
+        source: Path | None = None,
     ) -> dict[str, Any]:
-        """The keyword arguments of `containers.create` for this bot: every limit in one place."""
+        """The keyword arguments of `containers.create` for this bot: every limit in one place.
+        `source`: what is mounted at /bot (the container's private copy of the bot's folder,
+        arena.sandbox.copies; default the folder itself)."""
         memory = f"{limits.memory_mb}m"
         labels = {
             LABEL: "docker",
@@ -280,7 +291,7 @@ class DockerSandbox(DockerImages, Sandbox):
             "volumes": volumes,
         }
         if not bot.dockerfile:
-            volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
+            volumes[str(source or bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
             settings["working_dir"] = BOT_MOUNT
         if io_dir is not None:
             # stdin/stdout are the pipes in io_dir (a read-only mount: pipes stay usable, nothing
@@ -357,8 +368,16 @@ class DockerSandbox(DockerImages, Sandbox):
             slots.close()
 
     def _start_cold(self, bot: BotSpec, limits: Limits, image: str) -> DockerBotProcess:
-        io_dir = make_fifos() if self._uses_fifos(image) else None
-        settings = self.container_settings(bot, limits, image, io_dir)
+        # The container reads a private copy of the bot's folder (arena.sandbox.copies): the
+        # page cache of its files is its own. A Dockerfile's image holds the folder itself.
+        copy = None if bot.dockerfile else FolderCopy(bot.folder)
+        held = [copy] if copy else []
+        try:
+            io_dir = make_fifos() if self._uses_fifos(image) else None
+        except BaseException:
+            _release(held)
+            raise
+        settings = self.container_settings(bot, limits, image, io_dir, copy.path if copy else None)
         container = process = None
         try:
             container = self.client.containers.create(**settings)
@@ -366,7 +385,7 @@ class DockerSandbox(DockerImages, Sandbox):
             if io_dir is None:
                 streams["stdin"] = 1
             attached = self.client.api.attach_socket(container.id, params=streams)
-            process = DockerBotProcess(self, container, attached, limits, io_dir)
+            process = DockerBotProcess(self, container, attached, limits, io_dir, held)
             container.start()
             if io_dir is None:
                 container.reload()  # its init's pid on this host: see _StdoutWatch
@@ -378,6 +397,7 @@ class DockerSandbox(DockerImages, Sandbox):
                 if container is not None:
                     _remove_quietly(container)
                 _remove_io_dir(io_dir)
+                _release(held)
             raise SandboxError(
                 f"the Docker engine could not start a container for {bot.name}: {error}"
             ) from None

@@ -24,6 +24,7 @@ import docker.errors
 from arena.sandbox.base import BotSpec, Limits, SandboxError
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.common import children_of
+from arena.sandbox.copies import FolderCopy
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
     EXIT_WAIT_S,
@@ -98,6 +99,7 @@ class WarmContainer:
         self.sandbox, self.bot, self.limits, self.image, self.slot = sandbox, bot, limits, image, slot
         self.released = released or (lambda process: None)  # called when a process closes
         self.folder = _make_slot_folder()
+        self.copy: FolderCopy | None = None  # the bot folder's private copy, at /bot
         self.container: Any = None
         self.keepers: dict[int, str] = {}  # host pid -> start time: the init and the launcher
         self.cgroup: BotCgroup | None = None
@@ -131,7 +133,12 @@ class WarmContainer:
     def _create(self) -> None:
         """Make and start the container, its keepers running: the init (the engine's
         docker-init, the host's static binary) and its child, arena's launcher."""
-        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder)
+        # A private copy of the bot's folder, made afresh by every reset (arena.sandbox.copies):
+        # no game reads the page cache of another's (a Dockerfile's image holds the folder).
+        if not self.bot.dockerfile:
+            self.copy = FolderCopy(self.bot.folder)
+        source = self.copy.path if self.copy else None
+        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder, source)
         settings["name"] = f"arena-{_slug(self.bot.name)}-warm-{uuid.uuid4().hex[:12]}"
         facts = self.sandbox._image_facts(self.image)
         self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
@@ -338,7 +345,9 @@ class WarmContainer:
             _renew(init_pid, self.mounts)
             for place in WIPED:  # empty already, unless a mount could not be renewed
                 _empty_folder(f"/proc/{init_pid}/root/{place}")
-        except (OSError, RecursionError) as error:
+            if self.copy is not None:
+                self.copy.refresh()  # the next game reads a copy no game has read
+        except (OSError, RecursionError, SandboxError) as error:
             raise _Broken(f"could not reset it: {error}") from None
         self._reset_counters()
         if names:
@@ -430,6 +439,8 @@ class WarmContainer:
         finally:
             self._close_launcher_pipes()
             _remove_io_dir(self.folder)
+            if self.copy is not None:
+                self.copy.remove()
 
 
 class _Unsupported(SandboxError):
