@@ -13,9 +13,17 @@ bot.toml and so the command.
 Docker: a container of the bot's image (its language's, or the base image) with the
 folder read-only at /bot and build/ writable at /bot/build, no network, user nobody,
 BUILD_MEMORY_MB of memory, a pids limit, a tmpfs /tmp (HOME), BUILD_TIMEOUT_S at most;
-removed afterwards. Local: a child process in the folder under rlimits (CPU, data,
-file size, no core), in its own session, killed at the time limit; as root it runs as
-nobody (build/ is lent to nobody for the build and given back to the folder's owner).
+removed afterwards. Local: confined as a local bot process is
+(`arena.sandbox.local_build.run_confined`, the local sandbox's shim, cgroup and view): as
+root with namespaces, no network, its own PID, mount and IPC namespaces, the folder
+read-only but build/, the registry and the other bots hidden (the sandbox's hidden
+paths), a private /tmp (HOME, BUILD_SCRATCH_MB) and /dev/shm, BUILD_MEMORY_MB of memory,
+BUILD_PIDS processes, BUILD_TIMEOUT_S, a uid of its own when a range is leased (else
+nobody; build/ is lent to it and given back to the folder's owner), and everything it
+started killed with it. Its output (stdout and stderr) is drained into a temporary file
+of which BUILD_LOG_MB are kept, and its last 64 KB for the message: no amount of it
+grows arena's memory. As a normal user: a child process with the user's rights, under
+rlimits and the time limit.
 A failed build is a `BuildFailed` whose message is one line plus the output's last lines.
 """
 
@@ -23,12 +31,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from arena.limits import Limits
 
 BUILD_DIR = "build"
 BUILT_MARK = ".arena-built"  # in build/: written by arena when a build succeeded
@@ -94,7 +102,7 @@ def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BU
     if getattr(box, "name", "local") == "docker":
         _build_in_docker(spec, box, folder, timeout_s)
     else:
-        _build_locally(spec, folder, timeout_s)
+        _build_locally(spec, box, folder, timeout_s)
     took = time.monotonic() - started
     if mark.exists() or mark.is_symlink():
         mark.unlink()  # the build's own: only arena says a build succeeded
@@ -111,44 +119,47 @@ def _give_back(out: Path, uid: int, gid: int) -> None:
             pass
 
 
-# The build's child, a program of its own: rlimits, nobody when root, then exec (no preexec_fn).
-SHIM = Path(__file__).with_name("build_shim.py")
+BUILD_OPEN_FILES = 4096  # compilers and linkers open many files at once
+BUILD_SCRATCH_MB = 512  # its private /tmp (HOME, the Go and Cargo caches), as in Docker
+BUILD_LOG_MB = 4  # of its output, the part kept in its log file (the rest is counted)
 
 
-def _build_locally(spec: Any, folder: Path, timeout_s: float) -> None:
+def build_limits() -> Limits:
+    """What a build may use (the local sandbox's; the Docker build's are the same numbers)."""
+    return Limits(memory_mb=BUILD_MEMORY_MB, pids=BUILD_PIDS, file_size_mb=BUILD_FILE_MB,
+                  open_files=BUILD_OPEN_FILES, cpu_s=BUILD_TIMEOUT_S, cpus=1.0)
+
+
+def _build_locally(spec: Any, box: Any, folder: Path, timeout_s: float) -> None:
+    """The build confined as a local bot process (arena.sandbox.local_build)."""
+    from arena.sandbox.local import LocalSandbox
+    from arena.sandbox.local_build import run_confined
+
+    local = box if getattr(box, "name", None) == "local" else LocalSandbox(warn=False)
     out = folder / BUILD_DIR
-    root = os.geteuid() == 0
-    owner = folder.stat()
-    if root:
-        _give_back(out, NOBODY, NOBODY)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(out), "LANG": "C.UTF-8"}
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    if local.isolate:  # a private /tmp: its caches go there, as in Docker
+        env = {"PATH": path, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+               "GOCACHE": "/tmp/go-cache", "GOPROXY": "off", "CARGO_HOME": "/tmp/cargo"}
+    else:
+        env = {"PATH": path, "HOME": str(out), "LANG": "C.UTF-8"}
     program = spec.build[0]
-    found = shutil.which(program, path=env["PATH"]) if "/" not in program else str(folder / program)
+    found = shutil.which(program, path=path) if "/" not in program else str(folder / program)
     if found is None or not Path(found).is_file():
         raise BuildFailed(_failed(spec, 127).split("; its output")[0])
-    argv = [
-        sys.executable, "-I", "-S", str(SHIM), str(int(timeout_s) + 1), str(BUILD_MEMORY_MB << 20),
-        str(BUILD_FILE_MB << 20), "1" if root else "0", found, *spec.build,
-    ]
-    process = subprocess.Popen(
-        argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    try:
-        output, _ = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        raise BuildFailed(_timed_out(spec, timeout_s), output.decode("utf-8", "replace")) from None
-    finally:
-        if root:
-            _give_back(out, owner.st_uid, owner.st_gid)
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # nothing the build started lives on
-        except ProcessLookupError:
-            pass
-    if process.returncode != 0:
-        raise BuildFailed(_failed(spec, process.returncode), output.decode("utf-8", "replace"))
+    with tempfile.TemporaryFile(prefix="arena-build-") as log:
+        ended = run_confined(
+            local, folder, list(spec.build), limits=build_limits(), env=env, timeout_s=timeout_s,
+            output=log, keep_bytes=BUILD_LOG_MB << 20, writable=[out], scratch_mb=BUILD_SCRATCH_MB,
+        )
+    if ended.timed_out:
+        raise BuildFailed(_timed_out(spec, timeout_s), ended.tail)
+    if ended.out_of_memory:
+        raise BuildFailed(f"its build ({' '.join(spec.build)}) ran out of memory ({BUILD_MEMORY_MB} MB)",
+                          ended.tail)
+    if ended.returncode != 0:
+        code = ended.returncode if ended.returncode is not None else -9
+        raise BuildFailed(_failed(spec, code), ended.tail)
 
 
 def _timed_out(spec: Any, timeout_s: float) -> str:

@@ -392,8 +392,11 @@ class LocalSandbox(Sandbox):
         remove_copies()
         return remove_leftovers()
 
-    def view_of(self, folder: Path, limits: Limits) -> list[list]:
-        """The mount steps for a bot in `folder` (resolved); SandboxError if nobody cannot use it."""
+    def view_of(self, folder: Path, limits: Limits, *, writable: Iterable[Path] = (),
+                scratch_mb: int | None = None) -> list[list]:
+        """The mount steps for a bot in `folder` (resolved); SandboxError if nobody cannot use it.
+        `writable`: paths inside the folder bound writable (a build's build/); `scratch_mb`:
+        the size of the private /tmp and /dev/shm (default `limits.file_size_mb`)."""
         closed = None
         if self.user is not None:
             closed = closed_ancestor(folder)
@@ -417,4 +420,5 @@ class LocalSandbox(Sandbox):
             covers.append(closed)
         scratch = [Path(path).resolve() for path in SCRATCH if Path(path).is_dir()]
         files = [path for path in hidden if not path.is_dir()]
-        return mount_steps(folder, covers, scratch, limits.file_size_mb, files)
+        size = limits.file_size_mb if scratch_mb is None else scratch_mb
+        return mount_steps(folder, covers, scratch, size, files, writable)
