@@ -25,8 +25,9 @@ How a bot is started (its cost is measured in docs/performance.md):
      process): the page cache of its files is its own, so no value the bot sets there
      (which pages are cached) reaches another process; where a cover holds the folder,
      the way to it is rebuilt inside.
-   The init then forks the bot, which becomes user nobody (65534, no groups) when
-   arena runs as root, joins a session keyring of its own, sets no_new_privs (no setuid
+   The init then forks the bot, which becomes a uid of its own when arena runs as root
+   (leased from arena's range, `arena.sandbox.uids`, no group; nobody, 65534, with
+   `ARENA_LOCAL_UIDS=nobody` or where no range can be leased), joins a session keyring of its own, sets no_new_privs (no setuid
    program gives anything back), installs the seccomp filter that refuses the kernel
    keyring's calls (`arena.sandbox.keyring`; also without namespaces) and execs. The init reaps orphans and reports the bot's exit status on a private pipe;
    when it goes, the kernel kills everything in the namespace, `setsid` escapees
@@ -59,11 +60,11 @@ What it does not: the bot still reads what nobody may read on the host (/etc, /u
 world-readable homes), and shares their page cache with every process: a page of such a
 file it reads for the first time stays cached for a later reader to find
 (preadv2(RWF_NOWAIT)), and posix_fadvise drops one (its own folder is a private copy;
-these files are not); it shares the kernel with no other system-call filter, and it
-shares uid 65534 with other local bots and the Docker sandbox's, so per-user counters
-(inotify instances, pipe buffer pages, pending signals, message queue bytes) are common
-to every bot alive at once: a covert channel between running bots, not a store, unless
-`ARENA_LOCAL_UIDS` gives each bot process a uid of its own (`arena.sandbox.uids`).
+these files are not); it shares the kernel with no other system-call filter. Its uid is
+its own while it runs (no other bot, container or host process has it), so per-user
+counters (inotify instances, pipe buffer pages, pending signals, message queue bytes)
+are no channel between running bots; with `ARENA_LOCAL_UIDS=nobody` every bot is nobody
+and they are.
 Untrusted code belongs in the Docker sandbox.
 
 Here: `LocalSandbox` (starts, warm spares, the view of each bot: `mount_steps`); the

@@ -30,6 +30,7 @@ from arena.sandbox import (
     UnknownSandbox,
 )
 from arena.sandbox.copies import COPIES
+from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
     LABEL,
     OWNER_LABEL,
@@ -149,7 +150,8 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
             "cpu": (600, 600),
             "core": (0, 0),
         }
-        assert config["User"] == "65534:65534"
+        uid = process.held[1].uid  # leased for this container (arena.sandbox.uids)
+        assert config["User"] == f"{uid}:{uid}" and uid in DEFAULT
         assert config["Tty"] is False
         assert config["Image"] == default_image()
         assert config["Labels"][LABEL] == "docker"
@@ -237,7 +239,7 @@ def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sa
         report = json.loads(process.receive_line(LIMITS.startup_s))
     finally:
         process.close()
-    assert report["uid"] == 65534 and report["gid"] == 65534
+    assert report["uid"] == report["gid"] and report["uid"] in DEFAULT  # a uid of its own
     assert report["cwd"] == "/bot"
     assert report["cap_eff"] == "0000000000000000"
     assert report["no_new_privs"] == "1"

@@ -23,6 +23,7 @@ import pytest
 
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
 from arena.sandbox.copies import COPIES
+from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
     LABEL,
     LAUNCHER_CAPS,
@@ -153,7 +154,7 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         assert config["Labels"][LABEL] == "docker"
         assert config["Labels"][OWNER_LABEL].split(":")[1] == str(os.getpid())
         assert warm.container.attrs["Name"].startswith("/arena-echo-bot-warm-")
-        # The bot's process runs as nobody, the container's own two as root (and the bot's
+        # The bot's process runs as the container's leased uid, its own two as root (and the bot's
         # monitor: the launcher's child, which waits for it).
         uids = {
             pid: int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
@@ -162,7 +163,8 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         keeper = 0
         monitors = {pid: keeper for pid in uids if pid not in warm.home.keepers and pid != warm.pid}
         assert len(monitors) == 1
-        assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: 65534}
+        assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: warm.home.lease.uid}
+        assert warm.home.lease.uid in DEFAULT
     finally:
         warm.close()
         cold.close()
@@ -178,8 +180,10 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
         warm.close()
         cold.close()
     status = inside_warm["status"]
-    assert status["Uid"] == status["Gid"] == ["65534"] * 4
-    assert status["Groups"] == ["65534"]
+    uid = status["Uid"][0]
+    assert status["Uid"] == status["Gid"] == [uid] * 4 and int(uid) in DEFAULT
+    assert status["Groups"] == [uid]
+    assert inside_cold["status"]["Uid"][0] != uid  # each container a uid of its own
     for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert status[capabilities] == ["0000000000000000"]
     assert status["NoNewPrivs"] == ["1"] and status["Seccomp"] == ["2"]
@@ -219,6 +223,9 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
     for differs in ("signal process 1", "ptrace process 1", "open the launcher's pipes"):
         inside_warm.pop(differs)
         inside_cold.pop(differs)
+    for ids in ("Uid", "Gid", "Groups"):  # each container's own uid: the same kind, not the same number
+        inside_warm["status"].pop(ids)
+        inside_cold["status"].pop(ids)
     assert inside_warm == inside_cold
 
 

@@ -9,7 +9,9 @@ from an image built from its own Dockerfile (cached by a hash of the folder; its
 like the image's, are read by every container of the image).
 Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
 a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
-user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
+a uid of its own as root (leased from arena's range for the container's life,
+`arena.sandbox.uids`: no process of the host, local bots included, is that uid, so none
+may read its memory; else nobody, 65534), an init process, rlimits (open files, file size, CPU, no core), the
 log driver off, and arena's labels. stderr comes over the attach socket, opened before
 the container starts (else the first output can be lost), whose frames are demultiplexed
 here; its end says the container ended. stdin/stdout go, when the image has /bin/sh and
@@ -35,7 +37,7 @@ listed without inspecting each entry, and "no such container" means gone, never 
 
 `start(..., slot=KEY)` names a warm slot: its container is made on the slot's first start
 with the same settings, and every start runs a fresh bot process in it (through arena's
-own launcher, as nobody, in fresh network and IPC namespaces), the container reset in
+own launcher, as the container's uid, in fresh network and IPC namespaces), the container reset in
 between; see `warm.py` for how, and why that is as
 strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
 host cannot see start cold as above. `close()` removes the slots' containers.
@@ -62,6 +64,7 @@ from arena.sandbox import UnknownSandbox
 from arena.sandbox.base import BotSpec, Limits, Sandbox, SandboxError
 from arena.sandbox.copies import FolderCopy
 from arena.sandbox.copies import remove_leftovers as remove_copies
+from arena.sandbox.uids import UidLease, lease_range
 from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's public names)
     _ENGINE_ERRORS,
     API_TIMEOUT_S,
@@ -135,6 +138,7 @@ class DockerSandbox(DockerImages, Sandbox):
         self.stdio = stdio
         self._init_images()
         self._maps_users: bool | None = None
+        self._uids: range | None | bool = False  # the bots' range of uids, once known
         self._base_url = base_url
         self._client = client
         self._cleaned = False
@@ -230,6 +234,14 @@ class DockerSandbox(DockerImages, Sandbox):
             )
         return shell and root
 
+    def lease_uid(self) -> UidLease | None:
+        """A uid of its own for a container's bot, held until the container is removed
+        (arena.sandbox.uids); None where bots are nobody: not root, `ARENA_LOCAL_UIDS=nobody`,
+        or an engine that remaps users (a uid of ours would not be the container's)."""
+        if self._uids is False:
+            self._uids = lease_range() if os.geteuid() == 0 and not self._engine_maps_users() else None
+        return UidLease(self._uids) if self._uids is not None else None
+
     def _engine_maps_users(self) -> bool:
         if self._maps_users is None:
             try:
@@ -244,11 +256,12 @@ class DockerSandbox(DockerImages, Sandbox):
     # -- start -------------------------------------------------------------------------------
     def container_settings(
         self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None,
-        source: Path | None = None,
+        source: Path | None = None, uid: int | None = None,
     ) -> dict[str, Any]:
         """The keyword arguments of `containers.create` for this bot: every limit in one place.
         `source`: what is mounted at /bot (the container's private copy of the bot's folder,
-        arena.sandbox.copies; default the folder itself)."""
+        arena.sandbox.copies; default the folder itself); `uid`: the bot's user and group
+        (a uid leased for this container, arena.sandbox.uids; default nobody)."""
         memory = f"{limits.memory_mb}m"
         labels = {
             LABEL: "docker",
@@ -271,7 +284,7 @@ class DockerSandbox(DockerImages, Sandbox):
             "tmpfs": {"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
-            "user": USER,
+            "user": f"{uid}:{uid}" if uid is not None else USER,
             "init": True,  # PID 1 reaps children and dies with the bot, taking everything with it
             "oom_score_adj": 1000,  # if the host runs short, the bot goes first, not arena
             "ulimits": [
@@ -370,14 +383,20 @@ class DockerSandbox(DockerImages, Sandbox):
     def _start_cold(self, bot: BotSpec, limits: Limits, image: str) -> DockerBotProcess:
         # The container reads a private copy of the bot's folder (arena.sandbox.copies): the
         # page cache of its files is its own. A Dockerfile's image holds the folder itself.
+        # And its bot is a uid of its own, which no process of this host is (arena.sandbox.uids).
         copy = None if bot.dockerfile else FolderCopy(bot.folder)
-        held = [copy] if copy else []
+        held: list[Any] = [copy] if copy else []
         try:
-            io_dir = make_fifos() if self._uses_fifos(image) else None
+            lease = self.lease_uid()
+            if lease is not None:
+                held.append(lease)
+            io_dir = make_fifos(lease.uid if lease else None) if self._uses_fifos(image) else None
         except BaseException:
             _release(held)
             raise
-        settings = self.container_settings(bot, limits, image, io_dir, copy.path if copy else None)
+        settings = self.container_settings(
+            bot, limits, image, io_dir, copy.path if copy else None, lease.uid if lease else None
+        )
         container = process = None
         try:
             container = self.client.containers.create(**settings)

@@ -52,12 +52,13 @@ _STDOUT, _STDERR = 1, 2
 _READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 
-def make_fifos() -> Path:
-    """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
+def make_fifos(uid: int | None = None) -> Path:
+    """A private folder with the two pipes `in` and `out`, openable only by the bot's user
+    (`uid`, else nobody)."""
     folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
     # The container's user must reach the pipes; nobody may list the folder.
     folder.chmod(0o711)
-    uid, gid = (int(part) for part in USER.split(":"))
+    uid, gid = (uid, uid) if uid is not None else (int(part) for part in USER.split(":"))
     for name in ("in", "out"):
         os.mkfifo(folder / name, 0o600)
         os.chown(folder / name, uid, gid)

@@ -16,9 +16,10 @@ one, is part of the bot's command, as in a cold container.
 
 The launcher runs as root (uid 0, no user namespace) with only the capabilities SETUID,
 SETGID, SETPCAP, SYS_ADMIN and NET_ADMIN, under the container's no-new-privileges and
-seccomp filter. arena writes "SERIAL TOKEN" to its launch pipe; the launcher forks a
+seccomp filter. arena writes "SERIAL TOKEN UID" to its launch pipe; the launcher forks a
 monitor that moves into a fresh network and IPC namespace (its loopback up) and forks the
-bot's process, which becomes nobody (uid, gid and group 65534, every capability set empty,
+bot's process, which becomes UID (uid, gid and group: the container's leased uid,
+`arena.sandbox.uids`, else nobody, 65534; every capability set empty,
 the bounding set too), opens its three pipes (/arena-io/TOKEN.in, .out, .err; TOKEN is
 random, so a name counts nothing), stacks a seccomp filter and execs the bot; the monitor
 says "run N PID" on its status pipe, drops its capabilities, waits and says "end N
@@ -43,7 +44,7 @@ may ptrace or signal a process of its own uid, so it could plant itself in the l
 and reach its next game.
 
 The bot's process has what a cold container's bot has, read from inside by
-tests/sandbox/test_sandbox_docker_warm.py: uid, gid and group nobody, every capability set empty,
+tests/sandbox/test_sandbox_docker_warm.py: uid, gid and group its container's, every capability set empty,
 no-new-privileges, the engine's seccomp filter (and no more), the container's rlimits,
 cgroup (memory, CPU, pids), read-only root, no network but a loopback, oom_score_adj 1000,
 the same environment and working folder, and a private copy of the bot's folder at /bot
