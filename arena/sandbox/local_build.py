@@ -12,7 +12,9 @@ stderr are one stream that arena drains as it comes into a capped file (`output`
 first `keep_bytes` are kept, the rest counted and dropped) and a tail of the last
 TAIL_BYTES, so no amount of output grows arena's memory. When the program ends, its
 namespace ends with its init and the kernel kills every process left in it (a `setsid`
-child too); the cgroup is emptied as well. At `timeout_s` everything is killed.
+child too); the cgroup is emptied as well. At `timeout_s` everything is killed, and so it
+is when `watch` (asked every WATCH_EVERY_S while it runs) says why it must stop (a build
+whose output passes the folder limits).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import select
 import subprocess
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
 TAIL_BYTES = 64 << 10  # the end of the output kept for the message of a failure
 READ_BYTES = 1 << 16
+WATCH_EVERY_S = 0.25  # how often `watch` looks while the program runs
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Ended:
     tail: str  # the last TAIL_BYTES of its output
     output_bytes: int  # everything it wrote
     kept_bytes: int  # of which the capped file holds this much
+    stopped: str | None = None  # why `watch` stopped it while it ran
 
 
 def _lend(paths: Iterable[Path], uid: int) -> list[tuple[Path, int, int]]:
@@ -83,6 +87,7 @@ def run_confined(
     keep_bytes: int,
     writable: Iterable[Path] = (),
     scratch_mb: int = 512,
+    watch: Callable[[], str | None] | None = None,
 ) -> Ended:
     """Run `argv` in `folder` (resolved) confined as a local bot; see the module docstring.
     SandboxError when arena's machinery fails."""
@@ -143,15 +148,23 @@ def run_confined(
             os.close(fd)
             fds.remove(fd)
         drain = _Drain(out_read, output, keep_bytes)
-        timed_out = not drain.until(process, time.monotonic() + timeout_s)
-        if timed_out or not sandbox.isolate:
+        deadline = time.monotonic() + timeout_s
+        stopped = None
+        while not drain.until(process, min(deadline, time.monotonic() + WATCH_EVERY_S)):
+            if time.monotonic() >= deadline:
+                break
+            stopped = watch() if watch is not None else None
+            if stopped is not None:
+                break
+        timed_out = process.poll() is None and stopped is None
+        if timed_out or stopped is not None or not sandbox.isolate:
             # At the time limit everything goes; without namespaces, its background children
             # too (no namespace ends them), before what they wrote is read to its end.
             _kill(process, cgroup)
             drain.until(process, time.monotonic() + 5)
-        returncode = None if timed_out else _status(process, status_read)
+        returncode = None if timed_out or stopped else _status(process, status_read)
         oom = bool(cgroup and cgroup.memory_dir is not None and cgroup.oom_kills() > 0)
-        return Ended(returncode, timed_out, oom, drain.finish(), drain.written, drain.kept)
+        return Ended(returncode, timed_out, oom, drain.finish(), drain.written, drain.kept, stopped)
     finally:
         if process is not None:
             _kill(process, cgroup)
