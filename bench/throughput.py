@@ -1,7 +1,7 @@
 """Tournament throughput, warm and cold, local and Docker, side by side in one run.
 
-    python bench/throughput.py [--rounds 4 | --complete] [--jobs 2] [--repeats 1] [--no-docker] [--json]
-    python bench/throughput.py --quick        # a smoke test: one round, a few games
+    python -m bench.throughput [--rounds 4 | --complete] [--jobs 2] [--repeats 1] [--no-docker] [--json]
+    python -m bench.throughput --quick        # a smoke test: one round, a few games
 
 The field is 8 bots, copies of the example bots in bots/ (4 of `random`, 4 of
 `threeup-heuristic`, both Python), at 4 seats, a round-robin of design rounds with
@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import resource
 import shutil
@@ -59,15 +58,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from arena.game.protocol import MatchOver  # noqa: E402
-from arena.play.executor import remote_bot  # noqa: E402
-from arena.play.tournament import TournamentConfig, run_tournament, validate_config  # noqa: E402
-from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
+from arena.game.protocol import MatchOver
+from arena.play.executor import remote_bot
+from arena.play.tournament import TournamentConfig, run_tournament, validate_config
+from arena.sandbox import BotSpec, Limits, get_sandbox
+from bench import harness
 
 FIELD = [("random", 4), ("threeup-heuristic", 4)]
 ROUND = 8  # games of one design round: 2 tables of 4, each in 4 rotations
@@ -283,8 +283,8 @@ def ratio(top: float | None, bottom: float | None) -> float | None:
     return round(top / bottom, 2) if top and bottom else None
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="1 round, few referee games")
     parser.add_argument("--rounds", type=int, default=4, help="design rounds (8 games each)")
     parser.add_argument(
         "--complete", action="store_true",
@@ -295,10 +295,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="runs of every column, in turn; medians")
     parser.add_argument("--only", nargs="+", choices=sorted(COLUMNS), help="run only these columns")
     parser.add_argument("--no-docker", action="store_true", help="skip the Docker columns")
-    parser.add_argument("--quick", action="store_true", help="smoke test: 1 round, few referee games")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--save", metavar="FILE", help="also write the JSON object to FILE")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    run = harness.Run()
     if args.quick:
         args.rounds, args.repeats = 1, 1
     elif args.complete:
@@ -374,52 +372,50 @@ def main() -> None:
         "columns": columns,
         "n/a": notes,
     }
-    if args.save:
-        Path(args.save).write_text(json.dumps(report, indent=1) + "\n")
-    if args.json:
-        print(json.dumps(report))
-        return
-    shape = f"{args.rounds} design rounds" if args.rounds else "the whole round-robin"
-    print(f"{report['games_per_column']} games a column ({shape}: 8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
-          f"{args.repeats} run(s) each; load average {report['load_average']}")
-    print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}"
-          f" | after round 1: {'games/s':>7} {'engine':>7}")
-    for name in COLUMNS:
-        if name not in columns:
-            print(f"{name:20} {'n/a':>8}   {notes.get(name, 'not run (--only)')}")
-            continue
-        figures = columns[name]
-        engine = figures.get("engine_cpu_s_per_game")
-        share = figures["startup_share"]
-        later, later_engine = figures["games_per_s_after_round_1"], figures.get("engine_cpu_s_per_game_after_round_1")
-        print(
-            f"{name:20} {figures['games_per_s']:8.2f} {figures['seconds']:7.1f} {figures['cpu_s_per_game']:10.3f} "
-            f"{'' if share is None else f'{share:.0%}':>11} {'' if engine is None else f'{engine:.3f}':>17}"
-            f" | {'':15} {'' if later is None else f'{later:7.2f}'} {'' if later_engine is None else f'{later_engine:7.3f}'}"
-        )
-    targets = [
-        ("docker_warm_over_cold", ">= 3"),
-        ("docker_warm_over_local_warm", ">= 0.8"),
-        ("local_slot_over_cold", ">= 4"),
-        ("local_warm_over_cold", "(printed)"),
-        ("workers_over_threads", "(printed)"),
-        ("runsc_cost_over_runc_warm", "<= 1.5 for runsc as the default"),
-        ("runsc_cost_over_runc_cold", "(printed)"),
-        ("engine_cpu_s_per_docker_game", "<= 0.35"),
-        ("engine_cpu_s_per_docker_cold_game", "(printed)"),
-        ("engine_idle_cpu_s_per_s", "(the engine's CPU with no game of ours, per second)"),
-        ("engine_cpu_s_per_docker_game_net", "<= 0.35 (less the idle rate over the column's time)"),
-        ("engine_cpu_s_per_docker_cold_game_net", "(printed)"),
-        ("bot_start_cpu_s", "(printed)"),
-        ("referee_inprocess_games_per_s", ">= 34 (2x about 17)"),
-        ("referee_baseline_games_per_s", f"(the same at {BASELINE}, in turn)"),
-        ("referee_speedup", ">= 2"),
-    ]
-    for key, target in targets:
-        value = report[key]
-        later = report["after_round_1"].get(key)
-        shown = f"   after round 1: {later}" if key in report["after_round_1"] else ""
-        print(f"{key:36} {'n/a' if value is None else value:>8}   target {target}{shown}")
+    def show(report: dict) -> None:
+        shape = f"{args.rounds} design rounds" if args.rounds else "the whole round-robin"
+        print(f"{report['games_per_column']} games a column ({shape}: 8 bots, 4 seats, duplicate deals), --jobs {args.jobs}, "
+              f"{args.repeats} run(s) each; load average {report['load_average']}")
+        print(f"{'column':20} {'games/s':>8} {'s':>7} {'CPU-s/game':>10} {'start share':>11} {'engine CPU-s/game':>17}"
+              f" | after round 1: {'games/s':>7} {'engine':>7}")
+        for name in COLUMNS:
+            if name not in columns:
+                print(f"{name:20} {'n/a':>8}   {notes.get(name, 'not run (--only)')}")
+                continue
+            figures = columns[name]
+            engine = figures.get("engine_cpu_s_per_game")
+            share = figures["startup_share"]
+            later, later_engine = figures["games_per_s_after_round_1"], figures.get("engine_cpu_s_per_game_after_round_1")
+            print(
+                f"{name:20} {figures['games_per_s']:8.2f} {figures['seconds']:7.1f} {figures['cpu_s_per_game']:10.3f} "
+                f"{'' if share is None else f'{share:.0%}':>11} {'' if engine is None else f'{engine:.3f}':>17}"
+                f" | {'':15} {'' if later is None else f'{later:7.2f}'} {'' if later_engine is None else f'{later_engine:7.3f}'}"
+            )
+        targets = [
+            ("docker_warm_over_cold", ">= 3"),
+            ("docker_warm_over_local_warm", ">= 0.8"),
+            ("local_slot_over_cold", ">= 4"),
+            ("local_warm_over_cold", "(printed)"),
+            ("workers_over_threads", "(printed)"),
+            ("runsc_cost_over_runc_warm", "<= 1.5 for runsc as the default"),
+            ("runsc_cost_over_runc_cold", "(printed)"),
+            ("engine_cpu_s_per_docker_game", "<= 0.35"),
+            ("engine_cpu_s_per_docker_cold_game", "(printed)"),
+            ("engine_idle_cpu_s_per_s", "(the engine's CPU with no game of ours, per second)"),
+            ("engine_cpu_s_per_docker_game_net", "<= 0.35 (less the idle rate over the column's time)"),
+            ("engine_cpu_s_per_docker_cold_game_net", "(printed)"),
+            ("bot_start_cpu_s", "(printed)"),
+            ("referee_inprocess_games_per_s", ">= 34 (2x about 17)"),
+            ("referee_baseline_games_per_s", f"(the same at {BASELINE}, in turn)"),
+            ("referee_speedup", ">= 2"),
+        ]
+        for key, target in targets:
+            value = report[key]
+            later = report["after_round_1"].get(key)
+            shown = f"   after round 1: {later}" if key in report["after_round_1"] else ""
+            print(f"{key:36} {'n/a' if value is None else value:>8}   target {target}{shown}")
+
+    run.finish(args, report, show)
 
 
 if __name__ == "__main__":

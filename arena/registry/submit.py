@@ -216,7 +216,7 @@ def _submit_copy(
         stage("building")
         try:
             # On the copy, from scratch: what the registry keeps is what the sandbox made.
-            run_build(manifest.spec(), box, fresh=True)
+            run_build(manifest.spec(), box, fresh=True, folder_limits=folder_limits)  # build/ counts too
         except BuildFailed as error:
             raise SubmitRefused(folder, [str(error)]) from None
         except SandboxError as error:

@@ -19,10 +19,15 @@ How a bot is started (its cost is measured in docs/performance.md):
      daemon's socket), over every path given to `LocalSandbox.hide_paths` (the other
      bots, the registry, the run's output folder), over the bot folder's parent (the
      bots beside it) and over the highest folder on the way to the bot's folder that
-     user nobody may not enter (/root); where one of them holds the bot's folder, the
-     way to it is rebuilt inside and the folder is bound back, read-only.
-   The init then forks the bot, which becomes user nobody (65534, no groups) when
-   arena runs as root, joins a session keyring of its own, sets no_new_privs (no setuid
+     user nobody may not enter (/root);
+   - at the bot folder's path, read-only, a private copy of the folder made for this
+     process alone (`arena.sandbox.copies`, on the host's /dev/shm, removed with the
+     process): the page cache of its files is its own, so no value the bot sets there
+     (which pages are cached) reaches another process; where a cover holds the folder,
+     the way to it is rebuilt inside.
+   The init then forks the bot, which becomes a uid of its own when arena runs as root
+   (leased from arena's range, `arena.sandbox.uids`, no group; nobody, 65534, with
+   `ARENA_LOCAL_UIDS=nobody` or where no range can be leased), joins a session keyring of its own, sets no_new_privs (no setuid
    program gives anything back), installs the seccomp filter that refuses the kernel
    keyring's calls (`arena.sandbox.keyring`; also without namespaces) and execs. The init reaps orphans and reports the bot's exit status on a private pipe;
    when it goes, the kernel kills everything in the namespace, `setsid` escapees
@@ -52,11 +57,14 @@ no folder beside its own and nothing under a folder closed to nobody. As root wi
 namespaces: nobody and no_new_privs only (a bot folder nobody cannot reach is refused).
 As a normal user: the bot has your rights, your files and your network.
 What it does not: the bot still reads what nobody may read on the host (/etc, /usr,
-world-readable homes); it shares the kernel with no other system-call filter, and it
-shares uid 65534 with other local bots and the Docker sandbox's, so per-user counters
-(inotify instances, pipe buffer pages, pending signals, message queue bytes) are common
-to every bot alive at once: a covert channel between running bots, not a store, unless
-`ARENA_LOCAL_UIDS` gives each bot process a uid of its own (`arena.sandbox.uids`).
+world-readable homes), and shares their page cache with every process: a page of such a
+file it reads for the first time stays cached for a later reader to find
+(preadv2(RWF_NOWAIT)), and posix_fadvise drops one (its own folder is a private copy;
+these files are not); it shares the kernel with no other system-call filter. Its uid is
+its own while it runs (no other bot, container or host process has it), so per-user
+counters (inotify instances, pipe buffer pages, pending signals, message queue bytes)
+are no channel between running bots; with `ARENA_LOCAL_UIDS=nobody` every bot is nobody
+and they are.
 Untrusted code belongs in the Docker sandbox.
 
 Here: `LocalSandbox` (starts, warm spares, the view of each bot: `mount_steps`); the
@@ -88,6 +96,7 @@ from arena.sandbox.base import (
 )
 from arena.sandbox.binary import program_problem
 from arena.sandbox.cgroups import remove_leftovers
+from arena.sandbox.copies import remove_leftovers as remove_copies
 from arena.sandbox.keyring import clear_user_keyrings
 from arena.sandbox.local_process import (  # noqa: F401
     KEYRING_FILTER,
@@ -184,13 +193,15 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
 
 
 def mount_steps(folder: Path, covers: Iterable[Path], scratch: Iterable[Path], scratch_mb: int,
-                files: Iterable[Path] = ()) -> list[list]:
+                files: Iterable[Path] = (), writable: Iterable[Path] = ()) -> list[list]:
     """The init's steps that build the bot's view: `covers` get an empty read-only tmpfs,
     `scratch` a private writable one of `scratch_mb` MB, `files` /dev/null.
 
-    Only the outermost of nested paths is mounted (a cover hides what is below it); the
-    bot's own folder is never covered: inside a cover the way to it is rebuilt and the
-    folder bound back, read-only. A path inside the bot's folder is covered after that.
+    Only the outermost of nested paths is mounted (a cover hides what is below it). The bot's
+    folder is never covered: its source (the bot process's private copy, or the folder
+    itself for a build) is bound at its path, read-only, inside a cover after the way to it
+    is rebuilt; then each of `writable` (paths inside the folder: a build's build/) is bound
+    back writable. A path inside the bot's folder is covered after that.
     """
     kinds = {path: "cover" for path in covers}
     kinds.update({path: "scratch" for path in scratch})  # a private /tmp wins over a cover
@@ -200,13 +211,18 @@ def mount_steps(folder: Path, covers: Iterable[Path], scratch: Iterable[Path], s
     steps: list[list] = [["private"], ["readonly_all"], ["proc"]]
     outer = _outermost(path for path in kinds if not path.is_relative_to(folder))
     inner = _outermost(path for path in kinds if path.is_relative_to(folder))
+    own = [["bind_folder"], *(["bind_writable", str(path)] for path in sorted(set(writable)))]
+    bound = folder == Path("/")  # the probe's: nothing to bind
     for path in outer:
         if folder.is_relative_to(path):
-            steps += [["tmpfs", str(path), data[kinds[path]], False], ["bind_folder"]]
+            steps += [["tmpfs", str(path), data[kinds[path]], False], *own]
+            bound = True
             if kinds[path] == "cover":
                 steps.append(["readonly", str(path)])
         else:
             steps.append(["tmpfs", str(path), data[kinds[path]], kinds[path] == "cover"])
+    if not bound:
+        steps += own
     steps += [["tmpfs", str(path), data[kinds[path]], kinds[path] == "cover"] for path in inner]
     covered = outer + inner
     steps += [
@@ -369,15 +385,19 @@ class LocalSandbox(Sandbox):
         return {slot: started.result() for slot, (_, started) in spares.items() if not started.exception()}
 
     def cleanup_leftovers(self) -> int:
-        """Remove cgroups (and their processes) left by arena runs that were killed, and
-        empty the bots' user's keyrings (what bots of an arena without the keyring filter
+        """Remove cgroups (and their processes) and folder copies left by arena runs that were
+        killed, and empty the bots' user's keyrings (what bots of an arena without the keyring filter
         may have left there)."""
         if self.user is not None and not self._keyrings_cleared:
             self._keyrings_cleared = clear_user_keyrings(self.user, self.python)
+        remove_copies()
         return remove_leftovers()
 
-    def view_of(self, folder: Path, limits: Limits) -> list[list]:
-        """The mount steps for a bot in `folder` (resolved); SandboxError if nobody cannot use it."""
+    def view_of(self, folder: Path, limits: Limits, *, writable: Iterable[Path] = (),
+                scratch_mb: int | None = None) -> list[list]:
+        """The mount steps for a bot in `folder` (resolved); SandboxError if nobody cannot use it.
+        `writable`: paths inside the folder bound writable (a build's build/); `scratch_mb`:
+        the size of the private /tmp and /dev/shm (default `limits.file_size_mb`)."""
         closed = None
         if self.user is not None:
             closed = closed_ancestor(folder)
@@ -401,4 +421,5 @@ class LocalSandbox(Sandbox):
             covers.append(closed)
         scratch = [Path(path).resolve() for path in SCRATCH if Path(path).is_dir()]
         files = [path for path in hidden if not path.is_dir()]
-        return mount_steps(folder, covers, scratch, limits.file_size_mb, files)
+        size = limits.file_size_mb if scratch_mb is None else scratch_mb
+        return mount_steps(folder, covers, scratch, size, files, writable)

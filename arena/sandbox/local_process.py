@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from arena.sandbox.base import BotFault, BotSpec, Limits, Reason, SandboxError
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.common import children_of, fault_for_exit
+from arena.sandbox.copies import FolderCopy
 from arena.sandbox.keyring import filter_program, keyctl_number
 from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
 from arena.sandbox.uids import UidLease
@@ -90,7 +91,14 @@ class LocalBotProcess(BotStdio):
         self._close_reason: Reason | None = None
         folder = Path(bot.folder).resolve()
         mounts = sandbox.view_of(folder, limits)  # before anything is made that must be undone
-        self._lease = UidLease(sandbox.uids) if sandbox.uids is not None else None
+        # With namespaces the bot reads a private copy of its folder, bound at the folder's
+        # path: the page cache of its files is this process's alone (arena.sandbox.copies).
+        self._copy = FolderCopy(folder) if sandbox.isolate else None
+        try:
+            self._lease = UidLease(sandbox.uids) if sandbox.uids is not None else None
+        except BaseException:
+            self._copy and self._copy.remove()
+            raise
         self.user = self._lease.uid if self._lease is not None else sandbox.user
         self.cgroup: BotCgroup | None = None
         if sandbox.use_cgroup:
@@ -119,6 +127,7 @@ class LocalBotProcess(BotStdio):
             "isolate": sandbox.isolate,
             "namespaces": NAMESPACES,
             "folder": str(folder),
+            "source": str(self._copy.path) if self._copy else None,
             "mounts": mounts,
             "user": self.user,
             "keyctl": keyctl_number(),
@@ -145,6 +154,8 @@ class LocalBotProcess(BotStdio):
                 self.cgroup.remove()
             if self._lease is not None:
                 self._lease.release()
+            if self._copy is not None:
+                self._copy.remove()
             for fd in (*theirs, stdin_write, stdout_read, status_read):
                 if fd is not None:
                     os.close(fd)
@@ -377,6 +388,8 @@ class LocalBotProcess(BotStdio):
             self.cgroup.remove()
         if self._lease is not None:
             self._lease.release()  # every process of the uid is gone: the next bot may have it
+        if self._copy is not None:
+            self._copy.remove()
         self._drain.join(timeout=1.0)
         os.close(self._stdin_fd)
         os.close(self._stdout_fd)

@@ -109,8 +109,20 @@ def build_view(libc, ctypes):
         mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | (flags & KEPT)
               | (MS_RELATIME if flags & 4096 else 0))
 
+    def writable(target):
+        # A bind made read-only by "readonly_all" (binds copy their source's flags), made
+        # writable again: this mount only.
+        flags = os.statvfs(target).f_flag
+        mount(None, target, None, MS_REMOUNT | MS_BIND | (flags & KEPT)
+              | (MS_RELATIME if flags & 4096 else 0))
+
+    # What is bound into the view is opened first, before anything covers it: the folder's
+    # source (the bot process's private copy, or the folder itself for a build) and the
+    # paths inside it that stay writable (a build's build/).
     folder = plan["folder"]
-    keep = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+    keep = os.open(plan.get("source") or folder, os.O_PATH | os.O_DIRECTORY)
+    kept = {step[1]: os.open(step[1], os.O_PATH | os.O_DIRECTORY)
+            for step in plan["mounts"] if step[0] == "bind_writable"}
     os.umask(0o022)
     for step in plan["mounts"]:
         action, args = step[0], step[1:]
@@ -141,12 +153,16 @@ def build_view(libc, ctypes):
             os.makedirs(folder, mode=0o755, exist_ok=True)
             mount("/proc/self/fd/%d" % keep, folder, None, MS_BIND | MS_REC)
             readonly(folder)
+        elif action == "bind_writable":
+            mount("/proc/self/fd/%d" % kept[args[0]], args[0], None, MS_BIND)
+            writable(args[0])
         elif action == "readonly":
             readonly(args[0])
         elif action == "null":
             mount("/dev/null", args[0], None, MS_BIND)
             readonly(args[0])
-    os.close(keep)
+    for fd in (keep, *kept.values()):
+        os.close(fd)
     os.chdir(folder)
 
 

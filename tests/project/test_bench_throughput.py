@@ -26,7 +26,7 @@ def load_bench():
 
 def test_quick_json_plays_one_round_and_has_every_figure(tmp_path):
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--no-docker", "--only", "local_cold", "--json"],
+        [sys.executable, "-m", "bench.throughput", "--quick", "--no-docker", "--only", "local_cold", "--json"], cwd=BENCH.parents[1],
         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(BENCH.parents[1])},
     )
     assert done.returncode == 0, done.stderr

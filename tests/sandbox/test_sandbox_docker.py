@@ -30,6 +30,8 @@ from arena.sandbox import (
     SandboxError,
     UnknownSandbox,
 )
+from arena.sandbox.copies import COPIES
+from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
     LABEL,
     OWNER_LABEL,
@@ -139,11 +141,14 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
         assert host["LogConfig"]["Type"] == "none"
         assert host["OomScoreAdj"] == 1000
         config = attrs["Config"]
+        # /bot is the container's private copy of the bot's folder (arena.sandbox.copies).
+        copy = process.held[0].path
+        assert copy.parent == COPIES and sorted(os.listdir(copy)) == sorted(os.listdir(bot.folder))
         if sandbox.stdio == "fifo":
             assert process.stdio == "fifo"
             io_mode = "rw" if runsc else "ro"  # gVisor opens no FIFO for writing on a ro mount
             assert sorted(host["Binds"]) == sorted(
-                [f"{bot.folder.resolve()}:/bot:ro", f"{process.io_dir}:/arena-io:{io_mode}"]
+                [f"{copy}:/bot:ro", f"{process.io_dir}:/arena-io:{io_mode}"]
             )
             assert config["Entrypoint"] == [
                 "/bin/sh",
@@ -156,7 +161,7 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
             assert sorted(os.listdir(process.io_dir)) == ["in", "out"]
         else:
             assert process.stdio == "attach"
-            assert host["Binds"] == [f"{bot.folder.resolve()}:/bot:ro"]
+            assert host["Binds"] == [f"{copy}:/bot:ro"]
             assert config["OpenStdin"] is True and config["StdinOnce"] is True
         assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
             "nofile": (48, 48),
@@ -165,7 +170,8 @@ def test_container_host_config_applies_every_limit(engine, sandbox, tmp_path):
             "core": (0, 0),
             **({"nproc": (32, 32)} if runsc else {}),
         }
-        assert config["User"] == "65534:65534"
+        uid = process.held[1].uid  # leased for this container (arena.sandbox.uids)
+        assert config["User"] == f"{uid}:{uid}" and uid in DEFAULT
         assert config["Tty"] is False
         assert config["Image"] == default_image()
         assert config["Labels"][LABEL] == "docker"
@@ -261,7 +267,7 @@ def test_bot_runs_as_nobody_without_network_or_privileges_on_a_read_only_root(sa
         report = json.loads(process.receive_line(LIMITS.startup_s))
     finally:
         process.close()
-    assert report["uid"] == 65534 and report["gid"] == 65534
+    assert report["uid"] == report["gid"] and report["uid"] in DEFAULT  # a uid of its own
     assert report["cwd"] == "/bot"
     assert report["cap_eff"] == "0000000000000000"
     assert report["no_new_privs"] == "1"

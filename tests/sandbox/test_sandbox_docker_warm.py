@@ -23,6 +23,8 @@ import pytest
 from runsc_engine import require_runsc
 
 from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
+from arena.sandbox.copies import COPIES
+from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
     LABEL,
     LAUNCHER_CAPS,
@@ -130,8 +132,12 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         warm.container.reload()
         cold.container.reload()
         warm_host, cold_host = dict(warm.container.attrs["HostConfig"]), dict(cold.container.attrs["HostConfig"])
-        assert warm_host.pop("Binds") == [f"{bot.folder.resolve()}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
-        cold_host.pop("Binds")
+        # Each container reads a private copy of the bot's folder (arena.sandbox.copies).
+        copy = sandbox._slots._slots["s"].home.copy.path
+        assert warm_host.pop("Binds") == [f"{copy}:/bot:ro", f"{warm.io_dir}:/arena-io:ro"]
+        cold_copy = cold.held[0].path
+        assert cold_host.pop("Binds") == [f"{cold_copy}:/bot:ro", f"{cold.io_dir}:/arena-io:ro"]
+        assert copy.parent == cold_copy.parent == COPIES and copy != cold_copy
         # The launcher may become nobody, empty its capability sets and make a game's
         # network and IPC namespaces, nothing more; the bot's process has none of them,
         # nor the system calls CAP_SYS_ADMIN adds to the engine's filter (read from inside
@@ -149,7 +155,7 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         assert config["Labels"][LABEL] == "docker"
         assert config["Labels"][OWNER_LABEL].split(":")[1] == str(os.getpid())
         assert warm.container.attrs["Name"].startswith("/arena-echo-bot-warm-")
-        # The bot's process runs as nobody, the container's own two as root (and the bot's
+        # The bot's process runs as the container's leased uid, its own two as root (and the bot's
         # monitor: the launcher's child, which waits for it).
         uids = {
             pid: int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
@@ -158,7 +164,8 @@ def test_a_warm_container_has_the_cold_ones_limits_and_its_keepers_another_uid(e
         keeper = 0
         monitors = {pid: keeper for pid in uids if pid not in warm.home.keepers and pid != warm.pid}
         assert len(monitors) == 1
-        assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: 65534}
+        assert uids == {**{pid: keeper for pid in warm.home.keepers}, **monitors, warm.pid: warm.home.lease.uid}
+        assert warm.home.lease.uid in DEFAULT
     finally:
         warm.close()
         cold.close()
@@ -174,8 +181,10 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
         warm.close()
         cold.close()
     status = inside_warm["status"]
-    assert status["Uid"] == status["Gid"] == ["65534"] * 4
-    assert status["Groups"] == ["65534"]
+    uid = status["Uid"][0]
+    assert status["Uid"] == status["Gid"] == [uid] * 4 and int(uid) in DEFAULT
+    assert status["Groups"] == [uid]
+    assert inside_cold["status"]["Uid"][0] != uid  # each container a uid of its own
     for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert status[capabilities] == ["0000000000000000"]
     assert status["NoNewPrivs"] == ["1"] and status["Seccomp"] == ["2"]
@@ -221,6 +230,9 @@ def test_a_warm_process_is_confined_as_a_cold_one_read_from_inside(sandbox, tmp_
     for differs in ("signal process 1", "ptrace process 1", "open the launcher's pipes"):
         inside_warm.pop(differs)
         inside_cold.pop(differs)
+    for ids in ("Uid", "Gid", "Groups"):  # each container's own uid: the same kind, not the same number
+        inside_warm["status"].pop(ids)
+        inside_cold["status"].pop(ids)
     assert inside_warm == inside_cold
 
 

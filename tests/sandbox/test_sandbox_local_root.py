@@ -22,6 +22,7 @@ import pytest
 
 from arena.sandbox import BotSpec, Limits
 from arena.sandbox.local import LocalBotProcess, LocalSandbox, unshare_works
+from arena.sandbox.uids import DEFAULT, VARIABLE
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not unshare_works(),
@@ -72,8 +73,13 @@ def running(sandbox: LocalSandbox, spec: BotSpec) -> Iterator[Probe]:
         process.close()
 
 
-def test_the_bot_runs_as_nobody_without_groups(place):
+def test_the_bot_runs_as_a_uid_of_its_own_without_groups(place, monkeypatch):
+    # By default a uid leased from arena's range (arena.sandbox.uids): no host process's.
     with running(LocalSandbox(warn=False), install(place / "bots" / "mine")) as probe:
+        uid = probe.ask("id")[0]
+        assert probe.ask("id") == [uid, uid, []] and uid in DEFAULT
+    monkeypatch.setenv(VARIABLE, "nobody")  # the organiser's choice: every bot nobody
+    with running(LocalSandbox(warn=False), install(place / "bots" / "other")) as probe:
         assert probe.ask("id") == [65534, 65534, []]
 
 
@@ -174,7 +180,7 @@ def test_a_bot_folder_under_a_folder_closed_to_others_is_still_reached(place):
     (closed / "private.txt").write_text("root's")
     spec = install(closed / "deep" / "mine")
     with running(LocalSandbox(warn=False), spec) as probe:
-        assert probe.ask("id") == [65534, 65534, []]
+        assert probe.ask("id")[0] in DEFAULT
         assert probe.ask("getcwd") == str(spec.folder)
         assert probe.ask("list", str(closed)) == ["deep"]
         assert probe.ask("read", str(closed / "private.txt")) == "ENOENT"

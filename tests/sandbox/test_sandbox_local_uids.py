@@ -22,7 +22,7 @@ import pytest
 
 from arena.sandbox import SandboxError
 from arena.sandbox.local import LocalSandbox, unshare_works
-from arena.sandbox.uids import VARIABLE, configured_range
+from arena.sandbox.uids import DEFAULT, VARIABLE, configured_range
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not unshare_works(), reason="bots get uids of their own only as root with namespaces"
@@ -57,6 +57,7 @@ def place() -> Iterator[Path]:
 
 
 def test_a_per_user_counter_is_no_channel_between_two_running_bots(place, monkeypatch):
+    monkeypatch.setenv(VARIABLE, "nobody")
     nobody = LocalSandbox(warn=False)
     spec = install(place / "bots" / "probe")
     # Both nobody: what one holds, the other lacks.
@@ -91,7 +92,10 @@ def test_a_bad_range_says_what_is_allowed(text):
         configured_range(text)
 
 
-def test_unset_means_every_bot_is_nobody(monkeypatch):
+def test_unset_means_arenas_own_range_and_nobody_means_nobody(monkeypatch):
     monkeypatch.delenv(VARIABLE, raising=False)
+    assert configured_range() == DEFAULT == range(1879048192, 1879048192 + 65536)
+    assert LocalSandbox(warn=False).uids == DEFAULT
+    monkeypatch.setenv(VARIABLE, "nobody")
     assert configured_range() is None
     assert LocalSandbox(warn=False).uids is None

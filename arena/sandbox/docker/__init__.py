@@ -2,11 +2,16 @@
 per warm slot kept for the run with a fresh process per game (warm, `warm.py`).
 
 A bot runs from the base image (a setting; default `arena-base:bookworm`, built by
-`.ci/docker-up`; `python:3.12-slim` works too) with its folder mounted read-only at
-`/bot`, or from an image built from its own Dockerfile (cached by a hash of the folder).
+`.ci/docker-up`; `python:3.12-slim` works too) with a private copy of its folder mounted
+read-only at `/bot` (`arena.sandbox.copies`: made for this container alone, on the host's
+/dev/shm, removed with it, so no container reads the page cache of another's files), or
+from an image built from its own Dockerfile (cached by a hash of the folder; its files,
+like the image's, are read by every container of the image).
 Every container gets: no network, memory = memory+swap limit, a CPU quota, a pids limit,
 a read-only root with a small tmpfs at /tmp, all capabilities dropped, no-new-privileges,
-user nobody (65534), an init process, rlimits (open files, file size, CPU, no core), the
+a uid of its own as root (leased from arena's range for the container's life,
+`arena.sandbox.uids`: no process of the host, local bots included, is that uid, so none
+may read its memory; else nobody, 65534), an init process, rlimits (open files, file size, CPU, no core), the
 log driver off, and arena's labels. stderr comes over the attach socket, opened before
 the container starts (else the first output can be lost), whose frames are demultiplexed
 here; its end says the container ended. stdin/stdout go, when the image has /bin/sh and
@@ -32,7 +37,7 @@ listed without inspecting each entry, and "no such container" means gone, never 
 
 `start(..., slot=KEY)` names a warm slot: its container is made on the slot's first start
 with the same settings, and every start runs a fresh bot process in it (through arena's
-own launcher, as nobody, in fresh network and IPC namespaces), the container reset in
+own launcher, as the container's uid, in fresh network and IPC namespaces), the container reset in
 between; see `warm.py` for how, and why that is as
 strong. `slot=None`, `warm=False`, the attach socket, or an engine whose containers this
 host cannot see start cold as above. `close()` removes the slots' containers.
@@ -64,6 +69,9 @@ from docker.types import Ulimit
 
 from arena.sandbox import UnknownSandbox
 from arena.sandbox.base import BotSpec, Limits, Sandbox, SandboxError
+from arena.sandbox.copies import FolderCopy
+from arena.sandbox.copies import remove_leftovers as remove_copies
+from arena.sandbox.uids import UidLease, lease_range
 from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's public names)
     _ENGINE_ERRORS,
     API_TIMEOUT_S,
@@ -103,6 +111,7 @@ from arena.sandbox.docker.images import (  # noqa: F401
 )
 from arena.sandbox.docker.transport import (  # noqa: F401
     DockerBotProcess,
+    _release,
     _remove_io_dir,
     _StdoutWatch,
     make_fifos,
@@ -164,6 +173,7 @@ class DockerSandbox(DockerImages, Sandbox):
         self._runtime: str | None = None  # known once the engine is reached
         self._init_images()
         self._maps_users: bool | None = None
+        self._uids: range | None | bool = False  # the bots' range of uids, once known
         self._base_url = base_url
         self._client = client
         self._cleaned = False
@@ -208,7 +218,8 @@ class DockerSandbox(DockerImages, Sandbox):
 
     # -- leftovers ---------------------------------------------------------------------------
     def cleanup_leftovers(self) -> int:
-        """Remove arena containers whose run (a process of this host) has ended; how many."""
+        """Remove arena containers (and folder copies) whose run (a process of this host) has
+        ended; how many containers."""
         api = self.client.api
         try:
             # The engine's own listing carries the labels. The SDK's containers.list() would
@@ -237,6 +248,7 @@ class DockerSandbox(DockerImages, Sandbox):
                     f"could not remove leftover container {_listed_name(entry)}: {error}"
                 ) from None
             _remove_io_dir(labels.get(IO_LABEL))
+        remove_copies()  # the folder copies of runs that have ended (their containers are gone)
         return removed
 
     def check_engine(self, while_doing: str) -> None:
@@ -272,6 +284,14 @@ class DockerSandbox(DockerImages, Sandbox):
             )
         return shell and root
 
+    def lease_uid(self) -> UidLease | None:
+        """A uid of its own for a container's bot, held until the container is removed
+        (arena.sandbox.uids); None where bots are nobody: not root, `ARENA_LOCAL_UIDS=nobody`,
+        or an engine that remaps users (a uid of ours would not be the container's)."""
+        if self._uids is False:
+            self._uids = lease_range() if os.geteuid() == 0 and not self._engine_maps_users() else None
+        return UidLease(self._uids) if self._uids is not None else None
+
     def _engine_maps_users(self) -> bool:
         if self._maps_users is None:
             try:
@@ -285,9 +305,13 @@ class DockerSandbox(DockerImages, Sandbox):
 
     # -- start -------------------------------------------------------------------------------
     def container_settings(
-        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None
+        self, bot: BotSpec, limits: Limits, image: str, io_dir: Path | None = None,
+        source: Path | None = None, uid: int | None = None,
     ) -> dict[str, Any]:
-        """The keyword arguments of `containers.create` for this bot: every limit in one place."""
+        """The keyword arguments of `containers.create` for this bot: every limit in one place.
+        `source`: what is mounted at /bot (the container's private copy of the bot's folder,
+        arena.sandbox.copies; default the folder itself); `uid`: the bot's user and group
+        (a uid leased for this container, arena.sandbox.uids; default nobody)."""
         memory = f"{limits.memory_mb}m"
         labels = {
             LABEL: "docker",
@@ -310,7 +334,7 @@ class DockerSandbox(DockerImages, Sandbox):
             "tmpfs": {"/tmp": f"size={limits.file_size_mb}m,noexec,nosuid,nodev"},
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
-            "user": USER,
+            "user": f"{uid}:{uid}" if uid is not None else USER,
             "runtime": self.runtime,
             "init": True,  # PID 1 reaps children and dies with the bot, taking everything with it
             "oom_score_adj": 1000,  # if the host runs short, the bot goes first, not arena
@@ -343,7 +367,7 @@ class DockerSandbox(DockerImages, Sandbox):
             settings["mem_limit"] = settings["memswap_limit"] = memory
             settings["ulimits"].append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
         if not bot.dockerfile:
-            volumes[str(bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
+            volumes[str(source or bot.folder.resolve())] = {"bind": BOT_MOUNT, "mode": "ro"}
             settings["working_dir"] = BOT_MOUNT
         if io_dir is not None:
             # stdin/stdout are the pipes in io_dir (a read-only mount: pipes stay usable, nothing
@@ -426,8 +450,22 @@ class DockerSandbox(DockerImages, Sandbox):
             slots.close()
 
     def _start_cold(self, bot: BotSpec, limits: Limits, image: str) -> DockerBotProcess:
-        io_dir = make_fifos() if self._uses_fifos(image) else None
-        settings = self.container_settings(bot, limits, image, io_dir)
+        # The container reads a private copy of the bot's folder (arena.sandbox.copies): the
+        # page cache of its files is its own. A Dockerfile's image holds the folder itself.
+        # And its bot is a uid of its own, which no process of this host is (arena.sandbox.uids).
+        copy = None if bot.dockerfile else FolderCopy(bot.folder)
+        held: list[Any] = [copy] if copy else []
+        try:
+            lease = self.lease_uid()
+            if lease is not None:
+                held.append(lease)
+            io_dir = make_fifos(lease.uid if lease else None) if self._uses_fifos(image) else None
+        except BaseException:
+            _release(held)
+            raise
+        settings = self.container_settings(
+            bot, limits, image, io_dir, copy.path if copy else None, lease.uid if lease else None
+        )
         container = process = None
         try:
             container = self.client.containers.create(**settings)
@@ -435,7 +473,7 @@ class DockerSandbox(DockerImages, Sandbox):
             if io_dir is None:
                 streams["stdin"] = 1
             attached = self.client.api.attach_socket(container.id, params=streams)
-            process = DockerBotProcess(self, container, attached, limits, io_dir)
+            process = DockerBotProcess(self, container, attached, limits, io_dir, held)
             container.start()
             if io_dir is None:
                 container.reload()  # its init's pid on this host: see _StdoutWatch
@@ -447,6 +485,7 @@ class DockerSandbox(DockerImages, Sandbox):
                 if container is not None:
                     _remove_quietly(container)
                 _remove_io_dir(io_dir)
+                _release(held)
             raise SandboxError(
                 f"the Docker engine could not start a container for {bot.name}: {error}"
             ) from None

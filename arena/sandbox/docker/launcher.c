@@ -6,18 +6,19 @@
  *   arena-launcher BOT_COMMAND...
  *
  * Runs as the container's main process (docker-init's child), root with only the
- * capabilities SETUID, SETGID, SETPCAP (to become nobody and empty the bounding set),
+ * capabilities SETUID, SETGID, SETPCAP (to become the bot's user, empty the bounding set),
  * SYS_ADMIN (to make fresh namespaces) and NET_ADMIN (to bring up their loopback). It
- * opens /arena-io/launch (arena writes "SERIAL TOKEN" lines there) and /arena-io/status
+ * opens /arena-io/launch (arena writes "SERIAL TOKEN UID" lines there) and /arena-io/status
  * (it answers there), both root's 0600 pipes, says "ready", then for each line forks a
  * monitor that
  *   1. moves into a fresh network and IPC namespace (its loopback up): sockets, abstract
  *      Unix names, packet counters, SysV IPC objects and ids, POSIX message queues of one
  *      game are gone with it, and every game's start the same;
  *   2. forks the bot's process, which sets its oom_score_adj to 1000, empties its
- *      capability bounding, inheritable and ambient sets, becomes nobody (uid, gid and
- *      groups 65534: the permitted and effective sets empty themselves), opens its three
- *      pipes /arena-io/TOKEN.in, .out, .err as nobody, stacks a seccomp filter that takes
+ *      capability bounding, inheritable and ambient sets, becomes the bot's user (uid, gid
+ *      and groups UID: the container's leased uid, arena.sandbox.uids, or 65534, nobody;
+ *      the permitted and effective sets empty themselves), opens its three
+ *      pipes /arena-io/TOKEN.in, .out, .err as that user, stacks a seccomp filter that takes
  *      away what CAP_SYS_ADMIN added to the engine's filter (namespaces, mounts, bpf, ...),
  *      and execs the bot's command;
  *   3. says "run SERIAL PID", drops its own capabilities, waits for the bot and says
@@ -50,7 +51,6 @@
 #include <grp.h>
 
 #define IO "/arena-io/"
-#define NOBODY 65534
 #define NO_LAUNCH 97 /* the exit code when its pipes are not arena's */
 
 static int status_fd = -1;
@@ -162,7 +162,7 @@ static void fail(int err_fd, const char *what) {
 }
 
 /* The bot's process: everything it keeps of the launcher is its namespaces and cgroup. */
-static void become_bot(const char *token, char **command) {
+static void become_bot(const char *token, uid_t uid, char **command) {
     char path[sizeof IO + 64];
     int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (fd < 0 || write(fd, "1000", 4) != 4) fail(-1, "oom_score_adj");
@@ -172,12 +172,12 @@ static void become_bot(const char *token, char **command) {
     }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         fail(-1, "ambient set");
-    gid_t group = NOBODY;
-    if (setgroups(1, &group) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
-        setresuid(NOBODY, NOBODY, NOBODY) != 0)
-        fail(-1, "becoming nobody");
+    gid_t group = (gid_t)uid;
+    if (setgroups(1, &group) != 0 || setresgid(group, group, group) != 0 ||
+        setresuid(uid, uid, uid) != 0)
+        fail(-1, "becoming the bot's user");
     if (drop_capabilities() != 0) fail(-1, "capabilities");  /* the inheritable set */
-    /* As nobody: stdin first, as a shell's `<in >out 2>err` (arena holds the other ends). */
+    /* As the bot: stdin first, as a shell's `<in >out 2>err` (arena holds the other ends). */
     const char *suffix[3] = {".in", ".out", ".err"};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, IO "%s%s", token, suffix[i]);
@@ -206,7 +206,7 @@ static int loopback_up(void) {
     return 0;
 }
 
-static void monitor(long serial, const char *token, char **command) {
+static void monitor(long serial, const char *token, uid_t uid, char **command) {
     signal(SIGCHLD, SIG_DFL);
     int failed = unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0 ? errno : loopback_up();
     if (failed) {
@@ -218,7 +218,7 @@ static void monitor(long serial, const char *token, char **command) {
         say("fail %ld %ld\n", serial, errno);
         _exit(NO_LAUNCH);
     }
-    if (bot == 0) become_bot(token, command);
+    if (bot == 0) become_bot(token, uid, command);
     say("run %ld %ld\n", serial, (long)bot);
     drop_capabilities();
     int status;
@@ -267,14 +267,15 @@ int main(int argc, char **argv) {
         char *line = buffer, *end;
         while ((end = memchr(line, '\n', held - (size_t)(line - buffer))) != NULL) {
             *end = 0;
-            long serial;
+            long serial, uid;
             char token[33];
             int n = -1;
-            if (sscanf(line, "%ld %32[0-9a-f]%n", &serial, token, &n) == 2 && n == (int)strlen(line)) {
+            if (sscanf(line, "%ld %32[0-9a-f] %ld%n", &serial, token, &uid, &n) == 3 &&
+                n == (int)strlen(line) && uid > 0 && uid < 4294967295L) {
                 pid_t child = fork();
                 if (child == 0) {
                     close(launch_fd);
-                    monitor(serial, token, argv + 1);
+                    monitor(serial, token, (uid_t)uid, argv + 1);
                 }
                 if (child < 0) say("fail %ld %ld\n", serial, errno);
             }

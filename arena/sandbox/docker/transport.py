@@ -54,12 +54,13 @@ _READY_TO_READ = select.POLLIN | select.POLLHUP | select.POLLERR
 OOM_SETTLE_S = 1.0  # how long a SIGKILL arena did not send waits for the engine's OOM flag
 
 
-def make_fifos() -> Path:
-    """A private folder with the two pipes `in` and `out`, openable only by the bot's user."""
+def make_fifos(uid: int | None = None) -> Path:
+    """A private folder with the two pipes `in` and `out`, openable only by the bot's user
+    (`uid`, else nobody)."""
     folder = Path(tempfile.mkdtemp(prefix=IO_PREFIX))
     # The container's user must reach the pipes; nobody may list the folder.
     folder.chmod(0o711)
-    uid, gid = (int(part) for part in USER.split(":"))
+    uid, gid = (uid, uid) if uid is not None else (int(part) for part in USER.split(":"))
     for name in ("in", "out"):
         os.mkfifo(folder / name, 0o600)
         os.chown(folder / name, uid, gid)
@@ -125,6 +126,12 @@ def _remove_io_dir(io_dir: Path | str | None) -> None:
         shutil.rmtree(io_dir, ignore_errors=True)
 
 
+def _release(held: list[Any]) -> None:
+    """Give back what a container held until it was removed (its folder copy, its uid)."""
+    while held:
+        held.pop().release()
+
+
 # Containers still open when the interpreter exits (e.g. on an uncaught exception) are removed.
 _OPEN: weakref.WeakSet[DockerBotProcess] = weakref.WeakSet()
 
@@ -152,11 +159,13 @@ class DockerBotProcess(BotStdio):
         attached: Any,
         limits: Limits,
         io_dir: Path | None = None,
+        held: list[Any] | None = None,
     ):
         self.sandbox = sandbox
         self.container = container
         self._init_stdio(limits)
         self.io_dir = io_dir
+        self.held = held or []  # released once the container is gone (its folder copy)
         self._attached = attached  # keeps the HTTP response (and with it the socket) alive
         self._sock: socket.socket = getattr(attached, "_sock", attached)
         self._sock.setblocking(False)
@@ -463,6 +472,7 @@ class DockerBotProcess(BotStdio):
             except _ENGINE_ERRORS as error:
                 failure = failure or error
             _remove_io_dir(self.io_dir)
+            _release(self.held)
         if failure is not None:
             raise SandboxError(
                 f"the Docker engine failed while removing {self.container.name}: {failure}"
@@ -516,6 +526,7 @@ class DockerBotProcess(BotStdio):
         self._close_streams()
         _remove_quietly(self.container)
         _remove_io_dir(self.io_dir)
+        _release(self.held)
 
     def _close_input(self) -> None:
         """EOF on the bot's stdin."""

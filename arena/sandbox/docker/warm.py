@@ -16,9 +16,10 @@ one, is part of the bot's command, as in a cold container.
 
 The launcher runs as root (uid 0, no user namespace) with only the capabilities SETUID,
 SETGID, SETPCAP, SYS_ADMIN and NET_ADMIN, under the container's no-new-privileges and
-seccomp filter. arena writes "SERIAL TOKEN" to its launch pipe; the launcher forks a
+seccomp filter. arena writes "SERIAL TOKEN UID" to its launch pipe; the launcher forks a
 monitor that moves into a fresh network and IPC namespace (its loopback up) and forks the
-bot's process, which becomes nobody (uid, gid and group 65534, every capability set empty,
+bot's process, which becomes UID (uid, gid and group: the container's leased uid,
+`arena.sandbox.uids`, else nobody, 65534; every capability set empty,
 the bounding set too), opens its three pipes (/arena-io/TOKEN.in, .out, .err; TOKEN is
 random, so a name counts nothing), stacks a seccomp filter and execs the bot; the monitor
 says "run N PID" on its status pipe, drops its capabilities, waits and says "end N
@@ -44,10 +45,12 @@ may ptrace or signal a process of its own uid, so it could plant itself in the l
 and reach its next game.
 
 The bot's process has what a cold container's bot has, read from inside by
-tests/sandbox/test_sandbox_docker_warm.py: uid, gid and group nobody, every capability set empty,
+tests/sandbox/test_sandbox_docker_warm.py: uid, gid and group its container's, every capability set empty,
 no-new-privileges, the engine's seccomp filter (and no more), the container's rlimits,
 cgroup (memory, CPU, pids), read-only root, no network but a loopback, oom_score_adj 1000,
-the same environment and working folder.
+the same environment and working folder, and a private copy of the bot's folder at /bot
+(`arena.sandbox.copies`), made afresh by every reset: no game reads the page cache of
+another game's copy.
 
 The container's two keepers (docker-init and the launcher) run as root, with
 oom_score_adj -1000 where the host allows it, so an out-of-memory kill picks the bot. The
@@ -67,7 +70,9 @@ on a worker thread, while other games play; `start` waits only if it is not done
    `_renew`: a short-lived thread enters the container's namespaces with setns);
 3. /dev/mqueue is emptied, through /proc/PID/root of the init, with descriptor-relative
    removal that never follows a link;
-4. the memory accounting is re-baselined: each process counts the cgroup's oom_kill
+4. the bot folder's copy (mounted at /bot) is emptied and made again: fresh files, whose
+   page cache no game has touched;
+5. the memory accounting is re-baselined: each process counts the cgroup's oom_kill
    events from its own start, so an out-of-memory kill is charged to the process (and
    game) it happened in; peak memory, limit hits and the CPU count are zeroed.
 The environment, open files, sockets, ptys and locks of a process end with it. If any
@@ -93,7 +98,8 @@ and no bot may change it.
 What a successor can still read: the cgroup's cumulative statistics that cannot be reset
 (memory.stat's event counts, cpu.stat's throttling counts, pids.events and the oom_kill
 count), and the page cache charged to it (memory.stat's cache: which files of the image
-or folder earlier games read). A bot that means to could signal a number to its next
+earlier games read; and which pages of them are cached, for every container of the
+image and cold ones too). A bot that means to could signal a number to its next
 process through them (say, by how many page faults it causes): no state is left, but
 these counts are; only a fresh container (the cold design, `warm=False`) has none. A
 per-game child cgroup would not hide them: the container's cgroup folder, with its

@@ -24,6 +24,8 @@ import docker.errors
 from arena.sandbox.base import BotSpec, Limits, SandboxError
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.common import children_of
+from arena.sandbox.copies import FolderCopy
+from arena.sandbox.uids import UidLease
 from arena.sandbox.docker.engine import (
     _ENGINE_ERRORS,
     EXIT_WAIT_S,
@@ -56,7 +58,7 @@ LAUNCHER_USER = "0:0"  # the launcher's: it must become the bot's uid (with only
 LAUNCHER_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_ADMIN", "NET_ADMIN"]
 LAUNCHER_NAME = "arena-launcher"  # the binary's name in the slot's folder (/arena-io)
 SLOT_LABEL = "arena.slot"
-LAUNCH_PIPE = "launch"  # arena writes "SERIAL TOKEN" here: the launcher starts a process
+LAUNCH_PIPE = "launch"  # arena writes "SERIAL TOKEN UID" here: the launcher starts a process
 STATUS_PIPE = "status"  # the launcher says here what it started ("run N PID") and how it ended
 WIPED = ("tmp", "dev/shm", "dev/mqueue")  # the container's writable places
 KILL_WITHIN_S = 2.0  # a reset that cannot empty the container in this time replaces it
@@ -98,6 +100,8 @@ class WarmContainer:
         self.sandbox, self.bot, self.limits, self.image, self.slot = sandbox, bot, limits, image, slot
         self.released = released or (lambda process: None)  # called when a process closes
         self.folder = _make_slot_folder()
+        self.copy: FolderCopy | None = None  # the bot folder's private copy, at /bot
+        self.lease: UidLease | None = None  # the bots' uid in this container (else nobody)
         self.container: Any = None
         self.keepers: dict[int, str] = {}  # host pid -> start time: the init and the launcher
         self.cgroup: BotCgroup | None = None
@@ -131,7 +135,14 @@ class WarmContainer:
     def _create(self) -> None:
         """Make and start the container, its keepers running: the init (the engine's
         docker-init, the host's static binary) and its child, arena's launcher."""
-        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder)
+        # A private copy of the bot's folder, made afresh by every reset (arena.sandbox.copies):
+        # no game reads the page cache of another's (a Dockerfile's image holds the folder).
+        if not self.bot.dockerfile:
+            self.copy = FolderCopy(self.bot.folder)
+        # Its bots are a uid of their own, which no process of this host is (arena.sandbox.uids).
+        self.lease = self.sandbox.lease_uid()
+        source = self.copy.path if self.copy else None
+        settings = self.sandbox.container_settings(self.bot, self.limits, self.image, self.folder, source)
         settings["name"] = f"arena-{_slug(self.bot.name)}-warm-{uuid.uuid4().hex[:12]}"
         facts = self.sandbox._image_facts(self.image)
         self.bot_command = facts["entrypoint"] + (list(self.bot.command) or facts["cmd"])
@@ -296,6 +307,8 @@ class WarmContainer:
         token = secrets.token_hex(8)
         names = {part: f"{token}.{part}" for part in ("in", "out", "err")}
         uid, gid = (int(part) for part in USER.split(":"))
+        if self.lease is not None:
+            uid = gid = self.lease.uid
         for name in names.values():
             os.mkfifo(self.folder / name, 0o600)
             os.chown(self.folder / name, uid, gid)
@@ -307,7 +320,7 @@ class WarmContainer:
         }
         oom_before = self.oom_kills()
         try:
-            os.write(self._launch_fd, f"{serial} {token}\n".encode())
+            os.write(self._launch_fd, f"{serial} {token} {uid}\n".encode())
             started = self._status_until(lambda: serial in self._runs, START_WITHIN_S)
             failure = None if started else "did not start it"
         except OSError as error:
@@ -338,7 +351,9 @@ class WarmContainer:
             _renew(init_pid, self.mounts)
             for place in WIPED:  # empty already, unless a mount could not be renewed
                 _empty_folder(f"/proc/{init_pid}/root/{place}")
-        except (OSError, RecursionError) as error:
+            if self.copy is not None:
+                self.copy.refresh()  # the next game reads a copy no game has read
+        except (OSError, RecursionError, SandboxError) as error:
             raise _Broken(f"could not reset it: {error}") from None
         self._reset_counters()
         if names:
@@ -430,6 +445,10 @@ class WarmContainer:
         finally:
             self._close_launcher_pipes()
             _remove_io_dir(self.folder)
+            if self.copy is not None:
+                self.copy.remove()
+            if self.lease is not None:
+                self.lease.release()  # the container and every process of the uid are gone
 
 
 class _Unsupported(SandboxError):
