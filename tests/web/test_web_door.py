@@ -53,6 +53,12 @@ def test_an_author_submits_follows_owns_and_retires(tmp_path):
         record = json.loads((registry / "annbot" / "1.0" / "submission.json").read_text())
         assert record["name"] == "annbot" and record["sandbox"] == "local" and record["smoke_games"] == {"3up3down": 2}
         assert leftovers(registry) == []
+        # The same again: known by its content hash, not checked again, and said so.
+        again: list[str] = []
+        assert submit_remote(bot_folder(tmp_path / "again", "annbot"), server.url, ann, say=again.append,
+                             poll_s=0.05) == 0
+        assert "smoke match" not in states_seen(again), again
+        assert again[-1] == "annbot@1.0 is already in the registry with this content: nothing new"
 
         public = httpx.get(server.url + "api/bots/annbot").json()
         assert public["owner"] == "ann" and [v["version"] for v in public["versions"]] == ["1.0"]
@@ -115,7 +121,7 @@ def test_two_uploads_of_one_name_at_once_are_two_versions_or_one_clear_refusal(t
         assert states == [("1.0", "accepted"), ("1.0", "refused"), ("2.0", "accepted")]
         refused = next(row for row in rows if row["state"] == "refused")
         assert refused["reasons"] == [
-            f"twin version 1.0 is already in {registry} with other content; raise the version in bot.toml"
+            "twin version 1.0 is already in the registry with other content; raise the version in bot.toml"
         ]
         assert sorted(p.name for p in (registry / "twin").iterdir()) == ["1.0", "2.0"]
         assert leftovers(registry) == []

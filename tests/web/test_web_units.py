@@ -184,3 +184,26 @@ def test_a_restarted_queue_removes_only_the_staging_no_submit_holds(tmp_path):
             queue.stop()
     finally:
         os.close(held)
+
+
+def test_the_client_packs_a_bot_with_a_build_step_without_its_build_output(tmp_path):
+    """`arena submit --to` after a local `arena match`: cargo's hard links and a big
+    target/ in build/ never travel (the server builds from the sources); a bot without a
+    build step keeps its build/."""
+    import os
+
+    from arena.web.client import pack
+
+    bot = tmp_path / "bot"
+    (bot / "build" / "target").mkdir(parents=True)
+    (bot / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["./build/bot"]\nbuild = ["make"]\n')
+    (bot / "build" / "bot").write_bytes(b"\x7fELF")
+    os.link(bot / "build" / "bot", bot / "build" / "target" / "bot")
+
+    def names() -> list[str]:
+        with tarfile.open(fileobj=io.BytesIO(pack(bot)), mode="r:gz") as tar:
+            return sorted(tar.getnames())
+
+    assert names() == ["bot.toml"]
+    (bot / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["./build/bot"]\n')
+    assert names() == ["bot.toml", "build/bot", "build/target/bot"]
