@@ -37,7 +37,10 @@ descriptor's fstat must be the entry that was vetted (same device and inode, a r
 file with one link): a path swapped for a link between the look and the open is
 refused, not followed. File contents are streamed in chunks of 1 MB.
 Ignored (neither vetted nor copied): `__pycache__` folders, `*.pyc` files, and the
-registry's own `submission.json` at the top.
+registry's own `submission.json` at the top; and, when asked (`leave_out_build`: what
+`arena submit` copies from an author's folder), build/ at the top of a bot whose bot.toml
+has a `build` step: arena builds it again from scratch (arena.langs.build), so a build
+made by `arena match` (cargo's hard links, a big target/) is never the author's problem.
 
 Standard library only.
 """
@@ -51,6 +54,7 @@ import pwd
 import shutil
 import stat
 import struct
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +64,9 @@ MB = 1 << 20
 MAX_PROBLEMS = 20  # lines told; the rest are counted
 MAX_DEPTH = 32  # folders inside folders (one descriptor open per level while walking)
 IGNORED_TOP = ("submission.json",)  # the registry's record, written by arena itself
+MANIFEST = "bot.toml"
+MANIFEST_MAX = 1 << 20  # a bot.toml read to see whether the bot has a build step
+BUILD_DIR = "build"  # arena.langs.build's output folder
 
 MAX_MB_ENV = "ARENA_BOT_MAX_MB"
 MAX_FILES_ENV = "ARENA_BOT_MAX_FILES"
@@ -101,17 +108,21 @@ class FolderLimits:
         return cls(**values)
 
 
-def vet_bot_folder(src: str | Path, limits: FolderLimits | None = None) -> list[str]:
+def vet_bot_folder(
+    src: str | Path, limits: FolderLimits | None = None, *, leave_out_build: bool = False
+) -> list[str]:
     """The problems that keep folder `src` out of a registry or an image ([] when none),
     one line each naming the path relative to `src`; read with its owner's rights (see the
-    module docstring). Nothing is copied; file contents are not read."""
-    receiver = _Receiver(None, limits or FolderLimits())
+    module docstring). Nothing is copied; file contents are not read (but bot.toml's, with
+    `leave_out_build`)."""
+    receiver = _Receiver(None, limits or FolderLimits(), leave_out_build)
     _transfer(Path(src), receiver, read=False)
     return receiver.told()
 
 
 def copy_bot_folder(
-    src: str | Path, dst: str | Path, limits: FolderLimits | None = None, *, keep_refused: bool = False
+    src: str | Path, dst: str | Path, limits: FolderLimits | None = None, *, keep_refused: bool = False,
+    leave_out_build: bool = False,
 ) -> list[str]:
     """Copy folder `src` to `dst` (which must not exist; made here, mode 755, files 644 or
     755) when nothing in it is refused; returns the problems, one line each ([] when
@@ -120,7 +131,7 @@ def copy_bot_folder(
     dst = Path(dst)
     os.mkdir(dst, 0o755)
     os.chmod(dst, 0o755)
-    receiver = _Receiver(dst, limits or FolderLimits())
+    receiver = _Receiver(dst, limits or FolderLimits(), leave_out_build)
     try:
         _transfer(Path(src), receiver, read=True)
     finally:
@@ -141,9 +152,10 @@ class _Hostile(Exception):
 class _Receiver:
     """Takes what the walker sends, checks it again and writes the copy (when `dst`)."""
 
-    def __init__(self, dst: Path | None, limits: FolderLimits):
+    def __init__(self, dst: Path | None, limits: FolderLimits, leave_out_build: bool = False):
         self.dst = dst
         self.limits = limits
+        self.leave_out_build = leave_out_build
         self.problems: list[str] = []
         self.entries = 0
         self.total = 0
@@ -243,13 +255,18 @@ def _listing(dirfd: int, rel: str, send: Callable[[bytes, bytes], None]) -> list
         return []
 
 
-def _walk(topfd: int, limits: FolderLimits, read: bool, send: Callable[[bytes, bytes], None]) -> None:
+def _walk(
+    topfd: int, limits: FolderLimits, read: bool, send: Callable[[bytes, bytes], None], leave_out_build: bool = False
+) -> None:
     """Walk the folder open at `topfd` and send what it holds (see the module docstring),
     depth first in name order, with one descriptor open per level (at most MAX_DEPTH).
     Runs as the folder's owner (a child process) or as arena; closes `topfd`."""
     entries = 0
     total = 0
-    stack = [(topfd, "", iter(_listing(topfd, "", send)))]
+    top = _listing(topfd, "", send)
+    if leave_out_build and BUILD_DIR in top and _has_build_step(topfd):
+        top.remove(BUILD_DIR)
+    stack = [(topfd, "", iter(top))]
     try:
         while stack:
             dirfd, rel, names = stack[-1]
@@ -314,6 +331,25 @@ def _walk(topfd: int, limits: FolderLimits, read: bool, send: Callable[[bytes, b
     finally:
         for dirfd, _, _ in stack:  # folders still open when the walk stopped early
             os.close(dirfd)
+
+
+def _has_build_step(topfd: int) -> bool:
+    """True when the folder's bot.toml (a plain file, read without following a link) is
+    TOML with a `build` key, as arena.store.db.has_build_step says."""
+    try:
+        fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=topfd)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        text = os.read(fd, MANIFEST_MAX + 1)
+    finally:
+        os.close(fd)
+    try:
+        return len(text) <= MANIFEST_MAX and "build" in tomllib.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
 
 
 def _open_failed(path: str, error: OSError, verb: str) -> str:
@@ -433,7 +469,8 @@ def _deliver(receiver: _Receiver, kind: bytes, payload: bytes) -> None:
 
 def _receive_direct(topfd: int, receiver: _Receiver, read: bool) -> None:
     try:
-        _walk(topfd, receiver.limits, read, lambda kind, payload: _deliver(receiver, kind, payload))
+        _walk(topfd, receiver.limits, read, lambda kind, payload: _deliver(receiver, kind, payload),
+              receiver.leave_out_build)
     except _Hostile as error:  # cannot happen in-process, but one path for both
         receiver.problem(f"the folder could not be read safely ({error}); nothing was taken")
 
@@ -459,7 +496,7 @@ def _receive_from_child(topfd: int, rights: tuple[int, int, list[int]], receiver
                 while view:
                     view = view[os.write(writable, view):]
 
-            _walk(topfd, receiver.limits, read, send)
+            _walk(topfd, receiver.limits, read, send, receiver.leave_out_build)
             send(_DONE, b"")
             code = 0
         except BaseException:  # noqa: BLE001 - the parent tells what is missing

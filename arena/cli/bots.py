@@ -104,8 +104,10 @@ def submit_command(
     settings = sandbox_settings(sandbox, runtime)
     done = submit_bot(bot_dir, registry, sandbox=sandbox, limits=limits, folder_limits=folder_limits, **settings)
     smoke = ", ".join(f"{game}: {count} games" for game, count in done.smoke_games.items())
-    verb = "already in the registry" if done.already_there else "accepted"
-    say(f"{done.name} {done.version} {verb}: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")
+    if done.already_there:  # known by its content hash: nothing built or played again
+        say(f"{done.already_line()} ({done.folder})")
+    else:
+        say(f"{done.name} {done.version} accepted: {done.folder} (sha256 {done.content_hash[:16]}; smoke match {smoke})")
     if league is not None:
         from arena.league.ladder import where_it_stands
 

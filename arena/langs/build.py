@@ -2,13 +2,15 @@
 
     build = ["cc", "-O2", "-o", "build/bot", "bot.c", "-lcjson"]
 
-Where: `arena submit` runs it on the registry's copy (any build/ folder the author
-shipped is removed first, so what runs is what the sandbox made, and the registry keeps
-it); `arena match` and `arena run` run it when build/ has no mark of a build that
-succeeded (`build/.arena-built`, written by arena) or the mark is older than the newest
-source file. Only `build/` (BUILD_DIR) of the bot's folder is writable; the
-content hash (arena.store.db.content_hash) leaves build/ out and covers the sources,
-bot.toml and so the command.
+Where: `arena submit` runs it on the registry's copy (the author's build/ is never
+copied, so what runs is what the sandbox made, and the registry keeps it); `arena match`,
+`arena run`, the league and a cluster worker run it when build/ holds no build of the
+sources as they are, made in the same place (arena.langs.built: the mark names the
+content hash and the sandbox and image): once per content hash. Only `build/`
+(BUILD_DIR) of the bot's folder is writable; the content hash
+(arena.store.db.content_hash) leaves build/ out and covers the sources, bot.toml and so
+the command. What the build made is settled (arena.langs.built.settle) before it is
+marked: arena's own build output never trips arena's own vetting.
 
 build/ counts against the bot folder limits (arena.botcopy.FolderLimits, the organiser's
 $ARENA_BOT_MAX_MB and $ARENA_BOT_MAX_FILES, or `submit_bot`'s), its sources included,
@@ -50,10 +52,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.botcopy import MAX_FILE_MB_ENV, MAX_FILES_ENV, MAX_MB_ENV, FolderLimits
+from arena.langs.built import (  # noqa: F401 - BUILD_DIR, is_stale: read from here too
+    BUILD_DIR,
+    BUILT_MARK,
+    BuildOutputRefused,
+    held,
+    is_stale,
+    place_of,
+    settle,
+    write_mark,
+)
 from arena.limits import Limits
 
-BUILD_DIR = "build"
-BUILT_MARK = ".arena-built"  # in build/: written by arena when a build succeeded
 BUILD_TIMEOUT_S = 300
 BUILD_MEMORY_MB = 2048
 BUILD_PIDS = 256
@@ -73,25 +83,6 @@ class BuildFailed(Exception):
         super().__init__(line + "".join(f"\n    | {text}" for text in tail))
 
 
-def _sources(folder: Path):
-    """Every file of the folder outside build/ (and Python's caches)."""
-    for path in folder.rglob("*"):
-        relative = path.relative_to(folder).parts
-        if relative[0] == BUILD_DIR or "__pycache__" in relative or not path.is_file():
-            continue
-        yield path
-
-
-def is_stale(folder: Path) -> bool:
-    """True when build/ has no mark of a build that succeeded (BUILT_MARK, written by arena
-    after one), or the mark is older than the newest source file."""
-    mark = folder / BUILD_DIR / BUILT_MARK
-    if not mark.is_file() or mark.is_symlink():
-        return True
-    newest_source = max((path.stat().st_mtime for path in _sources(folder)), default=0.0)
-    return mark.stat().st_mtime < newest_source
-
-
 def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BUILD_TIMEOUT_S,
               folder_limits: FolderLimits | None = None) -> float | None:
     """Run `spec.build` for the bot in `box` (a Sandbox) when needed (always when `fresh`,
@@ -102,13 +93,33 @@ def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BU
     if not spec.build:
         return None
     folder = Path(spec.folder).resolve()
+    where = place_of(box, _image_of(spec, box))
+    with held(folder):  # one build of a folder at a time; the next one finds it built
+        return _build_held(spec, box, folder, where, fresh, timeout_s, folder_limits or FolderLimits.from_env())
+
+
+def _image_of(spec: Any, box: Any) -> str | None:
+    """The image a Docker build runs in (None locally); BuildFailed when it cannot be made."""
+    if getattr(box, "name", "local") != "docker":
+        return None
+    from arena.sandbox.base import BotFault
+
+    try:
+        return box.image_for(spec)
+    except BotFault as fault:
+        raise BuildFailed(f"its image cannot be made: {fault.detail}") from None
+
+
+def _build_held(
+    spec: Any, box: Any, folder: Path, where: str, fresh: bool, timeout_s: float, folder_limits: FolderLimits,
+) -> float | None:
     out = folder / BUILD_DIR
     if fresh and (out.exists() or out.is_symlink()):
         if out.is_symlink() or not out.is_dir():
             out.unlink()
         else:
             shutil.rmtree(out)
-    if not fresh and not is_stale(folder):
+    if not fresh and not is_stale(folder, where):
         return None
     if out.is_symlink():
         raise BuildFailed(f"{BUILD_DIR} in the bot folder is a link; remove it (arena makes {BUILD_DIR}/)")
@@ -118,13 +129,17 @@ def run_build(spec: Any, box: Any, *, fresh: bool = False, timeout_s: float = BU
         mark.unlink()  # a build that fails leaves none: the next run builds again
     started = time.monotonic()
     if getattr(box, "name", "local") == "docker":
-        _build_in_docker(spec, box, folder, timeout_s, folder_limits or FolderLimits.from_env())
+        _build_in_docker(spec, box, folder, timeout_s, folder_limits)
     else:
-        _build_locally(spec, box, folder, timeout_s, folder_limits or FolderLimits.from_env())
+        _build_locally(spec, box, folder, timeout_s, folder_limits)
     took = time.monotonic() - started
     if mark.exists() or mark.is_symlink():
         mark.unlink()  # the build's own: only arena says a build succeeded
-    mark.write_text(f"built by arena in {took:.1f} s\n")
+    try:
+        settle(out)
+    except BuildOutputRefused as refused:
+        raise BuildFailed(str(refused)) from None
+    write_mark(folder, where, took)
     return took
 
 

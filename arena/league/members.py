@@ -11,8 +11,6 @@ store, with the batch it counts from, and a line for the league's display.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,9 +19,8 @@ from arena.config.botfolder import BotFolderError, load_bot
 from arena.config.field import BotRef
 from arena.langs.build import BuildFailed, run_build
 from arena.play.executor import load_spec
-from arena.registry.submit import RegistryEntry, list_registry
+from arena.registry.submit import RegistryEntry, list_registry, playable_problem
 from arena.sandbox import BotFault
-from arena.sandbox.access import NOBODY, nobody_may
 from arena.store.db import MemberRow
 from arena.store.keys import ScheduledGame
 
@@ -144,21 +141,25 @@ class Membership:
                 self._join(ref, name, self.next_batch)
 
     def _prepare(self, ref: BotRef) -> None:
-        """Check that the bot's folder can be played from, run its build step when build/ is
-        missing or stale, build a Docker bot's image once, before its first game, and ship it
-        to the cluster; a bot that cannot be prepared is suspended with the reason, and the
-        league goes on without it."""
+        """Check that the bot's folder can be played from, run its build step when build/
+        holds no build of its sources made here, check what the build made, build a Docker
+        bot's image once, before its first game, and ship it to the cluster; a bot that
+        cannot be prepared is suspended with the reason, and the league goes on without
+        it. A bot `arena submit` put in was prepared so at validation: built there, it is
+        not built again (arena.langs.built)."""
         if ref.kind != "folder":
             return
-        problem = self._unpreparable(ref)
+        problem = self._unpreparable(ref, sources_only=True)
         if problem is None and self.cluster is None and self.box is not None:
-            # As `arena run` does: build/ made when missing or older than a source (a bot
-            # `arena submit` put in is built already; one copied in by hand may not be).
-            # On a cluster each worker builds the bots it receives (arena.play.cluster).
+            # As `arena run` does: build/ made when it holds no build of these sources (one
+            # copied in by hand may not); on a cluster each worker builds the bots it
+            # receives without a build (arena.play.cluster).
             try:
                 run_build(load_spec(ref), self.box)
             except BuildFailed as failed:
                 problem = f"its build failed: {failed.line}"
+        if problem is None:
+            problem = self._unpreparable(ref)  # what the build made too
         if problem is None and self.cluster is not None:
             self.cluster.ship([ref])
         elif problem is None and self.config.sandbox == "docker" and ref.dockerfile and self.box is not None:
@@ -169,30 +170,18 @@ class Membership:
         if problem is not None:
             self._suspend_unprepared(ref.id, problem)
 
-    def _unpreparable(self, ref: BotRef) -> str | None:
+    def _unpreparable(self, ref: BotRef, sources_only: bool = False) -> str | None:
         """Why no game can start the bot from its folder (None: nothing is wrong with it):
-        gone, holding what no bot folder may hold (`arena.botcopy`: links, devices, files
-        its owner cannot read, over the size limits), or closed to the user the bots run as."""
+        arena.registry.submit.playable_problem, the check validation makes too; with
+        `sources_only`, build/ of a bot with a build step left out (it is checked after
+        the build)."""
         folder = Path(ref.folder)
-        if not folder.is_dir():
-            return f"its folder {folder} is gone"
-        problems = vet_bot_folder(folder, self.folder_limits)
-        if problems:
+        if sources_only and ref.build and folder.is_dir():
+            problems = vet_bot_folder(folder, self.folder_limits, leave_out_build=True)
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            return f"its folder cannot be played from: {problems[0]}{more}"
-        docker = self.config.sandbox == "docker"
-        if (docker and not ref.dockerfile) or (not docker and os.geteuid() == 0):  # the folder is read by nobody
-            for path in sorted([folder, *folder.rglob("*")]):
-                info = path.lstat()
-                want = 5 if stat.S_ISDIR(info.st_mode) else 4
-                readable = info.st_mode & want == want if docker else nobody_may(info.st_mode, info.st_uid, info.st_gid, want)
-                if not readable:
-                    shown = path.relative_to(folder).as_posix() if path != folder else "."
-                    return (
-                        f"its folder cannot be played from: {shown} is not readable by user nobody (uid {NOBODY}), "
-                        "who runs the bots; submit it again (arena submit copies it readable)"
-                    )
-        return None
+            return f"its folder cannot be played from: {problems[0]}{more}" if problems else None
+        return playable_problem(folder, docker=self.config.sandbox == "docker", dockerfile=bool(ref.dockerfile),
+                                folder_limits=self.folder_limits)
 
     def _suspend_unprepared(self, bot: str, reason: str) -> None:
         """Suspend a bot that cannot be prepared (from the next batch) and drop its games

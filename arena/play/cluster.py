@@ -11,9 +11,13 @@ joins or is restarted later, unpacks them into `<its local directory>/arena-bots
 and re-hashes what it unpacked before using it. A task names bots by hash only, so a
 worker plays exactly the bytes the organiser's machine hashed. Sandboxes run on each
 worker's own machine (its processes, or its own Docker engine). A bot with a `build` step
-travels without its build/ folder (the content hash leaves it out too) and is built by
-each worker process, in its own sandbox, before its first game there, as `arena run`
-builds it before the first game on one machine; a failed build stops the run.
+travels with its build/ folder when that holds a build of its sources (arena.langs.built:
+the mark names the content hash, the place it was built and a hash of what build/ holds,
+checked again on the worker): a worker that runs bots where it was built (the same
+sandbox and image, e.g. a registry's bot built at validation) plays it as built, once per
+content hash everywhere; any other worker (or a bot shipped unbuilt) builds it, once per
+machine, in its own sandbox, before its first game there, as `arena run` builds it before
+the first game on one machine; a failed build stops the run.
 
 A game is a pure function of its spec, so running it twice is harmless: Dask runs the
 games of a lost worker again elsewhere, exceptions are retried, and the store refuses a
@@ -42,6 +46,7 @@ import arena
 from arena.config.field import BotRef
 from arena.config.tournament_file import TournamentError, check_address
 from arena.langs.build import BUILD_DIR, BuildFailed, run_build
+from arena.langs.built import output_hash, read_mark
 from arena.play.executor import (
     GameSpec,
     PlayedGame,
@@ -52,7 +57,7 @@ from arena.play.executor import (
     sandbox_named,
 )
 from arena.sandbox import BotFault, SandboxError
-from arena.store.db import content_hash, has_build_step
+from arena.store.db import content_hash, hashed_files
 
 CONNECT_TIMEOUT_S = 15.0
 # How long a run waits for the first worker before it gives up with a message.
@@ -95,17 +100,14 @@ class ClusterFailure(SandboxError):
 
 
 def _files(folder: Path) -> list[Path]:
-    # The same selection as arena.store.db.content_hash: Python caches are not the bot's
-    # content, nor is build/ of a bot with a build step (each worker builds it).
-    skip_build = has_build_step(folder)
-    return sorted(
-        path
-        for path in folder.rglob("*")
-        if path.is_file()
-        and "__pycache__" not in path.relative_to(folder).parts
-        and path.suffix != ".pyc"
-        and not (skip_build and path.relative_to(folder).parts[0] == BUILD_DIR)
-    )
+    # What arena.store.db.content_hash hashes, and build/ when it holds a build of exactly
+    # those sources (its mark says so): built once, played as built wherever it fits.
+    files = hashed_files(folder)
+    mark = read_mark(folder)
+    out = folder / BUILD_DIR
+    if mark is not None and files and mark["source"] == content_hash(folder):
+        files += sorted(path for path in out.rglob("*") if path.is_file() and not path.is_symlink())
+    return files
 
 
 def pack_bot(folder: str | Path) -> bytes:
@@ -141,6 +143,7 @@ def unpack_bot(expected_hash: str, tarball: bytes, cache: str | Path) -> Path:
         got = content_hash(staging)
         if got != expected_hash:
             raise BotShipmentError(f"a shipped bot hashes to {got[:12]}, not {expected_hash[:12]}: refused")
+        _check_build(staging, expected_hash)
         # Readable by everyone: the docker sandbox runs bots as another user.
         for path in [staging, *staging.rglob("*")]:
             if path.is_dir():
@@ -154,6 +157,17 @@ def unpack_bot(expected_hash: str, tarball: bytes, cache: str | Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def _check_build(folder: Path, expected_hash: str) -> None:
+    """Keep a shipped build/ only when its mark names these sources and what it holds is
+    what was built; else remove it (the worker builds the bot itself)."""
+    out = folder / BUILD_DIR
+    if not out.is_dir():
+        return
+    mark = read_mark(folder)
+    if mark is None or mark["source"] != expected_hash or output_hash(out) != mark.get("output"):
+        shutil.rmtree(out)
 
 
 class BotShipment(WorkerPlugin):

@@ -9,14 +9,20 @@ directly in `REGISTRY/NAME/`. Both layouts are listed.
 The folder is first copied into a staging folder inside the registry
 (`REGISTRY/.incoming-*`) by `arena.botcopy`: no link of any kind, no device, fifo or
 socket, nothing its owner cannot read (as root, the folder is read with its owner's
-rights), within the folder limits; every problem is one line naming its path. Everything
-after that uses only the copy: its bot.toml must be valid and name only known games; the
-sandbox is prepared from it (the Docker image is built from the copy when the bot has a
-Dockerfile and the sandbox is docker); its `build` step runs on the copy, in the
-sandbox, from an empty build/ (arena.langs.build); and a smoke match of the copy against the example
-random bot under the given limits must end without a single incident of the submitted
-bot, in every game it declares. Then the copy is renamed to `REGISTRY/NAME/VERSION/`;
-whatever happens, the staging folder is removed (and a registry made for a refused bot).
+rights), within the folder limits; every problem is one line naming its path (the
+author's build/ of a bot with a `build` step is left out: arena builds it). Everything
+after that uses only the copy: its bot.toml must be valid and name only known games;
+then its content hash is compared with the registry's before anything is built or
+played (the same version with the same content is already there: nothing to do; with
+other content: refused at once, raise the version). The sandbox is prepared from the copy
+(the Docker image is built from it when the bot has a Dockerfile and the sandbox is
+docker); its `build` step runs on the copy, in the sandbox, from an empty build/
+(arena.langs.build); the built copy must pass the league's own check
+(`playable_problem`: the league runs it before a bot's first game), so an accepted bot
+is one the league can play; and a smoke match of the copy against the example random bot
+under the given limits must end without a single incident of the submitted bot, in
+every game it declares. Then the copy is renamed to `REGISTRY/NAME/VERSION/`; whatever
+happens, the staging folder is removed (and a registry made for a refused bot).
 """
 
 from __future__ import annotations
@@ -25,13 +31,14 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.botcopy import FolderLimits, copy_bot_folder
+from arena.botcopy import FolderLimits, copy_bot_folder, vet_bot_folder
 from arena.config.botfolder import (  # noqa: F401 - REGISTRY_ENV, default_registry: read here too
     MANIFEST,
     REGISTRY_ENV,
@@ -44,11 +51,12 @@ from arena.langs.build import BuildFailed, run_build
 from arena.resources import bots_dir
 from arena.play.match import MatchError, run_match
 from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
-from arena.store.db import content_hash
+from arena.sandbox.access import NOBODY, nobody_may
+from arena.store.db import RECORD_FILE, content_hash
 from engine.api import GameError
 from engine.registry import get_game
 
-RECORD = "submission.json"
+RECORD = RECORD_FILE
 # Smoke games per declared game: seats rotate, so the bot plays first and second.
 SMOKE_GAMES = 2
 
@@ -71,7 +79,13 @@ class Submission:
     content_hash: str
     folder: Path
     smoke_games: dict[str, int] = field(default_factory=dict)
-    already_there: bool = False
+    already_there: bool = False  # this version with this content was in the registry: nothing checked again
+    newest: str | None = None  # the newest version of the bot in the registry (the one a league plays)
+
+    def already_line(self) -> str:
+        """What to tell the author of a submission that was already there."""
+        newest = "" if self.newest in (None, self.version) else f"; the newest there is {self.name}@{self.newest}"
+        return f"{self.name}@{self.version} is already in the registry with this content: nothing new{newest}"
 
 
 @dataclass(frozen=True)
@@ -192,7 +206,7 @@ def _submit_copy(
 ) -> Submission:
     """The checks, the smoke match and the move into the registry, all on the copy."""
     stage("checking")
-    reasons = copy_bot_folder(folder, copy, folder_limits, keep_refused=True)
+    reasons = copy_bot_folder(folder, copy, folder_limits, keep_refused=True, leave_out_build=True)
     refused_names = {reason.split(":", 1)[0] for reason in reasons}
     if (copy / MANIFEST).is_file() or MANIFEST not in refused_names:
         try:
@@ -202,6 +216,13 @@ def _submit_copy(
     if reasons:
         raise SubmitRefused(folder, reasons)
     games = [get_game(game).name for game in manifest.games]
+
+    # The content hash first: a version already there is known before a build or a game.
+    digest = content_hash(copy)
+    target = _target(folder, registry, manifest.name, manifest.version, digest)
+    if target.exists():
+        return Submission(manifest.name, manifest.version, digest, target, already_there=True,
+                          newest=newest_version(registry, manifest.name))
 
     box = get_sandbox(sandbox, **({"runtime": runtime} if runtime else {}))
     box.hide_paths([registry])  # the smoke match must not read the bots already accepted
@@ -221,6 +242,11 @@ def _submit_copy(
             raise SubmitRefused(folder, [str(error)]) from None
         except SandboxError as error:
             raise SubmitRefused(folder, [f"its build could not run: {error}"]) from None
+    # What the league checks before its first game, on what it will play from.
+    problem = playable_problem(copy, docker=sandbox == "docker", dockerfile=bool(manifest.dockerfile),
+                               folder_limits=folder_limits)
+    if problem is not None:
+        raise SubmitRefused(folder, [problem])
     random_bot = Path(opponent) if opponent is not None else bots_dir() / "random"
     smoke: dict[str, int] = {}
     stage("smoke match")
@@ -250,27 +276,10 @@ def _submit_copy(
     if reasons:
         raise SubmitRefused(folder, reasons)
 
-    # The copy as it is now (Python may have written caches into it; they are not hashed).
-    digest = content_hash(copy)
-    if (registry / manifest.name / MANIFEST).is_file():
-        # An example bot sits there as a plain folder; a version folder inside it would change it.
-        raise SubmitRefused(
-            folder,
-            [f"{registry / manifest.name} is already a bot folder (one of the examples); choose another name"],
-        )
-    target = registry / manifest.name / manifest.version
-    record_path = target / RECORD
-    if target.exists():
-        stored = json.loads(record_path.read_text()) if record_path.is_file() else {}
-        if stored.get("content_hash") == digest:
-            return Submission(manifest.name, manifest.version, digest, target, smoke, already_there=True)
-        raise SubmitRefused(
-            folder,
-            [
-                (f"{manifest.name} version {manifest.version} is already in {registry} with other content; "
-                "raise the version in bot.toml")
-            ],
-        )
+    # Again: another submission of this name may have landed meanwhile (a shell's).
+    if _target(folder, registry, manifest.name, manifest.version, digest).exists():
+        return Submission(manifest.name, manifest.version, digest, target, smoke, already_there=True,
+                          newest=newest_version(registry, manifest.name))
     (copy / RECORD).write_text(
         json.dumps(
             {
@@ -286,12 +295,80 @@ def _submit_copy(
         )
         + "\n"
     )
-    target.parent.mkdir(exist_ok=True)
+    os.chmod(copy / RECORD, 0o644)  # read by the user the bots run as, whatever arena's umask
+    if not target.parent.exists():
+        target.parent.mkdir()
+        os.chmod(target.parent, 0o755)
     try:
         copy.rename(target)  # a half-copied bot is never seen under its real name
     except OSError as error:
         raise SubmitRefused(folder, [f"{target} cannot be written ({error.strerror})"]) from None
-    return Submission(manifest.name, manifest.version, digest, target, smoke)
+    return Submission(manifest.name, manifest.version, digest, target, smoke,
+                      newest=newest_version(registry, manifest.name))
+
+
+def _target(folder: Path, registry: Path, name: str, version: str, digest: str) -> Path:
+    """`REGISTRY/NAME/VERSION`, where the bot goes: SubmitRefused when NAME is an example
+    bot's plain folder, or when VERSION is there with other content (the author's fix is a
+    new version; the registry keeps what it accepted)."""
+    if (registry / name / MANIFEST).is_file():
+        # An example bot sits there as a plain folder; a version folder inside it would change it.
+        raise SubmitRefused(folder, [f"{name} is already a bot folder of the registry (one of the examples); "
+                                     "choose another name"])
+    target = registry / name / version
+    if target.exists():
+        record_path = target / RECORD
+        try:
+            stored = json.loads(record_path.read_text()) if record_path.is_file() else {}
+        except (OSError, ValueError):
+            stored = {}
+        if stored.get("content_hash") != digest:
+            raise SubmitRefused(folder, [f"{name} version {version} is already in the registry with other content; "
+                                         "raise the version in bot.toml"])
+    return target
+
+
+def newest_version(registry: Path, name: str) -> str | None:
+    """The newest submitted version of `name` in the registry (by date, then version, as a
+    league takes it: arena.league.members.registry_field), or None."""
+    newest: tuple[str, str] | None = None
+    for record_path in Path(registry, name).glob(f"*/{RECORD}"):
+        if record_path.parent.name.startswith("."):
+            continue
+        try:
+            record = json.loads(record_path.read_text())
+        except (OSError, ValueError):
+            continue
+        key = (str(record.get("date") or ""), record_path.parent.name)
+        if newest is None or key > newest:
+            newest = key
+    return newest[1] if newest else None
+
+
+def playable_problem(folder: Path, *, docker: bool, dockerfile: bool, folder_limits: FolderLimits) -> str | None:
+    """Why no game can start a bot from `folder` (None: nothing is wrong with it): gone,
+    holding what no bot folder may hold (arena.botcopy: links, devices, files its owner
+    cannot read, over the size limits), or closed to the user the bots run as. The league
+    asks it before a bot's first game; `submit_bot` on the built copy before accepting it."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return f"its folder {folder} is gone"
+    problems = vet_bot_folder(folder, folder_limits)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return f"its folder cannot be played from: {problems[0]}{more}"
+    if (docker and not dockerfile) or (not docker and os.geteuid() == 0):  # the folder is read by nobody
+        for path in sorted([folder, *folder.rglob("*")]):
+            info = path.lstat()
+            want = 5 if stat.S_ISDIR(info.st_mode) else 4
+            readable = info.st_mode & want == want if docker else nobody_may(info.st_mode, info.st_uid, info.st_gid, want)
+            if not readable:
+                shown = path.relative_to(folder).as_posix() if path != folder else "."
+                return (
+                    f"its folder cannot be played from: {shown} is not readable by user nobody (uid {NOBODY}), "
+                    "who runs the bots; submit it again (arena submit copies it readable)"
+                )
+    return None
 
 
 def list_registry(registry: str | Path | None = None, broken: list[BotFolderError] | None = None) -> list[RegistryEntry]:

@@ -58,6 +58,7 @@ from arena.store.seeds import read_secret_file, write_secret_file
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
 SECRET_DIR_ENV = "ARENA_SECRET_DIR"
+RECORD_FILE = "submission.json"  # a registry's record of a submitted bot (arena.registry.submit)
 # Kept of each bot's stderr per game: enough for its author to see why it lost.
 LOG_KEEP_CHARS = 4000
 
@@ -70,20 +71,32 @@ class DuplicateResult(StoreError):
     """A second result for a game that is already stored: refused, never counted twice."""
 
 
-def content_hash(folder: str | Path) -> str:
-    """sha256 of every file's relative path, executable bit and bytes (caches skipped; and
-    build/ when bot.toml has a `build` step: what it makes is not the bot's source, while
-    bot.toml, and so the build command, is hashed)."""
+def hashed_files(folder: str | Path) -> list[Path]:
+    """The files of a bot folder that are its content, sorted: every file but Python's
+    caches, the registry's record (`submission.json` at the top, written by arena after
+    the hash), and build/ when bot.toml has a `build` step (what it makes is not the bot's
+    source, while bot.toml, and so the build command, is hashed)."""
     folder = Path(folder)
-    digest = hashlib.sha256()
     skip_build = has_build_step(folder)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    found = []
+    for path in folder.rglob("*"):
         relative = path.relative_to(folder)
         # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
-        if "__pycache__" in relative.parts or path.suffix == ".pyc":
+        if "__pycache__" in relative.parts or path.suffix == ".pyc" or relative.parts == (RECORD_FILE,):
             continue
         if skip_build and relative.parts[0] == "build":
             continue
+        if path.is_file():
+            found.append(path)
+    return sorted(found)
+
+
+def content_hash(folder: str | Path) -> str:
+    """sha256 of every file's relative path, executable bit and bytes (`hashed_files`)."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in hashed_files(folder):
+        relative = path.relative_to(folder)
         digest.update(str(relative).encode() + b"\0")
         digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
         with path.open("rb") as content:  # in chunks: a big file is never held whole

@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     id TEXT PRIMARY KEY, seq INTEGER NOT NULL, author TEXT NOT NULL, name TEXT NOT NULL,
     version TEXT NOT NULL, state TEXT NOT NULL, reasons TEXT NOT NULL DEFAULT '[]',
     stderr TEXT NOT NULL DEFAULT '', content_hash TEXT, created REAL NOT NULL, updated REAL NOT NULL,
-    address TEXT NOT NULL DEFAULT '', packed_bytes INTEGER NOT NULL DEFAULT 0
+    address TEXT NOT NULL DEFAULT '', packed_bytes INTEGER NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions(author, created);
 CREATE TABLE IF NOT EXISTS uploads (
@@ -102,6 +102,7 @@ class SubmissionRow:
     content_hash: str | None
     created: float
     updated: float
+    note: str = ""  # said with the final state: e.g. that this version was already there
 
     def public(self) -> dict[str, Any]:
         """What the API says of it (to its author and the organiser)."""
@@ -109,7 +110,7 @@ class SubmissionRow:
             "id": self.id, "author": self.author, "name": self.name, "version": self.version, "state": self.state,
             "final": self.state in FINAL, "bot": f"{self.name}@{self.version}" if self.state == "accepted" else None,
             "content_hash": self.content_hash, "reasons": list(self.reasons), "stderr": self.stderr,
-            "created": self.created, "updated": self.updated,
+            "created": self.created, "updated": self.updated, "note": self.note,
         }
 
 
@@ -134,6 +135,9 @@ class Book:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: a killed process loses nothing committed
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(submissions)")}
+        if "note" not in columns:  # a book made before submissions had a note
+            self._db.execute("ALTER TABLE submissions ADD COLUMN note TEXT NOT NULL DEFAULT ''")
         self._verified: dict[bytes, tuple[str, float]] = {}  # keyed digest of a token -> (token id, when)
         self._cache_key = secrets.token_bytes(32)
         self._checking: dict[str, threading.Lock] = {}  # token id -> held while its token is hashed
@@ -338,23 +342,26 @@ class Book:
 
     def set_state(
         self, sub_id: str, state: str, *, reasons: list[str] | None = None, stderr: str | None = None,
-        content_hash: str | None = None,
+        content_hash: str | None = None, note: str | None = None,
     ) -> None:
         """Move a submission on."""
         assert state in STATES, state
         self._run(
             "UPDATE submissions SET state = ?, updated = ?, reasons = COALESCE(?, reasons), "
-            "stderr = COALESCE(?, stderr), content_hash = COALESCE(?, content_hash) WHERE id = ?",
-            (state, time.time(), json.dumps(reasons) if reasons is not None else None, stderr, content_hash, sub_id),
+            "stderr = COALESCE(?, stderr), content_hash = COALESCE(?, content_hash), note = COALESCE(?, note) "
+            "WHERE id = ?",
+            (state, time.time(), json.dumps(reasons) if reasons is not None else None, stderr, content_hash, note,
+             sub_id),
         )
 
     def _rows(self, where: str, args: tuple) -> list[SubmissionRow]:
         rows = self._run(
-            "SELECT id, author, name, version, state, reasons, stderr, content_hash, created, updated FROM submissions "
-            f"WHERE {where}",
+            "SELECT id, author, name, version, state, reasons, stderr, content_hash, created, updated, note "
+            f"FROM submissions WHERE {where}",
             args,
         )
-        return [SubmissionRow(i, a, n, v, s, tuple(json.loads(r)), e, h, c, u) for i, a, n, v, s, r, e, h, c, u in rows]
+        return [SubmissionRow(i, a, n, v, s, tuple(json.loads(r)), e, h, c, u, t)
+                for i, a, n, v, s, r, e, h, c, u, t in rows]
 
     def submission(self, sub_id: str) -> SubmissionRow | None:
         found = self._rows("id = ?", (sub_id,))

@@ -37,14 +37,20 @@ def read_token(token_file: Path | None) -> str:
 
 
 def pack(folder: Path) -> bytes:
-    """The bot folder as a .tar.gz (files and folders only; caches and VCS folders left out)."""
+    """The bot folder as a .tar.gz (files and folders only; caches and VCS folders left out,
+    and build/ of a bot with a `build` step: the server builds it from the sources)."""
+    from arena.store.db import has_build_step
+
     folder = Path(folder)
     if not (folder / "bot.toml").is_file():
         raise WebError(f"{folder} has no bot.toml: give the bot's folder")
+    built = has_build_step(folder)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         for root, folders, files in os.walk(folder):
-            folders[:] = sorted(name for name in folders if name not in SKIPPED)
+            top = Path(root) == folder
+            folders[:] = sorted(name for name in folders
+                                if name not in SKIPPED and not (top and built and name == "build"))
             for name in sorted(files):
                 path = Path(root) / name
                 if name.endswith(".pyc"):
@@ -97,7 +103,10 @@ def submit_remote(
                 for reason in row["reasons"]:
                     say(f"  - {reason}")
                 return 1
-            say(f"accepted: {row['bot']} (sha256 {(row['content_hash'] or '')[:16]})")
+            if row.get("note"):  # e.g. this version was already there: nothing new was checked
+                say(row["note"])
+            else:
+                say(f"accepted: {row['bot']} (sha256 {(row['content_hash'] or '')[:16]})")
             if league:
                 say(_where(client, row["name"], row["version"], wait_s, poll_s))
             return 0

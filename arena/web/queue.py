@@ -158,7 +158,7 @@ class ValidationQueue:
             accepted = outcome["accepted"]
             if not self._is_organiser(row.author):
                 self.book.claim(row.author, row.name)
-            self.book.set_state(row.id, "accepted", content_hash=accepted["content_hash"])
+            self.book.set_state(row.id, "accepted", content_hash=accepted["content_hash"], note=accepted.get("note", ""))
             shutil.rmtree(folder, ignore_errors=True)
             if self.on_accepted:
                 self.on_accepted(f"{row.name}@{row.version}")

@@ -226,9 +226,10 @@ def _untar(archive: Path, dest: Path | None, limits: UploadLimits) -> None:
                 name = member.name
                 if member.issym() or member.islnk():
                     kind = "symbolic link" if member.issym() else "hard link"
-                    raise UploadRefused(
-                        400, f"{name}: is a {kind} (to {member.linkname!r}); links are not accepted: put the file itself in"
-                    )
+                    said = f"{name}: is a {kind} (to {member.linkname!r}); links are not accepted: put the file itself in"
+                    if "build" in PurePosixPath(name).parts[:2]:  # a build's output, e.g. cargo's links
+                        said += "; or leave build/ out: arena builds it (arena submit --to does)"
+                    raise UploadRefused(400, said)
                 if not (member.isreg() or member.isdir()):
                     raise UploadRefused(400, f"{name}: is a device, fifo or other special file; only files and folders")
                 path = counter.entry(name, member.isdir())

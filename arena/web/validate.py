@@ -59,7 +59,8 @@ def main(argv: list[str]) -> int:
         return 0
     _say({"accepted": {
         "name": done.name, "version": done.version, "content_hash": done.content_hash,
-        "already_there": done.already_there, "smoke_games": done.smoke_games,
+        "already_there": done.already_there, "smoke_games": done.smoke_games, "newest": done.newest,
+        "note": done.already_line() if done.already_there else "",
     }})
     return 0
 

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.botcopy import FolderLimits
 from arena.config.botfolder import load_bot
+from arena.langs.built import is_stale, place_of
 from arena.langs.kits import KitError, available, new_bot
 from arena.play.match import run_match
-from arena.registry.submit import submit_bot
+from arena.registry.submit import playable_problem, submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
 
@@ -117,6 +119,8 @@ def test_a_compiled_kits_readme_says_how_to_submit_and_what_becomes_of_build(tmp
 
 @pytest.mark.parametrize("language", KITS)
 def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_client, tmp_path, language):
+    from arena.sandbox.docker import DockerSandbox
+
     language_image(docker_client, language)
     bot = new_bot(tmp_path / f"{language}-kit", language)
     registry = tmp_path / "registry"
@@ -128,6 +132,15 @@ def test_kit_is_submitted_in_docker_and_plays_both_games_against_random(docker_c
         assert (copy / "build" / ".arena-built").is_file() and len(list((copy / "build").iterdir())) > 1
     assert json.loads((copy / "submission.json").read_text())["content_hash"] == done.content_hash
     assert content_hash(bot) == done.content_hash  # the author's folder, never built, hashes the same
+    # Accepted means the league can play it: its own check passes on what arena's build
+    # made (cargo's hard links included), and a league in Docker plays it as built.
+    assert playable_problem(copy, docker=True, dockerfile=False, folder_limits=FolderLimits()) is None
+    if load_bot(copy).build:
+        box = DockerSandbox()
+        try:
+            assert not is_stale(copy, place_of(box, box.image_for(load_bot(copy).spec())))
+        finally:
+            box.close()
     # The smoke match of the submission played both games against random without an
     # incident; from the registry's copy, the kit keeps its least deadwood at Three
     # Thirteen: it beats random in every game.

@@ -49,13 +49,32 @@ def test_the_same_bot_again_is_already_there_and_a_changed_one_needs_a_new_versi
     bot = random_copy(tmp_path)
     registry = tmp_path / "registry"
     submit_bot(bot, registry, limits=QUICK)
-    assert submit_bot(bot, registry, limits=QUICK).already_there
+    stages: list[str] = []
+    again = submit_bot(bot, registry, limits=QUICK, stage=stages.append)
+    # Known by its content hash before anything is built or played: no smoke match again.
+    assert again.already_there and again.smoke_games == {} and stages == ["checking"]
+    assert again.already_line() == "lucky@2.0 is already in the registry with this content: nothing new"
     (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# changed\n")
+    stages.clear()
     with pytest.raises(SubmitRefused) as refused:
-        submit_bot(bot, registry, limits=QUICK)
+        submit_bot(bot, registry, limits=QUICK, stage=stages.append)
     assert refused.value.reasons == [
-        f"lucky version 2.0 is already in {registry} with other content; raise the version in bot.toml"
+        "lucky version 2.0 is already in the registry with other content; raise the version in bot.toml"
     ]
+    assert stages == ["checking"]  # refused before its smoke match, not after
+
+
+def test_an_old_version_again_says_which_version_is_the_newest(tmp_path):
+    old = random_copy(tmp_path / "old", version="1.1")
+    registry = tmp_path / "registry"
+    assert submit_bot(old, registry, limits=QUICK).newest == "1.1"
+    newer = submit_bot(random_copy(tmp_path / "new", version="2.0"), registry, limits=QUICK)
+    assert (newer.newest, newer.already_there) == ("2.0", False)
+    again = submit_bot(old, registry, limits=QUICK)
+    assert (again.already_there, again.version, again.newest) == (True, "1.1", "2.0")
+    assert again.already_line() == (
+        "lucky@1.1 is already in the registry with this content: nothing new; the newest there is lucky@2.0"
+    )
 
 
 def test_a_bad_bot_toml_is_refused_with_every_mistake(tmp_path):
@@ -178,8 +197,8 @@ def test_a_name_taken_by_a_plain_example_folder_is_refused(tmp_path):
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bot, registry, limits=QUICK)
     assert refused.value.reasons == [
-        f"{registry / 'random'} is already a bot folder (one of the examples); choose another name"
-    ]
+        "random is already a bot folder of the registry (one of the examples); choose another name"
+    ]  # before its smoke match, and without the server's paths
     assert not (registry / "random" / "9.9").exists()
 
 

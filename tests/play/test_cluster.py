@@ -482,6 +482,37 @@ def test_a_bot_with_a_build_step_is_built_on_each_worker_before_its_games(tmp_pa
     assert (bot / "build" / "bot.py").read_text() == "import sys\nsys.exit(3)\n"  # nothing built here
 
 
+def test_a_bot_built_once_travels_built_and_no_worker_builds_it_again(tmp_path, bot_dirs, cluster):
+    """Built once per content hash: build/ with a mark naming the sources (a registry's bot
+    built at validation, here built on this machine) travels with the bot, and a worker
+    that runs bots where it was built (here: this machine, locally) plays it as built."""
+    from arena.config.botfolder import load_bot
+    from arena.langs.build import run_build
+    from arena.sandbox import get_sandbox
+
+    bot = built_bot(tmp_path / "built", "built", '["sh", "-c", "cp bot.py arena_bot.py build/ && echo $$ >> build/runs"]')
+    (bot / "submission.json").write_text('{"date": "2024-01-01"}\n')  # a registry's record: not its content
+    assert run_build(load_bot(bot).spec(), get_sandbox("local")) is not None
+    built_here = (bot / "build" / "runs").read_text()
+    assert "build/bot.py" in tarfile.open(fileobj=io.BytesIO(pack_bot(bot)), mode="r:gz").getnames()
+    outcome = run_tournament(config(tmp_path / "out", [bot, *bot_dirs[:2]], cycles=4, cluster=cluster.scheduler_address),
+                             report=False)
+    assert outcome.done == outcome.total == 4
+    digest = content_hash(bot)
+
+    def runs_there(dask_worker) -> str | None:
+        runs = Path(dask_worker.local_directory) / "arena-bots" / digest / "build" / "runs"
+        return runs.read_text() if runs.exists() else None
+
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        there = client.run(runs_there)
+    assert set(there.values()) == {built_here}  # shipped as built, built again nowhere
+    # A build/ whose files are not what its mark says (changed after the build) stays home.
+    (bot / "build" / "bot.py").write_text("import sys\nsys.exit(3)\n")
+    folder = unpack_bot(digest, pack_bot(bot), tmp_path / "cache")
+    assert not (folder / "build").exists()  # the worker builds such a bot itself (test above)
+
+
 def test_a_build_that_fails_on_a_worker_stops_the_run_with_its_output(tmp_path, bot_dirs, cluster):
     bot = built_bot(tmp_path / "broken", "broken", '["sh", "-c", "echo bot.c:3: error: expected semicolon >&2; exit 3"]')
     settings = config(tmp_path / "out", [bot, *bot_dirs[:2]], cycles=1, cluster=cluster.scheduler_address)

@@ -62,6 +62,29 @@ def test_a_plain_folder_is_copied_with_modes_made_plain_and_caches_left_out(tmp_
     assert content_hash(tmp_path / "copy") == content_hash(src)
 
 
+def test_the_build_output_of_a_bot_with_a_build_step_is_left_out_when_asked_and_only_then(tmp_path):
+    """`arena submit` copies an author's folder without its build/ (arena builds it again):
+    cargo's hard links and a link of the author's there are not the submission's; a bot
+    without a build step keeps its build/, vetted as everything else."""
+    src = bot(tmp_path)
+    (src / "build").mkdir()
+    (src / "build" / "bot").write_text("built elsewhere\n")
+    os.link(src / "build" / "bot", src / "build" / "bot-1a2b")
+    os.symlink("/etc/passwd", src / "build" / "pw")
+    linked = {"build/bot: is a hard link", "build/bot-1a2b: is a hard link", "build/pw: is a symbolic link"}
+    assert {line.split(" (")[0] for line in vet_bot_folder(src, leave_out_build=True)} == linked  # no build step
+    toml = (src / "bot.toml").read_text()
+    (src / "bot.toml").write_text(toml + 'build = ["make"]\n')
+    assert {line.split(" (")[0] for line in vet_bot_folder(src)} == linked
+    assert vet_bot_folder(src, leave_out_build=True) == []
+    assert copy_bot_folder(src, tmp_path / "copy", leave_out_build=True) == []
+    assert sorted(listing(tmp_path / "copy")) == ["bot.py", "bot.toml", "lib", "lib/util.py"]
+    # bot.toml is read without following a link: a linked one says nothing of a build step.
+    (src / "bot.toml").rename(tmp_path / "elsewhere.toml")
+    os.symlink(tmp_path / "elsewhere.toml", src / "bot.toml")
+    assert any(line.startswith("build/pw: is a symbolic link") for line in vet_bot_folder(src, leave_out_build=True))
+
+
 def test_every_link_and_special_file_is_refused_with_one_line_naming_its_path(tmp_path):
     league = tmp_path / "league"
     league.mkdir()

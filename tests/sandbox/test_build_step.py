@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.botcopy import FolderLimits, vet_bot_folder
 from arena.config.botfolder import BotFolderError, load_bot
 from arena.langs.build import BuildFailed, is_stale, run_build
+from arena.langs.built import read_mark
 from arena.play.match import MatchError, run_match
-from arena.registry.submit import SubmitRefused, submit_bot
+from arena.registry.submit import SubmitRefused, playable_problem, submit_bot
 from arena.sandbox import Limits, get_sandbox
 from arena.store.db import Store, content_hash
 
@@ -44,18 +46,26 @@ def runs(folder: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def test_match_builds_when_build_is_missing_or_older_than_a_source_and_not_otherwise(tmp_path):
+def test_match_builds_once_per_content_hash_a_changed_source_again_a_touched_one_not(tmp_path):
     bot = make_bot(tmp_path / "bot")
     assert is_stale(bot)
     match = run_match("3up3down", [bot, RANDOM], games=2, seed=3, limits=QUICK)
     assert [result.incidents for result in match.games] == [[], []]
     assert runs(bot) == 1 and (bot / "build" / "bot.py").read_bytes() == (bot / "bot.py").read_bytes()
+    mark = read_mark(bot)
+    assert mark["source"] == content_hash(bot) and mark["where"].startswith("local ")
     run_match("3up3down", [bot, RANDOM], games=1, seed=3, limits=QUICK)
     assert runs(bot) == 1  # up to date: not built again
     later = time.time() + 5
-    os.utime(bot / "arena_bot.py", (later, later))  # a source newer than what was built
+    os.utime(bot / "arena_bot.py", (later, later))  # touched, not changed: the same content
     run_match("3up3down", [bot, RANDOM], games=1, seed=3, limits=QUICK)
-    assert runs(bot) == 2
+    assert runs(bot) == 1
+    with (bot / "arena_bot.py").open("a") as source:
+        source.write("\n# changed\n")
+    run_match("3up3down", [bot, RANDOM], games=1, seed=3, limits=QUICK)
+    assert runs(bot) == 2 and read_mark(bot)["source"] == content_hash(bot)
+    # Built locally, so not reused where the bot runs in Docker's image (nor the reverse).
+    assert is_stale(bot, "docker arena-base:bookworm x86_64") and not is_stale(bot, mark["where"])
 
 
 def test_a_failing_build_stops_the_match_with_its_output(tmp_path):
@@ -138,6 +148,55 @@ def test_submit_refuses_a_bot_whose_build_fails_and_shows_why(tmp_path):
         "\n    | undefined reference to main"
     ]
     assert not (tmp_path / "registry").exists()
+
+
+# Builds as cargo's: a second name for the program (a hard link), a file only its owner reads.
+LINKING_BUILD = (
+    '["sh", "-c", "cp bot.py arena_bot.py build/ && mkdir build/deps && ln build/bot.py build/deps/bot-1a2b '
+    '&& echo run >> build/runs && chmod 600 build/runs"]'
+)
+
+
+def test_arena_s_own_build_output_never_trips_arena_s_own_vetting(tmp_path):
+    """A build's hard links become files of their own (times kept: cargo's fingerprints read
+    them), everything is readable by the user bots run as: the league's check passes."""
+    bot = make_bot(tmp_path / "bot", LINKING_BUILD)
+    run_build(load_bot(bot).spec(), get_sandbox("local"))
+    program, second = bot / "build" / "bot.py", bot / "build" / "deps" / "bot-1a2b"
+    assert program.stat().st_nlink == second.stat().st_nlink == 1 and program.read_bytes() == second.read_bytes()
+    assert vet_bot_folder(bot) == []
+    assert (bot / "build" / "runs").stat().st_mode & 0o777 == 0o644
+    assert playable_problem(bot, docker=True, dockerfile=False, folder_limits=FolderLimits()) is None
+
+
+def test_a_build_that_makes_a_symbolic_link_fails_with_the_path(tmp_path):
+    bot = make_bot(tmp_path / "bot", '["sh", "-c", "cp bot.py arena_bot.py build/ && ln -s /etc/passwd build/pw"]')
+    with pytest.raises(BuildFailed) as caught:
+        run_build(load_bot(bot).spec(), get_sandbox("local"))
+    assert caught.value.line == (
+        "its build made build/pw, a symbolic link: a bot folder holds files and folders only; copy the file "
+        "instead (cp -L)"
+    )
+    assert is_stale(bot)  # no mark: built again next time
+
+
+def test_a_folder_built_by_arena_match_is_submitted_and_the_league_plays_it_unbuilt(tmp_path):
+    """After a local `arena match` build/ holds hard links: the submission leaves the
+    author's build/ out (arena builds it again), the built copy passes the league's own
+    check, and the league plays it without building it a second time."""
+    from arena.league.ladder import run_league
+    from tests.league.test_league import config, members_of, registry_of
+
+    bot = make_bot(tmp_path / "bot", LINKING_BUILD)
+    run_match("3up3down", [bot, RANDOM], games=1, seed=3, limits=QUICK)
+    os.link(bot / "build" / "bot.py", bot / "build" / "by-hand")  # the author's own, too
+    registry = registry_of(tmp_path, ("ann", "bob"))
+    done = submit_bot(bot, registry, limits=QUICK)
+    assert not done.already_there and runs(done.folder) == 1 and not (done.folder / "build" / "by-hand").exists()
+    out = tmp_path / "league"
+    run_league(config(out, registry, seats=2, games=4, jobs=1, sandbox="local"), report=False)
+    assert members_of(out)["built@1.0"].status == "active"
+    assert runs(done.folder) == 1  # built once, at validation: the league reused it
 
 
 def test_bot_toml_mistakes_of_language_and_build_are_listed_together(tmp_path):

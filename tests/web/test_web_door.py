@@ -56,6 +56,12 @@ def test_an_author_submits_follows_owns_and_retires(tmp_path):
         record = json.loads((registry / "annbot" / "1.0" / "submission.json").read_text())
         assert record["name"] == "annbot" and record["sandbox"] == "local" and record["smoke_games"] == {"3up3down": 2}
         assert leftovers(registry) == []
+        # The same again: known by its content hash, not checked again, and said so.
+        again: list[str] = []
+        assert submit_remote(bot_folder(tmp_path / "again", "annbot"), server.url, ann, say=again.append,
+                             poll_s=0.05) == 0
+        assert "smoke match" not in states_seen(again), again
+        assert again[-1] == "annbot@1.0 is already in the registry with this content: nothing new"
 
         public = httpx.get(server.url + "api/bots/annbot").json()
         assert public["owner"] == "ann" and [v["version"] for v in public["versions"]] == ["1.0"]

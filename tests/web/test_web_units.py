@@ -184,3 +184,43 @@ def test_a_restarted_queue_removes_only_the_staging_no_submit_holds(tmp_path):
             queue.stop()
     finally:
         os.close(held)
+
+
+def test_the_client_packs_a_bot_with_a_build_step_without_its_build_output(tmp_path):
+    """`arena submit --to` after a local `arena match`: cargo's hard links and a big
+    target/ in build/ never travel (the server builds from the sources); a bot without a
+    build step keeps its build/."""
+    import os
+
+    from arena.web.client import pack
+
+    bot = tmp_path / "bot"
+    (bot / "build" / "target").mkdir(parents=True)
+    (bot / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["./build/bot"]\nbuild = ["make"]\n')
+    (bot / "build" / "bot").write_bytes(b"\x7fELF")
+    os.link(bot / "build" / "bot", bot / "build" / "target" / "bot")
+
+    def names() -> list[str]:
+        with tarfile.open(fileobj=io.BytesIO(pack(bot)), mode="r:gz") as tar:
+            return sorted(tar.getnames())
+
+    assert names() == ["bot.toml"]
+    (bot / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["./build/bot"]\n')
+    assert names() == ["bot.toml", "build/bot", "build/target/bot"]
+
+
+def test_a_link_in_an_archive_s_build_folder_says_build_may_be_left_out(tmp_path):
+    """A .tar.gz made by hand after `arena match` holds cargo's hard links in build/: the
+    refusal says that arena builds build/ itself."""
+    source = tar_file("mybot/build/target/release/bot", b"\x7fELF")
+    link = tar_file("mybot/build/target/release/deps/bot-1a2b", None, type=tarfile.LNKTYPE,
+                    linkname="mybot/build/target/release/bot")
+    with pytest.raises(UploadRefused) as refused:
+        unpack(archive(tmp_path, tar_of([tar_file("mybot/bot.toml", b"x"), source, link])), tmp_path / "out",
+               UploadLimits())
+    assert refused.value.line.endswith(
+        "links are not accepted: put the file itself in; or leave build/ out: arena builds it (arena submit --to does)"
+    )
+    elsewhere = tar_file("store", None, type=tarfile.LNKTYPE, linkname="bot.toml")
+    with pytest.raises(UploadRefused, match=r"put the file itself in$"):
+        unpack(archive(tmp_path, tar_of([tar_file("bot.toml", b"x"), elsewhere])), tmp_path / "out2", UploadLimits())
