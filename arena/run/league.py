@@ -172,6 +172,17 @@ class _League(Membership, LeagueLedgers, Runner):
         self.open: Counter[int] = Counter(row.round for row in unfinished)
         self.queue = [row.scheduled() for row in unfinished]
         self.queue.reverse()  # popped from the end: schedule order
+        # A version replaced (or suspended) after its games were scheduled plays them, as
+        # in the run that scheduled them: its ref too, whatever stopped that run.
+        for bot in sorted({bot for game in self.queue for bot in game.table} - set(self.refs)):
+            record = records.get(bot)
+            if record is None or record.kind != "folder" or self.members.get(bot) is None:
+                continue
+            if self.members[bot].status != "removed":
+                try:
+                    self.refs[bot] = ref_of(bot, Path(record.folder), record.content_hash)
+                except BotFolderError:
+                    pass  # gone: its games are dropped when the run starts (`_unplayable`)
         # What the matchmaker knows of the schedule: games and seats per bot, every batch.
         self.scheduled_games: Counter[str] = Counter()
         self.seat_use: Counter[tuple[str, int]] = Counter()
@@ -328,7 +339,10 @@ class _League(Membership, LeagueLedgers, Runner):
             self.open_sandbox()
             self.executor()  # before the first join: a bot that joins is shipped to the cluster
             self.join_in_process()
-            for bot in self.active():  # a resume: a folder may have changed since the last run
+            self._drop_unplayable()
+            waiting = {bot for game in self.queue for bot in game.table}
+            for bot in [*self.active(), *sorted(waiting - set(self.active()))]:
+                # A resume: a folder may have changed since the last run.
                 ref = self.refs[bot]
                 problem = self._unpreparable(ref) if ref.kind == "folder" else None
                 if problem is not None:

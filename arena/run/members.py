@@ -118,6 +118,12 @@ class Membership:
                 self.batch_done(game.round)
         self._say(f"{len(games)} scheduled games dropped: " + ", ".join(sorted(keys)))
 
+    def _drop_unplayable(self) -> None:
+        """Drop the scheduled games that no bot of theirs can be seated for (a resume: a
+        bot removed, or its folder gone, after they were scheduled; a run stopped between
+        a bot's removal and the drop of its games left them)."""
+        self.drop([game for game in self.queue if any(bot not in self.refs for bot in game.table)])
+
     def _join(self, ref: BotRef, lineage: str, at: int) -> None:
         again = ref.id in self.members
         self.refs[ref.id] = ref
