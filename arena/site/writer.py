@@ -47,7 +47,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from arena.config.botfolder import BotFolderError, load_bot, registry_folders
+from arena.config.botfolder import BotFolderError, load_bot, registry_folders, shown_path
 from arena.ratings.confidence import SETTLE_LEVEL
 from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
 from arena.ratings.results import is_league, is_swiss
@@ -452,8 +452,9 @@ def _remove_game_files(site: Path) -> None:
 
 
 def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A league's registry folders that cannot join (their bot.toml is wrong): each one's
-    path in the registry (never the registry's own place) and its mistakes."""
+    """A league's registry folders that cannot join (their bot.toml is wrong, their name
+    is not UTF-8): each one's path in the registry (never the registry's own place) and
+    why."""
     registry = Path(settings.get("registry") or "")
     if settings.get("format") != "league" or not settings.get("registry") or not registry.is_dir():
         return []
@@ -462,7 +463,7 @@ def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
         try:
             load_bot(folder)
         except BotFolderError as error:
-            broken.append((folder.relative_to(registry).as_posix(), "; ".join(error.mistakes)))
+            broken.append((shown_path(folder.relative_to(registry).as_posix()), error.why()))
     return broken
 
 
