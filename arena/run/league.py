@@ -64,6 +64,7 @@ from arena.run.tables import rotate
 from arena.sandbox import Sandbox
 from arena.store.db import MemberRow, Store
 from arena.store.keys import ScheduledGame, deal_key
+from arena.store.lock import check_free, one_writer
 from arena.store.seeds import RunKey
 
 __all__ = [
@@ -434,9 +435,11 @@ class _SiteRenderer:
 
 def check_league(config: LeagueConfig) -> None:
     """TournamentError if the league's folder holds a tournament, or a league with other
-    settings: what `run_league` would refuse, said before anything is printed or played."""
+    settings, FolderBusy if another arena plays into it: what `run_league` would refuse,
+    said before anything is printed or played."""
     from arena.store.db import STORE_FILE
 
+    check_free(config.output_dir())
     if not (config.output_dir() / STORE_FILE).is_file():
         return
     with Store.open(config.output_dir()) as store:
@@ -476,9 +479,17 @@ def run_league(
 
     `before_batch(b)` is called before batch b is matched (tests feed submissions at
     chosen points with it); `notice(line)` is told at once of what cannot wait for the
-    next batch's `progress` (a bot folder in the registry with a wrong bot.toml). Raises TournamentError (bad settings), LeagueInterrupted
-    (stopped: every finished game is stored) or arena's own SandboxError.
+    next batch's `progress` (a bot folder in the registry with a wrong bot.toml). Raises
+    TournamentError (bad settings), FolderBusy (another arena plays into the folder: one
+    writer per folder, `arena.store.lock`), LeagueInterrupted (stopped: every finished
+    game is stored) or arena's own SandboxError.
     """
+    with one_writer(config.output_dir(), "arena league"):
+        return _run_league(config, progress, in_process, stop, sandbox, before_batch, report, poll_s, notice)
+
+
+def _run_league(config, progress, in_process, stop, sandbox, before_batch, report, poll_s, notice) -> LeagueOutcome:  # noqa: ANN001
+    """`run_league` with the folder's writer lock held."""
     settings = settings_of(config)
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)

@@ -76,6 +76,7 @@ from arena.site.replay import (
 )
 from arena.site.state import GAMES_PER_PAGE, SiteState
 from arena.store.db import BotRecord
+from arena.store.lock import rendering
 from engine.registry import all_games
 
 SITE_DIR = "site"
@@ -167,10 +168,18 @@ def write_site(
         raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
     if data.tournament_dir is None:
         raise ReportError("the site is written from a store: load_site_data(DIR) gives its folder")
-    try:
-        store = Store.open(data.tournament_dir)
-    except StoreError as error:
-        raise ReportError(str(error)) from None
+    with rendering(data.tournament_dir):  # one render at a time (a league's, arena report)
+        try:
+            store = Store.open(data.tournament_dir)
+        except StoreError as error:
+            raise ReportError(str(error)) from None
+        return _write_site(data, store, site, replays=replays, jobs=jobs, full=full, game_files=game_files)
+
+
+def _write_site(
+    data: SiteData, store, site: Path, *, replays: str, jobs: int | None, full: bool,  # noqa: ANN001
+    game_files: bool | None,
+) -> dict[str, Any]:
     try:
         state = SiteState(data.tournament_dir, store, full=full)
         try:
