@@ -56,7 +56,7 @@ def one_writer(out_dir: str | Path, command: str) -> Iterator[None]:
             raise FolderBusy(_busy(out_dir, path)) from None
         holder = {
             "command": command, "pid": os.getpid(), "host": socket.gethostname(),
-            "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         os.ftruncate(descriptor, 0)
         os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
@@ -86,11 +86,21 @@ def _busy(out_dir: Path, path: Path) -> str:
         except (OSError, ValueError):
             time.sleep(0.05)
     if not holder.get("pid"):
-        return f"{out_dir} is in use by another arena; stop it first, or use another folder"
+        return f"{out_dir} is in use by another arena; stop that one first"
     return (
         f"{out_dir} is in use by {holder.get('command', 'arena')} (pid {holder['pid']} on "
-        f"{holder.get('host', '?')} since {holder.get('since', '?')}); stop it first, or use another folder"
+        f"{holder.get('host', '?')} since {_when(holder.get('since', ''))}); stop that one first"
     )
+
+
+def _when(since: str) -> str:
+    """12:04 UTC today, else 2026-12-04 12:04 UTC."""
+    try:
+        moment = datetime.fromisoformat(since)
+    except ValueError:
+        return "?"
+    today = moment.date() == datetime.now(UTC).date()
+    return moment.strftime("%H:%M UTC" if today else "%Y-%m-%d %H:%M UTC")
 
 
 @contextmanager
