@@ -12,6 +12,7 @@ import typer
 
 from arena.cli import bots, games, league, match, site, standings, tournament
 from arena.cli.console import UsageError, errors
+from arena.cli.signals import stop_on_sigterm, stopped_code
 from arena.langs.commands import images_app  # light: Typer only
 from arena.web.commands import authors_app  # light: Typer only
 from engine import GameError
@@ -79,6 +80,7 @@ def main() -> None:
     from arena.store.db import StoreError
     from arena.web.errors import WebError
 
+    stop_on_sigterm()  # systemd, docker stop, Kubernetes: as Ctrl-C
     try:
         app()
     except (
@@ -89,7 +91,7 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)
-        sys.exit(130)
+        sys.exit(stopped_code())
     except SandboxError as failure:
         # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
         errors.print(f"arena: internal error: {failure}", highlight=False, markup=False, soft_wrap=True)
