@@ -279,7 +279,7 @@ def _walk(
             try:
                 name.encode("utf-8")
             except UnicodeEncodeError:
-                shown = path.encode("utf-8", "backslashreplace").decode()
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # x\xff.py, as ls -b
                 send(_PROBLEM, f"{shown}: its name is not UTF-8; rename it".encode())
                 continue
             if name == "__pycache__" or name.endswith(".pyc") or (not rel and name in IGNORED_TOP):

@@ -12,6 +12,7 @@ import typer
 
 from arena.cli import bots, games, league, match, report, standings, tournament
 from arena.cli.console import UsageError, errors, say_error
+from arena.cli.signals import stop_on_sigterm, stopped_code
 from arena.cli.flags import SeveralAfterOneFlag
 from arena.cli.langs import images_app  # light: Typer only
 from arena.cli.authors import authors_app  # light: Typer only
@@ -80,6 +81,7 @@ def main() -> None:
     from arena.store.db import StoreError
     from arena.web.errors import WebError
 
+    stop_on_sigterm()  # systemd, docker stop, Kubernetes: as Ctrl-C
     try:
         app()
     except (
@@ -90,7 +92,7 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)
-        sys.exit(130)
+        sys.exit(stopped_code())
     except SandboxError as failure:
         # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
         say_error(f"arena: internal error: {failure}")

@@ -120,6 +120,7 @@ def bots_command(
     ] = None,
 ) -> None:
     """List the bots of a registry: name, version, games, content hash, date."""
+    from arena.config.botfolder import shown_path
     from arena.resources import bots_dir
     from arena.registry.submit import REGISTRY_ENV, default_registry, list_registry
 
@@ -140,4 +141,4 @@ def bots_command(
     columns = ["name", "version", "games", "hash", "date"]
     console.print(compact_table(fitting(columns, rows, ("date", "hash")), rows, left=tuple(columns)))
     for error in broken:
-        say(f"not listed: {error.folder}: its bot.toml is wrong: {'; '.join(error.mistakes)}")
+        say(f"not listed: {shown_path(error.folder)}: {error.why()}")

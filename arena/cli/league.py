@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.console import say, say_stopped, warn_public_seed
+from arena.cli.signals import stopped_code
 from arena.cli.flags import (
     BotProcessFlag,
     FileCpuFlag,
@@ -138,7 +139,7 @@ def league_command(
         outcome = run_league(config, progress=show, notice=lambda line: say(f"  {line}"))
     except LeagueInterrupted as stopped:
         say_stopped(f"{stopped.done} games are stored in {stopped.output}")
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopped_code()) from None
     finally:
         if served is not None:
             served[0].shutdown()

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.console import errors, say
+from arena.cli.signals import stopped_code, stopped_name
 
 
 def report_command(
@@ -39,7 +40,7 @@ def report_command(
             f"untouched); run arena report {shlex.quote(str(out_dir))} again to finish it",
             errors,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopped_code()) from None
     failed = f", {counts['replays_failed']} could not be replayed" if counts["replays_failed"] else ""
     say(
         f"site written to {out_dir / SITE_DIR / 'index.html'}: {counts['pages']} pages rendered, "
@@ -167,8 +168,11 @@ def serve_command(
         door.start()
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass  # uvicorn stopped cleanly, then passed Ctrl-C on
+    except KeyboardInterrupt:  # uvicorn stopped cleanly, then passed Ctrl-C (or SIGTERM) on
+        if door is not None:
+            door.stop()
+            door = None
+        say(f"arena: stopped ({stopped_name()}): {site} is no longer served", errors)
     finally:
         if door is not None:
             door.stop()

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.console import UsageError, errors, say, say_stopped, warn_public_seed
+from arena.cli.signals import stopped_code
 from arena.cli.flags import (
     BotProcessFlag,
     FileCpuFlag,
@@ -125,7 +126,7 @@ def run_command(
     except TournamentInterrupted as stopped:
         stop_bar(bar)
         say_stopped(f"{stopped.done} of {stopped.total} games are stored in {stopped.output}")
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopped_code()) from None
     except SiteInterrupted as stopped:
         stop_bar(bar)
         say(
@@ -134,7 +135,7 @@ def run_command(
             f"arena report {shlex.quote(str(stopped.output))}",
             errors,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopped_code()) from None
     finally:
         stop_bar(bar)
     # outcome.standings again, with how sure they are: a pass over the store that keeps every update.

@@ -30,14 +30,27 @@ KEYS = ("name", "version", "command", "games", "dockerfile", "language", "build"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
-class BotFolderError(ValueError):
-    """A bot folder or its bot.toml is wrong; the message lists every mistake."""
+def shown_path(path: str | Path) -> str:
+    """A path as it may be printed or stored: a name that is not UTF-8 with its bytes
+    escaped (x\\xff.py, as `ls -b` shows it), any other as it is."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
-    def __init__(self, folder: Path, mistakes: list[str]):
+
+class BotFolderError(ValueError):
+    """A bot folder or its bot.toml is wrong; the message lists every mistake
+    (`of_manifest`: the bot.toml's; else the folder's own, e.g. its name)."""
+
+    def __init__(self, folder: Path, mistakes: list[str], *, of_manifest: bool = True):
         self.folder = folder
         self.mistakes = mistakes
+        self.of_manifest = of_manifest
         listed = "\n".join(f"  - {mistake}" for mistake in mistakes)
-        super().__init__(f"bot folder {folder}: {len(mistakes)} mistake(s):\n{listed}")
+        super().__init__(f"bot folder {shown_path(folder)}: {len(mistakes)} mistake(s):\n{listed}")
+
+    def why(self) -> str:
+        """Why the folder is not a bot, in a few words and its mistakes."""
+        mistakes = "; ".join(self.mistakes)
+        return f"its bot.toml is wrong: {mistakes}" if self.of_manifest else mistakes
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,8 @@ def load_bot(folder: str | Path, check_games: bool = False) -> BotManifest:
     """Read and check `folder/bot.toml`; BotFolderError lists every mistake found (with
     `check_games`, a game this arena does not know is one of them)."""
     folder = Path(folder).resolve()
+    if shown_path(folder) != str(folder):  # it could be neither stored nor printed
+        raise BotFolderError(folder, ["its name is not UTF-8: rename the folder"], of_manifest=False)
     if not folder.is_dir():
         raise BotFolderError(folder, ["is not a folder (a bot is a folder with a bot.toml)"])
     path = folder / MANIFEST

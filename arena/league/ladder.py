@@ -64,6 +64,7 @@ from arena.schedule.seating import rotate
 from arena.sandbox import Sandbox
 from arena.store.db import MemberRow, Store
 from arena.store.keys import ScheduledGame, deal_key
+from arena.store.lock import check_free, one_writer
 from arena.store.seeds import RunKey
 
 __all__ = [
@@ -172,6 +173,17 @@ class _League(Membership, LeagueLedgers, Runner):
         self.open: Counter[int] = Counter(row.round for row in unfinished)
         self.queue = [row.scheduled() for row in unfinished]
         self.queue.reverse()  # popped from the end: schedule order
+        # A version replaced (or suspended) after its games were scheduled plays them, as
+        # in the run that scheduled them: its ref too, whatever stopped that run.
+        for bot in sorted({bot for game in self.queue for bot in game.table} - set(self.refs)):
+            record = records.get(bot)
+            if record is None or record.kind != "folder" or self.members.get(bot) is None:
+                continue
+            if self.members[bot].status != "removed":
+                try:
+                    self.refs[bot] = ref_of(bot, Path(record.folder), record.content_hash)
+                except BotFolderError:
+                    pass  # gone: its games are dropped when the run starts (`_unplayable`)
         # What the matchmaker knows of the schedule: games and seats per bot, every batch.
         self.scheduled_games: Counter[str] = Counter()
         self.seat_use: Counter[tuple[str, int]] = Counter()
@@ -328,7 +340,10 @@ class _League(Membership, LeagueLedgers, Runner):
             self.open_sandbox()
             self.executor()  # before the first join: a bot that joins is shipped to the cluster
             self.join_in_process()
-            for bot in self.active():  # a resume: a folder may have changed since the last run
+            self._drop_unplayable()
+            waiting = {bot for game in self.queue for bot in game.table}
+            for bot in [*self.active(), *sorted(waiting - set(self.active()))]:
+                # A resume: a folder may have changed since the last run.
                 ref = self.refs[bot]
                 problem = self._unpreparable(ref) if ref.kind == "folder" else None
                 if problem is not None:
@@ -420,9 +435,11 @@ class _SiteRenderer:
 
 def check_league(config: LeagueConfig) -> None:
     """TournamentError if the league's folder holds a tournament, or a league with other
-    settings: what `run_league` would refuse, said before anything is printed or played."""
+    settings, FolderBusy if another arena plays into it: what `run_league` would refuse,
+    said before anything is printed or played."""
     from arena.store.db import STORE_FILE
 
+    check_free(config.output_dir())
     if not (config.output_dir() / STORE_FILE).is_file():
         return
     with Store.open(config.output_dir()) as store:
@@ -462,9 +479,17 @@ def run_league(
 
     `before_batch(b)` is called before batch b is matched (tests feed submissions at
     chosen points with it); `notice(line)` is told at once of what cannot wait for the
-    next batch's `progress` (a bot folder in the registry with a wrong bot.toml). Raises TournamentError (bad settings), LeagueInterrupted
-    (stopped: every finished game is stored) or arena's own SandboxError.
+    next batch's `progress` (a bot folder in the registry with a wrong bot.toml). Raises
+    TournamentError (bad settings), FolderBusy (another arena plays into the folder: one
+    writer per folder, `arena.store.lock`), LeagueInterrupted (stopped: every finished
+    game is stored) or arena's own SandboxError.
     """
+    with one_writer(config.output_dir(), "arena league"):
+        return _run_league(config, progress, in_process, stop, sandbox, before_batch, report, poll_s, notice)
+
+
+def _run_league(config, progress, in_process, stop, sandbox, before_batch, report, poll_s, notice) -> LeagueOutcome:  # noqa: ANN001
+    """`run_league` with the folder's writer lock held."""
     settings = settings_of(config)
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)

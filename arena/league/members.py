@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.botcopy import vet_bot_folder
-from arena.config.botfolder import BotFolderError, load_bot
+from arena.config.botfolder import BotFolderError, load_bot, shown_path
 from arena.config.field import BotRef
 from arena.langs.build import BuildFailed, run_build
 from arena.play.executor import load_spec
@@ -88,13 +88,14 @@ class Membership:
                 self.drop([game for game in self.queue if member.bot in game.table])
 
     def _say_broken(self, broken: list[BotFolderError]) -> None:
-        """Say once each bot folder of the registry whose bot.toml is wrong (it cannot join)."""
+        """Say once each bot folder of the registry that cannot join (its bot.toml is
+        wrong, or its name is not UTF-8)."""
         for error in broken:
-            said = (str(error.folder), tuple(error.mistakes))
+            said = (shown_path(error.folder), tuple(error.mistakes))
             if said in self.broken_said:
                 continue
             self.broken_said.add(said)
-            line = f"{error.folder} cannot join, its bot.toml is wrong: {'; '.join(error.mistakes)}"
+            line = f"{shown_path(error.folder)} cannot join, {error.why()}"
             if self.notice is not None:
                 self.notice(line)
             else:
@@ -114,6 +115,12 @@ class Membership:
                 del self.open[game.round]
                 self.batch_done(game.round)
         self._say(f"{len(games)} scheduled games dropped: " + ", ".join(sorted(keys)))
+
+    def _drop_unplayable(self) -> None:
+        """Drop the scheduled games that no bot of theirs can be seated for (a resume: a
+        bot removed, or its folder gone, after they were scheduled; a run stopped between
+        a bot's removal and the drop of its games left them)."""
+        self.drop([game for game in self.queue if any(bot not in self.refs for bot in game.table)])
 
     def _join(self, ref: BotRef, lineage: str, at: int) -> None:
         again = ref.id in self.members

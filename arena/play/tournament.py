@@ -53,6 +53,7 @@ from arena.schedule.swiss import SwissEntry, swiss_round
 from arena.sandbox import BotFault, Sandbox
 from arena.store.db import Store
 from arena.store.keys import ScheduledGame
+from arena.store.lock import one_writer
 from arena.store.seeds import RunKey
 
 __all__ = [
@@ -265,11 +266,12 @@ def run_tournament(
 ) -> TournamentOutcome:
     """Run (or resume) a tournament into its output folder; returns the standings.
 
-    Raises TournamentError (bad bots, changed settings), TournamentInterrupted (Ctrl-C or
-    `stop` set: every finished game is stored), or arena's own SandboxError. `report=False`
-    skips the HTML site (benchmarks). `notice` is told, before any game, what the games
-    will be other than the settings say: a Swiss whose field `seats` does not divide
-    plays smaller tables (`swiss_seats_note`).
+    Raises TournamentError (bad bots, changed settings), FolderBusy (another arena plays
+    into the folder: one writer per folder, `arena.store.lock`), TournamentInterrupted
+    (Ctrl-C or `stop` set: every finished game is stored), or arena's own SandboxError.
+    `report=False` skips the HTML site (benchmarks). `notice` is told, before any game, what
+    the games will be other than the settings say: a Swiss whose field `seats` does not
+    divide plays smaller tables (`swiss_seats_note`).
     """
     field_bots, challengers = resolve_bots(config, in_process)
     if config.format == "swiss":
@@ -283,6 +285,16 @@ def run_tournament(
         RatingSettings(**config.rating.model_dump())
     except RatingSettingsError as error:
         raise TournamentError([str(error)]) from None
+    with one_writer(config.output_dir(), "arena run"):
+        return _run_tournament(
+            config, field_bots, challengers, progress, in_process, allow_changes, stop, sandbox, report
+        )
+
+
+def _run_tournament(  # noqa: ANN202
+    config, field_bots, challengers, progress, in_process, allow_changes, stop, sandbox, report,  # noqa: ANN001
+):
+    """`run_tournament` with the folder's writer lock held."""
     settings = settings_of(config, field_bots, challengers)
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)

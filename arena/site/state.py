@@ -163,10 +163,12 @@ class SiteState(StateReads):
     # -- the file ---------------------------------------------------------------------------
 
     def _open(self, full: bool) -> sqlite3.Connection:
-        if not full:
-            try:
-                db = sqlite3.connect(self.path, isolation_level=None)
-                db.execute("PRAGMA synchronous=NORMAL")  # see below
+        db = None
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None)
+            db.execute("PRAGMA busy_timeout=10000")
+            db.execute("PRAGMA synchronous=NORMAL")  # see _start
+            if not full:
                 db.executescript(_SCHEMA + SCHEMA)
                 row = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
                 inherit = db.execute("SELECT value FROM meta WHERE key = 'inherit'").fetchone()
@@ -175,22 +177,37 @@ class SiteState(StateReads):
                     # A bot's lineage never changes; if it did, the ratings are not what they were.
                     if all(self.inherit.get(bot) == lineage for bot, lineage in kept.items()):
                         return db
+            # Emptied where it is, never deleted: another process (an older arena, a copy
+            # being made) may have the file open, and a file deleted under an open
+            # connection makes its next write "attempt to write a readonly database".
+            self._start(db)
+            return db
+        except (sqlite3.DatabaseError, ValueError):
+            if db is not None:
                 db.close()
-            except (sqlite3.DatabaseError, ValueError):
-                pass
+        # Not a database at all (damaged): nobody can be using it; made again.
         self.path.unlink(missing_ok=True)
         for suffix in ("-wal", "-shm", "-journal"):
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-        self.rebuilt = True
         db = sqlite3.connect(self.path, isolation_level=None)
+        self._start(db)
+        return db
+
+    def _start(self, db: sqlite3.Connection) -> None:
+        """Make the state empty (its tables dropped in one transaction) and start it again."""
+        self.rebuilt = True
         db.execute("PRAGMA journal_mode=WAL")
         # No sync at each commit (two a render): a commit lost to a power cut leaves the
         # state as of an earlier render, which the next one brings up to date (WAL never
         # leaves it torn).
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("BEGIN IMMEDIATE")
+        tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for (name,) in tables.fetchall():
+            db.execute(f'DROP TABLE "{name}"')
+        db.execute("COMMIT")
         db.executescript(_SCHEMA + SCHEMA)
         db.execute("INSERT INTO meta VALUES ('head', ?)", (self.head,))
-        return db
 
     def _meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

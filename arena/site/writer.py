@@ -48,7 +48,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from arena.config.botfolder import BotFolderError, load_bot, registry_folders
+from arena.config.botfolder import BotFolderError, load_bot, registry_folders, shown_path
 from arena.ratings.confidence import SETTLE_LEVEL
 from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
 from arena.ratings.results import is_league, is_swiss
@@ -77,6 +77,7 @@ from arena.site.replay import (
 )
 from arena.site.state import GAMES_PER_PAGE, SiteState
 from arena.store.db import BotRecord
+from arena.store.lock import rendering
 from engine.registry import all_games, get_game
 
 SITE_DIR = "site"
@@ -177,10 +178,18 @@ def write_site(
         raise ReportError(f"replays must be 'all' or 'none', not {replays!r}")
     if data.tournament_dir is None:
         raise ReportError("the site is written from a store: load_site_data(DIR) gives its folder")
-    try:
-        store = Store.open(data.tournament_dir)
-    except StoreError as error:
-        raise ReportError(str(error)) from None
+    with rendering(data.tournament_dir):  # one render at a time (a league's, arena report)
+        try:
+            store = Store.open(data.tournament_dir)
+        except StoreError as error:
+            raise ReportError(str(error)) from None
+        return _write_site(data, store, site, replays=replays, jobs=jobs, full=full, game_files=game_files)
+
+
+def _write_site(
+    data: SiteData, store, site: Path, *, replays: str, jobs: int | None, full: bool,  # noqa: ANN001
+    game_files: bool | None,
+) -> dict[str, Any]:
     try:
         state = SiteState(data.tournament_dir, store, full=full)
         try:
@@ -463,8 +472,9 @@ def _remove_game_files(site: Path) -> None:
 
 
 def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A league's registry folders that cannot join (their bot.toml is wrong): each one's
-    path in the registry (never the registry's own place) and its mistakes."""
+    """A league's registry folders that cannot join (their bot.toml is wrong, their name
+    is not UTF-8): each one's path in the registry (never the registry's own place) and
+    why."""
     registry = Path(settings.get("registry") or "")
     if settings.get("format") != "league" or not settings.get("registry") or not registry.is_dir():
         return []
@@ -473,7 +483,7 @@ def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
         try:
             load_bot(folder)
         except BotFolderError as error:
-            broken.append((folder.relative_to(registry).as_posix(), "; ".join(error.mistakes)))
+            broken.append((shown_path(folder.relative_to(registry).as_posix()), error.why()))
     return broken
 
 

@@ -97,7 +97,9 @@ def content_hash(folder: str | Path) -> str:
     digest = hashlib.sha256()
     for path in hashed_files(folder):
         relative = path.relative_to(folder)
-        digest.update(str(relative).encode() + b"\0")
+        # The name's own bytes: any name a file system holds (one that is not UTF-8 too;
+        # the same bytes as str.encode for every UTF-8 name, so no hash changes).
+        digest.update(os.fsencode(relative) + b"\0")
         digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
         with path.open("rb") as content:  # in chunks: a big file is never held whole
             while chunk := content.read(1 << 20):

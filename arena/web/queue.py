@@ -36,6 +36,7 @@ from arena.web.validate import MARK
 
 QUARANTINE = "quarantine"
 VALIDATION_S = 900.0  # a validation that takes longer is stopped and refused
+STOP_S = 10.0  # how long a validation told to stop may take to close its sandbox
 
 
 @dataclass
@@ -99,10 +100,19 @@ class ValidationQueue:
             self._cond.notify_all()
 
     def stop(self, timeout: float = 10.0) -> None:
+        """Stop the workers: a validation running is told to stop (SIGTERM: its smoke
+        match's processes and containers go with it), killed if it has not within
+        STOP_S; its submission is checked again when the queue starts next."""
         with self._cond:
             self._stop = True
             self._cond.notify_all()
-            for child in list(self._children):
+            children = list(self._children)
+        for child in children:
+            child.terminate()
+        for child in children:
+            try:
+                child.wait(STOP_S)
+            except subprocess.TimeoutExpired:
                 child.kill()
         for thread in self._threads:
             thread.join(timeout)

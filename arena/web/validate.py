@@ -40,6 +40,9 @@ def _say(message: dict) -> None:
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     _die_with_parent(spec["parent"])
+    # The queue stops a validation with SIGTERM: as Ctrl-C, so the smoke match's sandbox
+    # closes (its processes and containers go) before the process ends.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     os.nice(10)  # checking is background work: the server's answers come first
     from arena.botcopy import FolderLimits
     from arena.registry.submit import SubmitRefused, submit_bot

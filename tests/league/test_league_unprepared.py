@@ -5,6 +5,8 @@ Before, one unreadable file in one registry folder stopped every `arena league` 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from arena.league.ladder import run_league
 from arena.store.db import Store
 from tests.league.test_league import bot_folder, config, members_of
 
+ROOT = Path(__file__).resolve().parent.parent
 as_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="needs root: only then do local bots run as nobody, who cannot read a 0600 file"
 )
@@ -144,3 +147,51 @@ def test_a_bot_whose_image_does_not_build_is_suspended_with_the_builds_reason(tm
     assert member.status == "suspended"
     assert member.reason.startswith("its Docker image cannot be built: its Dockerfile did not build:")
     assert "returned a non-zero code: 3" in member.reason
+
+
+def test_a_file_name_that_is_not_utf8_suspends_its_bot_once_and_the_league_goes_on(tmp_path):
+    """The issue's case: `x\\xff.py` in a registry bot's folder, there when the league
+    starts (bob) and put there while it runs (cat, between batches 2 and 3); `arena bots`
+    lists them."""
+    registry = registry_with(tmp_path, ("ann", "bob", "cat", "dan"))
+    odd = os.fsdecode(b"x\xff.py")
+    (registry / "bob" / "1.0" / odd).write_text("")
+
+    def later(batch: int) -> None:
+        if batch == 3:
+            (registry / "cat" / "1.0" / odd).write_text("")
+
+    said: list[str] = []
+    out = tmp_path / "league"
+    outcome = run_league(config(out, registry, seats=2, games=12, jobs=1), before_batch=later, report=False,
+                         progress=lambda update: said.extend(update.events))
+    assert outcome.done == 12
+    members = members_of(out)
+    reason = "its folder cannot be played from: x\\xff.py: its name is not UTF-8; rename it"
+    assert (members["bob@1.0"].status, members["bob@1.0"].reason) == ("suspended", reason)
+    assert "bob@1.0" not in players(out)
+    (cat,) = [m for m in members.values() if m.lineage == "cat" and m.bot != "cat@1.0"]  # new content
+    assert (cat.status, cat.reason) == ("suspended", reason)
+    assert members["cat@1.0"].status == "retired"
+    assert [line for line in said if "suspended" in line] == [f"bob@1.0 suspended: {reason}",
+                                                              f"{cat.bot} suspended: {reason}"]
+    listed = subprocess.run([sys.executable, "-m", "arena", "bots", "--registry", str(registry)],
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    assert {line.split()[0] for line in listed.stdout.splitlines()[3:]} == {"ann", "bob", "cat", "dan"}
+
+
+def test_a_registry_folder_whose_name_is_not_utf8_cannot_join_and_is_said_once(tmp_path):
+    registry = registry_with(tmp_path, ("ann", "bob"))
+    bad = registry / os.fsdecode(b"c\xffz")
+    bot_folder(bad, "cat").rename(bad / "1.0")
+    said: list[str] = []
+    out = tmp_path / "league"
+    outcome = run_league(config(out, registry, seats=2, games=6, jobs=1), report=False, notice=said.append)
+    assert outcome.done == 6 and players(out) == {"ann@1.0", "bob@1.0"}
+    assert said == [f"{registry}/c\\xffz/1.0 cannot join, its name is not UTF-8: rename the folder"]
+    listed = subprocess.run([sys.executable, "-m", "arena", "bots", "--registry", str(registry)],
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    said = f"not listed: {registry}/c\\xffz/1.0: its name is not UTF-8: rename the folder"
+    assert "".join(listed.stdout.split()).endswith("".join(said.split()))  # wrapped at 80 columns

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
 
 import pytest
@@ -122,3 +124,19 @@ def test_content_hash_ignores_python_caches_but_not_content(tmp_path):
     assert content_hash(tmp_path) == before
     (tmp_path / "bot.py").write_text("print(2)")
     assert content_hash(tmp_path) != before
+
+
+def test_content_hash_takes_any_file_name_a_file_system_holds(tmp_path):
+    """A name that is not UTF-8 is hashed by its bytes (and a UTF-8 one as before)."""
+    (tmp_path / "bot.py").write_text("print(1)\n")
+    (tmp_path / "é.txt").write_text("x")
+    utf8 = content_hash(tmp_path)
+    (tmp_path / os.fsdecode(b"x\xff.py")).write_text("")
+    odd = content_hash(tmp_path)
+    os.remove(tmp_path / os.fsdecode(b"x\xff.py"))
+    (tmp_path / os.fsdecode(b"x\xfe.py")).write_text("")
+    assert len({utf8, odd, content_hash(tmp_path)}) == 3
+    digest = hashlib.sha256()
+    for name, data in ((b"bot.py", b"print(1)\n"), ("é.txt".encode(), b"x")):
+        digest.update(name + b"\0" + b"-" + data + b"\0")
+    assert utf8 == digest.hexdigest()

@@ -32,11 +32,11 @@ import pytest
 from arena.config.botfolder import load_bot
 from arena.langs import build as build_module
 from arena.langs.build import BuildFailed, run_build
-from arena.run.registry import submit_bot
+from arena.registry.submit import submit_bot
 from arena.sandbox import Limits
 from arena.sandbox.local import LocalSandbox
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
 QUICK = Limits(startup_s=10.0, decision_s=1.0, time_bank_s=2.0)
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from arena.botcopy import MAX_FILES_ENV, MAX_MB_ENV
-from arena.run.registry import SubmitRefused, submit_bot
+from arena.registry.submit import SubmitRefused, submit_bot
 from arena.sandbox import Limits
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
 QUICK = Limits(startup_s=20.0, decision_s=2.0, time_bank_s=5.0)
 LINE = (

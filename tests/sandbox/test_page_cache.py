@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.run.tournament import TournamentConfig, run_tournament
+from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import get_sandbox
 from arena.sandbox.docker import DockerSandbox, engine_problem
 
-BOTS = Path(__file__).parent / "bots"
-EXAMPLES = Path(__file__).parent.parent / "bots"
+BOTS = Path(__file__).parents[1] / "bots"
+EXAMPLES = Path(__file__).parents[2] / "bots"
 LIMITS = {"startup_s": 20.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256}
 PAGES = 256
 BITS = 192  # the payload of one message
