@@ -1,6 +1,6 @@
 """What the private copy of a bot's folder costs (arena.sandbox.copies, issue 33 item 1).
 
-    python bench/folder_copy.py [--repeat N] [--starts N] [--json]
+    python -m bench.folder_copy [--repeat N] [--starts N] [--quick] [--json] [--save FILE]
 
 Every local bot process (with namespaces) and every Docker container reads a private copy
 of its bot's folder, made by arena before the process starts (a warm container's by its
@@ -10,27 +10,24 @@ wall and CPU milliseconds of making the copy and removing it. Folders: the examp
 sources), and folders of 20 MB in 200 files and of 200 MB in 2,000 files (the folder
 limit). Then, with `--starts N` (default 20; 0 skips), the local sandbox's start to a first line
 from a Python bot in bots/random's folder, with the copy and without it (median of N each,
-alternated), as root with namespaces. Results: docs/performance.md, "Folder copies".
+alternated), as root with namespaces. Results: docs/performance.md, "A private copy of
+each bot's folder".
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from arena.sandbox import BotSpec, Limits, copies, get_sandbox, local_process
+from bench import harness
 
-from arena.sandbox import BotSpec, Limits, get_sandbox  # noqa: E402
-from arena.sandbox import copies  # noqa: E402
-from arena.sandbox import local_process  # noqa: E402
+ROOT = harness.ROOT
 
 
 def synthetic(into: Path, files: int, each: int) -> Path:
@@ -106,12 +103,14 @@ def time_starts(starts: int) -> dict | None:
     return {kind: round(statistics.median(values), 1) for kind, values in timings.items()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = harness.parser(__doc__, quick="2 copies of each folder but the largest, 2 starts")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--starts", type=int, default=20)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.repeat, args.starts = 2, 2
+    run = harness.Run()
     work = Path(tempfile.mkdtemp(prefix="arena-bench-copy-"))
     try:
         folders = [
@@ -119,23 +118,26 @@ def main() -> None:
             ROOT / "bots" / "threeup-heuristic",
             compiled(work / "compiled"),
             synthetic(work / "20mb-200-files", 200, 100 << 10),
-            synthetic(work / "200mb-2000-files", 2000, 100 << 10),
         ]
+        if not args.quick:
+            folders.append(synthetic(work / "200mb-2000-files", 2000, 100 << 10))
         rows = [time_copies(folder, args.repeat if folder.name != "200mb-2000-files" else 5) for folder in folders]
         starts = time_starts(args.starts) if args.starts else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        print(json.dumps({"copies": rows, "local_start_ms": starts, "copies_on": str(copies.COPIES)}))
-        return
-    print(f"copies in {copies.COPIES}")
+    run.finish(args, {"copies": rows, "local_start_ms": starts, "copies_on": str(copies.COPIES)}, show)
+
+
+def show(figures: dict) -> None:
+    print(f"copies in {figures['copies_on']}")
     print(f"{'folder':<20} {'MB':>7} {'entries':>7} {'wall ms':>8} {'max':>7} {'CPU ms':>7}")
-    for row in rows:
+    for row in figures["copies"]:
         print(f"{row['folder']:<20} {row['mb']:>7} {row['entries']:>7} {row['wall_ms']:>8} "
               f"{row['wall_max_ms']:>7} {row['cpu_ms']:>7}")
+    starts = figures["local_start_ms"]
     if starts:
-        print(f"local start to ready (bots/random, median): with copy {starts['with_copy']} ms, "
-              f"without {starts['without']} ms")
+        print(f"local start to a first line (bots/random's folder, median): with the copy "
+              f"{starts['with_copy']} ms, without {starts['without']} ms")
 
 
 if __name__ == "__main__":
