@@ -38,6 +38,7 @@ from arena.play.executor import (
     close_slots,
     play_scheduled_game,
     sandbox_named,
+    store_game,
 )
 from arena.sandbox import Sandbox
 from arena.store.db import DuplicateResult, Store
@@ -241,7 +242,7 @@ class Runner:
     def commit(self, game: ScheduledGame, played: PlayedGame, drained: bool = False) -> None:
         """Store a finished game once (a game that ran twice on a cluster keeps the first)."""
         try:
-            self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+            store_game(self.store, played)
         except DuplicateResult:
             return
         self.played += 1

@@ -211,3 +211,35 @@ def test_no_module_over_700_lines():
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
     }
     assert long == {}
+
+
+def _referee_uses(name: str) -> list[int]:
+    """The lines where module `name` reaches the referee's `play_game`: imported by name,
+    or through the module (`referee.play_game`, `arena.game.referee.play_game`)."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    modules = {"arena.game.referee"}  # the dotted names the referee module is known by here
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "arena.game.referee")
+        elif isinstance(node, ast.ImportFrom) and node.module == "arena.game":
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "referee")
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "arena.game.referee":
+            lines.extend(node.lineno for alias in node.names if alias.name in ("play_game", "*"))
+        elif isinstance(node, ast.Attribute) and node.attr == "play_game" and ast.unparse(node.value) in modules:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_executor_is_the_only_caller_of_the_referee():
+    """Every game arena plays (a tournament's, a league's, `arena match`'s, a table's) goes
+    through `arena.play.executor`: seats started side by side, each done with the game."""
+    callers = {
+        name: lines
+        for name in MODULES
+        if name.startswith("arena.") and name not in ("arena.play.executor", "arena.game.referee")
+        if (lines := _referee_uses(name))
+    }
+    assert callers == {}
+    assert _referee_uses("arena.play.executor") != []
