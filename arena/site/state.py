@@ -55,7 +55,7 @@ from arena.store.keys import deal_of
 from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 5
+STATE_VERSION = 6  # 6: the ledger saved as its snapshot
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -298,7 +298,7 @@ class SiteState(StateReads):
         self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
         # Every bot the standings will list: the store's and those rated (a seat's bot is
         # one of the store's; one that is not is numbered when it comes, `_moves_of`).
-        self._number(sorted(set(self.ledger._bots) | set(self.ledger._games)))
+        self._number(self.ledger.known_bots())
         count = self.previous_count
         # The games after the cursor, CHUNK at a time (a rebuild never holds every game):
         # the finished ones before the first still playing (a duplicate deal only whole)
@@ -468,12 +468,8 @@ class SiteState(StateReads):
 
     def _close_deal(self) -> None:
         """A duplicate deal complete: rated now (as the ledger does when the next deal comes)."""
-        if self.duplicate and self.ledger._deal:
-            from arena.ratings.ledger import _deal_bots
-
-            bots = _deal_bots(self.ledger._deal)
-            self.ledger._close_deal()
-            self._take_points(bots)
+        if self.duplicate:
+            self._take_points(self.ledger.close_deal())
         for game in self._pending:
             self._moves_of(game)
         self._pending = []
@@ -481,14 +477,8 @@ class SiteState(StateReads):
 
     def _open_deal_points(self) -> None:
         """A duplicate deal still open at the end: its points as it stands (as `points()` has them)."""
-        ledger = self.ledger
-        if self.duplicate and ledger._deal:
-            from arena.ratings.ledger import _deal_bots
-
-            extra: dict[str, list[RatingPoint]] = {bot: list(points) for bot, points in (ledger.history or {}).items()}
-            bots = _deal_bots(ledger._deal)
-            ledger._inherited_points(ledger.ratings, bots, ledger._deal[0].key, extra)
-            ledger._points(ledger._now(), bots, ledger._deal[-1].key, extra)
+        if self.duplicate and self.ledger.deal_open:
+            extra = self.ledger.points()
             self._take_points(extra={bot: [p for p in points if p is not None] for bot, points in extra.items()})
         for game in self._pending:
             self._moves_of(game)
