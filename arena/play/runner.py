@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -280,13 +280,14 @@ def stopped_by(failure: BaseException) -> BaseException:
     return failure
 
 
-def render_report(out_dir: Path) -> list[str]:
+def render_report(out_dir: Path, broken_bots: Sequence[tuple[str, str]] = ()) -> list[str]:
     """Build the HTML site of a run's folder (`arena.site.render_site`, the site's one entry
-    for a runner); a failure is a note, never a lost run."""
+    for a runner; `broken_bots`: a league's registry folders that cannot join); a failure
+    is a note, never a lost run."""
     from arena.site import render_site
 
     try:
-        render_site(out_dir)
+        render_site(out_dir, broken_bots=broken_bots)
     except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run
         return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
     return [f"site written to {out_dir / 'site'}"]

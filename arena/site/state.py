@@ -45,6 +45,7 @@ from arena.game.record import Incident
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
+from arena.site.model import incident_view
 from arena.site.replay import (
     _script_json as row_text,  # a value as a data script holds it
 )
@@ -103,11 +104,6 @@ class NewGame:
     incidents: list[dict[str, Any]]
 
 
-def _incident_dicts(incidents: Iterable[Any]) -> list[dict[str, Any]]:
-    # `when` in the bot's own terms (the request id it saw), as the terminal says it.
-    return [{**incident.model_dump(mode="json"), "when": incident.when()} for incident in incidents]
-
-
 def game_rows(rows: Iterable[Sequence[Any]]) -> list[GameRow]:
     """The store's game records of rows read by key (`Store.game_rows_after`, `done_game_rows`)."""
     return [GameRow.of_row(row) for row in rows]
@@ -124,7 +120,7 @@ def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:
     for row in incident_rows:
         incidents.setdefault(row[0], []).append(incident_of_row(row))
     return [
-        NewGame(row, seats[row.key], _incident_dicts(incidents.get(row.key, [])))
+        NewGame(row, seats[row.key], [incident_view(incident) for incident in incidents.get(row.key, [])])
         for row in done if seats.get(row.key)
     ]
 
