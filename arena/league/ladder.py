@@ -129,6 +129,7 @@ class _League(Membership, LeagueLedgers, Runner):
     """One run of a league: the registry and the matchmaker are the runner's source of games."""
 
     thread_name = "arena-league"
+    config: LeagueConfig
 
     def __init__(self, config, store, key, in_process, progress, stop, sandbox, before_batch, report, poll_s):
         super().__init__(config, store, key, in_process=in_process, stop=stop, sandbox=sandbox)

@@ -32,6 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from arena.config.field import BotRef, SeatFactory
+from arena.config.tournament_file import RunConfig
 from arena.play.executor import (
     GameSpec,
     PlayedGame,
@@ -59,7 +60,7 @@ class Runner:
 
     def __init__(
         self,
-        config,
+        config: RunConfig,
         store: Store,
         key: RunKey,
         *,
@@ -67,7 +68,7 @@ class Runner:
         stop: threading.Event | None = None,
         sandbox: Sandbox | None = None,
     ):
-        self.config = config  # a TournamentConfig or a LeagueConfig: the settings both have
+        self.config = config  # a TournamentConfig or a LeagueConfig: the runner reads what both have
         self.store = store
         self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
         self.in_process = dict(in_process or {})
