@@ -211,7 +211,7 @@ def bot_start_cpu(starts: int) -> float:
     for number in range(starts):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         seat = remote_bot(spec, sandbox, Limits(), game="3up3down", players=4, rules={}, games=1, seed=number)
-        seat._ensure_started()
+        seat.ensure_started()
         seat.finish(MatchOver(games=1))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         costs.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)

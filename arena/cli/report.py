@@ -13,6 +13,16 @@ from arena.cli.console import errors, say
 from arena.cli.signals import stopped_code, stopped_name
 
 
+def broken_in_registry(settings: dict) -> list[tuple[str, str]]:
+    """What a league's site says of its registry (the site reads no bot folder): the
+    folders that cannot join, with their mistakes; none for a tournament."""
+    from arena.config.botfolder import broken_folders
+
+    if settings.get("format") != "league" or not settings.get("registry"):
+        return []
+    return broken_folders(Path(settings["registry"]))
+
+
 def report_command(
     out_dir: Annotated[Path, typer.Argument(help="A tournament's output folder (with arena.sqlite).")],
     replays: Annotated[
@@ -33,7 +43,9 @@ def report_command(
 
     try:
         data = load_site_data(out_dir, background=True)
-        counts = write_site(data, out_dir / SITE_DIR, replays=replays, jobs=jobs, full=full)
+        counts = write_site(
+            data, out_dir / SITE_DIR, replays=replays, jobs=jobs, full=full, broken_bots=broken_in_registry(data.settings),
+        )
     except KeyboardInterrupt:
         say(
             f"arena: stopped: the site in {out_dir / SITE_DIR} is incomplete (the games stored in {out_dir} are "
@@ -116,7 +128,8 @@ def serve_command(
     `arena league` picks it up (docs/server.md: running a competition from one machine).
     Given a league file, it serves that league, with the door when the file's \\[server]
     table says so (the flags given win over the table)."""
-    from arena.site.writer import SITE_DIR, render_site
+    from arena.site.model import load_site_data
+    from arena.site.writer import SITE_DIR, write_site
 
     limits = None
     if validate_runtime is not None:
@@ -141,7 +154,8 @@ def serve_command(
         requests_per_minute = settings.requests_per_minute
     site = out_dir / SITE_DIR
     if not (site / "index.html").is_file() and (out_dir / "arena.sqlite").is_file():
-        render_site(out_dir)
+        data = load_site_data(out_dir, background=True)
+        write_site(data, site, broken_bots=broken_in_registry(data.settings))
     tls = {"certfile": certfile, "keyfile": keyfile, "insecure_http": insecure_http}
     if not submissions:
         from arena.web.app import serve_site

@@ -104,6 +104,21 @@ def registry_folders(registry: Path) -> list[Path]:
     ]
 
 
+def broken_folders(registry: Path) -> list[tuple[str, str]]:
+    """A registry's bot folders that cannot join a league (their bot.toml is wrong, their
+    name is not UTF-8): each one's path in the registry (never the registry's own place)
+    and why."""
+    if not registry.is_dir():
+        return []
+    broken = []
+    for folder in registry_folders(registry):
+        try:
+            load_bot(folder)
+        except BotFolderError as error:
+            broken.append((shown_path(folder.relative_to(registry).as_posix()), error.why()))
+    return broken
+
+
 def load_bot(folder: str | Path, check_games: bool = False) -> BotManifest:
     """Read and check `folder/bot.toml`; BotFolderError lists every mistake found (with
     `check_games`, a game this arena does not know is one of them)."""

@@ -3,9 +3,10 @@
 `load_league(target, overrides, rule_args)` reads them as `load_tournament` reads a
 tournament's (`read_file`, `apply_overrides`: the same file reading, flags and `--rule`),
 or from a league folder's stored settings when it has run before; `LeagueConfig` checks
-them (the same checks of `game`, `seats`, `rules`, `cluster`, limits and rating as a
-tournament's). `bot_process` and `warm_start` mean what they mean in a tournament; a
-league's defaults are per-game and cold, what every league played before it had them.
+them (a `RunConfig`, as a tournament's: the same keys and checks of `game`, `seats`,
+`rules`, `cluster`, `runtime`, limits and rating). `bot_process` and `warm_start` mean
+what they mean in a tournament; a league's defaults are per-game and cold, what every
+league played before it had them.
 What a resume compares is `arena.config.fingerprint`.
 """
 
@@ -14,28 +15,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import (
-    Field,
-    StrictBool,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, StrictBool, ValidationError
 
 from arena.config.botfolder import default_registry
 from arena.config.tournament_file import (
-    LimitsConfig,
-    RatingConfig,
-    Strict,
+    BOT_PROCESS_MEANS,
+    WARM_START_MEANS,
+    BotProcess,
+    Name,
+    RunConfig,
     TournamentError,
     apply_overrides,
-    cluster_setting,
-    game_mistakes,
-    known_game,
     read_file,
-    runtime_mistakes,
 )
 from arena.store.db import Store
 
@@ -45,35 +38,14 @@ SUSPEND_AFTER = 5  # forfeits in a row that suspend a bot
 
 RANDOM_SHARE = 0.15  # the chance that a seat goes to a bot drawn at random (arena.schedule.matchmaker)
 
-class LeagueConfig(Strict):
+class LeagueConfig(RunConfig):
     """A league's settings (the flags of `arena league`, or a `[league]` table)."""
 
-    name: str = Field("league", min_length=1, max_length=200)
-    game: str
-    seats: int = Field(ge=2, le=6)
-    registry: str | None = Field(None, description="The registry folder; none: `arena submit`'s default.")
-    duplicate: bool = False
-    seed: int | None = Field(None, ge=0, le=2**63 - 1)
-    rules: dict[str, Any] = Field(default_factory=dict)
-    limits: LimitsConfig = Field(default_factory=LimitsConfig)
-    rating: RatingConfig = Field(default_factory=RatingConfig)
-    sandbox: Literal["local", "docker"] = "local"
-    runtime: Literal["runc", "runsc"] | None = Field(
-        None,
-        description="docker only: runc (the host's kernel) or runsc (gVisor's, a second kernel between the bots "
-        "and the host; README, 'Where a bot runs'). None: $ARENA_DOCKER_RUNTIME, else runc.",
-    )
-    bot_process: Literal["per-game", "per-slot"] = Field(
-        "per-game",
-        description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
-        "(a bot may carry memory between games).",
-    )
-    warm_start: StrictBool = Field(
-        False, description="Start bot processes (local) or containers (docker) ahead of need; false: each when needed."
-    )
-    jobs: int = Field(1, ge=1, le=256)
-    cluster: str | None = None
+    name: Name = "league"
+    bot_process: BotProcess = Field("per-game", description=BOT_PROCESS_MEANS)
+    warm_start: StrictBool = Field(False, description=WARM_START_MEANS)
     output: str = "league"
+    registry: str | None = Field(None, description="The registry folder; none: `arena submit`'s default.")
     batch: int | None = Field(
         None, ge=1, le=10_000, description="Tables per batch; none: one per `seats` active bots (a game each)."
     )
@@ -84,30 +56,6 @@ class LeagueConfig(Strict):
     )
     games: int | None = Field(None, ge=1, description="Stop once the league holds this many games.")
     until_stable: bool = Field(False, description="Stop once every active bot is settled.")
-    base_dir: str = Field(".", exclude=True)
-
-    @field_validator("cluster")
-    @classmethod
-    def _cluster_address(cls, cluster: str | None) -> str | None:
-        return cluster_setting(cluster)
-
-    @field_validator("game")
-    @classmethod
-    def _known_game(cls, game: str) -> str:
-        return known_game(game)
-
-    @model_validator(mode="after")
-    def _fits_together(self) -> LeagueConfig:
-        mistakes, resolved = game_mistakes({"game": self.game, "seats": self.seats, "rules": self.rules})
-        mistakes += runtime_mistakes(self.sandbox, self.runtime)
-        if mistakes:
-            raise ValueError("\n".join(mistakes))
-        object.__setattr__(self, "rules", resolved)
-        return self
-
-    def output_dir(self) -> Path:
-        """The league's folder (store, site, logs)."""
-        return Path(self.base_dir, self.output).resolve()
 
     def registry_dir(self) -> Path:
         """The registry the league watches."""

@@ -5,7 +5,8 @@ alone), applies overrides (the `arena run` flags) and validates it with pydantic
 mistake is one line naming the key, the bad value and what is allowed (`TournamentError`).
 Reading a file (`read_file`) and putting the flags over it (`apply_overrides`) serve a
 league too (`arena.config.league_file`); so do `Strict` (the base of every settings model),
-the limits, the rating settings and the checks of `game`, `seats`, `rules` and `cluster`.
+`RunConfig` (the settings a tournament's and a league's share, with their checks: the
+base of both, and what the runner reads), the limits and the rating settings.
 What a resume compares (the stored settings and their fingerprint) is
 `arena.config.fingerprint`.
 """
@@ -18,7 +19,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -163,18 +164,25 @@ class RatingConfig(Strict):
         return RatingSettings(**self.model_dump())
 
 
-class TournamentConfig(Strict):
-    """A validated tournament file (after the flags' overrides)."""
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+BotProcess = Literal["per-game", "per-slot"]
+BOT_PROCESS_MEANS = (
+    "per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
+    "(a bot may carry memory between games)."
+)
+WARM_START_MEANS = "Start bot processes (local) or containers (docker) ahead of need; false: each when needed."
 
-    name: str = Field("tournament", min_length=1, max_length=200)
+
+class RunConfig(Strict):
+    """The settings a tournament's and a league's share, and their checks: the base of
+    `TournamentConfig` and `arena.config.league_file.LeagueConfig` (each gives its own
+    defaults of `name`, `bot_process`, `warm_start` and `output`), and everything the
+    runner (`arena.play.runner.Runner`) reads of either."""
+
+    name: Name
     game: str
     seats: int = Field(ge=2, le=6)
-    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
-    rounds: int | None = Field(None, ge=1, le=100_000)
-    cycles: int = Field(1, ge=1, le=10_000)
-    challengers: list[str] = Field(default_factory=list)
     duplicate: StrictBool = False  # true or false: "yes" is a mistake, not true
-    bots: list[str] = Field(default_factory=list)
     seed: int | None = Field(
         None, ge=0, le=2**63 - 1,
         description="A public seed (reproducible, and predictable by bots); none: a secret key is drawn and stored.",
@@ -188,17 +196,13 @@ class TournamentConfig(Strict):
         description="docker only: runc (the host's kernel) or runsc (gVisor's, a second kernel between the bots "
         "and the host; README, 'Where a bot runs'). None: $ARENA_DOCKER_RUNTIME, else runc.",
     )
-    bot_process: Literal["per-game", "per-slot"] | None = Field(
-        None,
-        description="per-game: a fresh process per bot per game; per-slot: one process per bot slot for the run "
-        "(a bot may carry memory between games). None: per-slot for local, per-game for docker.",
+    bot_process: BotProcess | None = Field(
+        None, description=BOT_PROCESS_MEANS + " None: per-slot for local, per-game for docker."
     )
-    warm_start: StrictBool = Field(
-        True, description="Start bot processes (local) or containers (docker) ahead of need; false: each when needed."
-    )
+    warm_start: StrictBool = Field(True, description=WARM_START_MEANS)
     jobs: int = Field(1, ge=1, le=256)
     cluster: str | None = Field(None, description="Dask scheduler tcp://HOST:PORT; none: the local pool.")
-    output: str = "arena-results"
+    output: str
     base_dir: str = Field(".", exclude=True, description="Folder that relative paths start from.")
 
     @field_validator("cluster")
@@ -212,8 +216,8 @@ class TournamentConfig(Strict):
         return known_game(game)
 
     @model_validator(mode="after")
-    def _fits_together(self) -> TournamentConfig:
-        mistakes, resolved = _cross_key_mistakes(self.model_dump(exclude={"base_dir"}))
+    def _fits_together(self) -> RunConfig:
+        mistakes, resolved = self._mistakes_between_keys()
         mistakes += runtime_mistakes(self.sandbox, self.runtime)
         if mistakes:
             raise ValueError("\n".join(mistakes))
@@ -222,9 +226,28 @@ class TournamentConfig(Strict):
             object.__setattr__(self, "bot_process", default_bot_process(self.sandbox))
         return self
 
+    def _mistakes_between_keys(self) -> tuple[list[str], dict[str, Any]]:
+        """The mistakes between keys (all at once), and the rules with the game's defaults."""
+        return game_mistakes({"game": self.game, "seats": self.seats, "rules": self.rules})
+
     def output_dir(self) -> Path:
-        """The output folder (relative to the tournament file's folder)."""
+        """The output folder (relative to the settings file's folder)."""
         return Path(self.base_dir, self.output).resolve()
+
+
+class TournamentConfig(RunConfig):
+    """A validated tournament file (after the flags' overrides)."""
+
+    name: Name = "tournament"
+    format: Literal["round-robin", "swiss", "gauntlet"] = "round-robin"
+    rounds: int | None = Field(None, ge=1, le=100_000)
+    cycles: int = Field(1, ge=1, le=10_000)
+    challengers: list[str] = Field(default_factory=list)
+    bots: list[str] = Field(default_factory=list)
+    output: str = "arena-results"
+
+    def _mistakes_between_keys(self) -> tuple[list[str], dict[str, Any]]:
+        return _cross_key_mistakes(self.model_dump(exclude={"base_dir"}))
 
 
 def known_game(game: str) -> str:

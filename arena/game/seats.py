@@ -167,7 +167,9 @@ class RemoteBot(Seat):
 
     # -- the process ---------------------------------------------------------------------
 
-    def _ensure_started(self) -> BotProcess:
+    def ensure_started(self) -> BotProcess:
+        """The bot's running process: started and greeted (`hello`, `ready`) if it has none
+        (a game's first `start_game` does it; the executor does it for several bots at once)."""
         if self.process is not None:
             return self.process
         asked = time.monotonic()
@@ -298,7 +300,7 @@ class RemoteBot(Seat):
         """Start the process if needed (handshake), then announce the game."""
         self._log_chars_left = GAME_LOG_CHARS
         self._open_lines = None
-        process = self._ensure_started()
+        process = self.ensure_started()
         if self._pending is not None:
             fault, self._pending = self._pending, None
             raise fault
@@ -325,7 +327,7 @@ class RemoteBot(Seat):
 
     def decide(self, observation: Observation, legal_actions: list[Action]) -> Action:
         """Ask for a decision within the per-decision limit plus the time bank."""
-        process = self._ensure_started()
+        process = self.ensure_started()
         stray = process.poll_line()
         if stray is not None:
             raise BotFault(

@@ -1,10 +1,10 @@
 """A table where people play bots: its games run in a thread, each one stored.
 
 `PlayTable` seats the people (`HumanSeat`s, one `Channel` and one secret token per person)
-and the bots (each game a fresh process per bot, `arena.play.executor.remote_bot`, in the table's
-sandbox), plays one game after another with the referee (`arena.game.referee.play_game`) and
-stores each finished game in its store (`arena.store.db.Store`, e.g. ./arena-play), so the
-site's replay viewer shows it. The people's rows in the store's `bots` table have
+and the bots (each game a fresh process per bot, `arena.play.executor.remote_bot`, in the
+table's sandbox); the executor plays one game after another (`arena.play.executor.play_seats`)
+and stores each finished game (`store_game`) in the table's store (`arena.store.db.Store`,
+e.g. ./arena-play), so the site's replay viewer shows it. The people's rows in the store's `bots` table have
 `kind = 'human'`: that is what marks a human game (no other schema change). A new deal
 starts once every person at the table has asked for one. `PlayHost` keeps the tables of
 one server and finds a seat by its token.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +22,11 @@ from typing import Any
 
 from arena.config.botfolder import BotFolderError, BotManifest, load_bot
 from arena.config.field import unique_names
-from arena.game.protocol import GameOver, MatchOver
-from arena.game.referee import play_game
-from arena.game.seats import RemoteBot, Seat
+from arena.game.protocol import GameOver
+from arena.game.seats import Seat
 from arena.human.turn_help import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
-from arena.play.executor import remote_bot
+from arena.play.executor import play_seats, remote_bot, store_game
 from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
 from arena.store.db import BotRecord, Store, StoreError, content_hash
 from arena.store.keys import ScheduledGame, key_order
@@ -276,33 +274,29 @@ class PlayTable:
         scheduled = ScheduledGame(number, 1, 0, tuple(self.names), 0)
         seed = self.key.deal_seed(scheduled.deal)
         scheduled = ScheduledGame(number, 1, 0, tuple(self.names), seed)
-        limits = self.config.limits
         seats: list[Seat] = []
-        bots: list[RemoteBot] = []
         for seat in range(self.config.seats):
             if seat in self.people:
                 seats.append(self.people[seat])
                 continue
             manifest, name = self.bot_of_seat[seat]
-            bot = remote_bot(
-                manifest.spec(name), self._box, limits, game=self.game.name, players=self.config.seats,
+            seats.append(remote_bot(
+                manifest.spec(name), self._box, self.config.limits, game=self.game.name, players=self.config.seats,
                 rules=self.rules, games=1, seed=self.key.bot_seed(scheduled.key, name),
-            )
-            bots.append(bot)
-            seats.append(bot)
+            ))
 
         def on_step(state, seat, action, chooser) -> None:
             for person in self.people.values():
                 person.observe(state)
 
-        began = time.monotonic()
         try:
-            result = play_game(_Dealt(self.game, self.people.values()), seats, self.rules, seed=seed, game_number=number, on_step=on_step)
+            played = play_seats(
+                _Dealt(self.game, self.people.values()), seats, self.rules, seed=seed, key=scheduled.key,
+                game_number=number, on_step=on_step,
+            )
         except GameStopped:
             return False
-        finally:
-            for bot in bots:
-                bot.finish(MatchOver(games=1))
+        result = played.result
         for seat in result.forfeits:
             if seat in self.people:
                 # The referee tells a forfeited seat nothing more; its page still gets the result.
@@ -310,9 +304,7 @@ class PlayTable:
                     GameOver(game_number=number, seat=seat, places=result.places, scores=result.scores,
                              forfeits=result.forfeits)
                 )
-        self.store.schedule([scheduled])
-        logs = [seat.game_log() if isinstance(seat, RemoteBot) else "" for seat in seats]
-        self.store.record(scheduled.key, result, duration_s=time.monotonic() - began, logs=logs)
+        store_game(self.store, played, scheduled)
         self.games_stored.append(scheduled.key)
         replay = self._render(scheduled.key)
         where = "" if replay else f" (`arena report {self.config.out}` draws its replay)"

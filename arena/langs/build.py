@@ -289,7 +289,7 @@ def _sources_and_folders(folder: Path):
 def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float, folder_limits: FolderLimits) -> None:
     """The build in a container of the bot's image: see the module docstring."""
     from arena.sandbox.base import BotFault, SandboxError
-    from arena.sandbox.docker.engine import _ENGINE_ERRORS, _remove_quietly
+    from arena.sandbox.docker.engine import ENGINE_ERRORS, remove_quietly
 
     try:
         image = box.image_for(spec)
@@ -326,11 +326,11 @@ def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float, folder
         if code != 0:
             raise BuildFailed(_failed(spec, code), output)
         _take_output(box, container, out, room, spec, uid, gid)
-    except _ENGINE_ERRORS as error:
+    except ENGINE_ERRORS as error:
         raise SandboxError(f"the Docker engine failed while building {spec.name}: {error}") from None
     finally:
         if container is not None:
-            _remove_quietly(container)
+            remove_quietly(container)
         if lease is not None:
             lease.release()
         if os.geteuid() == 0:
@@ -346,7 +346,7 @@ def _build_settings(spec: Any, box: Any, image: str, folder: Path, timeout_s: fl
     and the build runs beside it, so that its build/ outlives the build for arena to take)."""
     from docker.types import Ulimit
 
-    from arena.sandbox.docker.engine import BOT_LABEL, BOT_MOUNT, LABEL, OWNER_LABEL, _owner_of_this_process
+    from arena.sandbox.docker.engine import BOT_LABEL, BOT_MOUNT, LABEL, OWNER_LABEL, owner_of_this_process
 
     file_bytes = min(BUILD_FILE_MB, folder_limits.file_mb) << 20
     return {
@@ -362,7 +362,7 @@ def _build_settings(spec: Any, box: Any, image: str, folder: Path, timeout_s: fl
         "ulimits": [Ulimit(name="core", soft=0, hard=0), Ulimit(name="fsize", soft=file_bytes, hard=file_bytes)],
         "log_config": {"type": "none"},
         "volumes": {str(folder): {"bind": BOT_MOUNT, "mode": "ro"}},
-        "labels": {LABEL: "build", BOT_LABEL: spec.name, OWNER_LABEL: _owner_of_this_process()},
+        "labels": {LABEL: "build", BOT_LABEL: spec.name, OWNER_LABEL: owner_of_this_process()},
     }
 
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botcopy import FolderLimits, FolderLimitsError
-from arena.config.botfolder import BotFolderError
+from arena.config.botfolder import BotFolderError, broken_folders
 from arena.config.field import BotRef, SeatFactory
 from arena.config.fingerprint import changed_keys, fingerprint_of, settings_of
 from arena.config.league_file import FORMAT, LeagueConfig, load_league
@@ -129,6 +129,7 @@ class _League(Membership, LeagueLedgers, Runner):
     """One run of a league: the registry and the matchmaker are the runner's source of games."""
 
     thread_name = "arena-league"
+    config: LeagueConfig
 
     def __init__(self, config, store, key, in_process, progress, stop, sandbox, before_batch, report, poll_s):
         super().__init__(config, store, key, in_process=in_process, stop=stop, sandbox=sandbox)
@@ -144,7 +145,7 @@ class _League(Membership, LeagueLedgers, Runner):
         self.events: list[str] = []
         self.notice: Callable[[str], None] | None = None  # says a broken bot folder at once
         self.broken_said: set[tuple[str, tuple[str, ...]]] = set()
-        self.renderer = _SiteRenderer(config.output_dir()) if report else None
+        self.renderer = _SiteRenderer(config.output_dir(), config.registry_dir()) if report else None
         self.members: dict[str, MemberRow] = {m.bot: m for m in store.members()}
         self.refs = self.bots  # the members that may play, by id
         self.next_look = 0.0
@@ -410,8 +411,8 @@ class _SiteRenderer:
     """Re-renders the league's site in a thread after each batch; requests made while it
     renders are one more render, not a queue."""
 
-    def __init__(self, out_dir: Path):
-        self.out_dir = out_dir
+    def __init__(self, out_dir: Path, registry: Path):
+        self.out_dir, self.registry = out_dir, registry
         self.wanted = threading.Event()
         self.closing = threading.Event()
         self.notes: list[str] = []
@@ -426,7 +427,7 @@ class _SiteRenderer:
             if not self.wanted.wait(0.2):
                 continue
             self.wanted.clear()
-            self.notes = render(self.out_dir)
+            self.notes = render(self.out_dir, self.registry)
 
     def close(self) -> None:
         self.closing.set()
@@ -511,14 +512,15 @@ def _run_league(config, progress, in_process, stop, sandbox, before_batch, repor
     if interrupted:
         raise LeagueInterrupted(outcome.done, outcome.output)
     if report:
-        outcome.notes = render(config.output_dir())
+        outcome.notes = render(config.output_dir(), config.registry_dir())
     return outcome
 
 
-def render(out_dir: Path) -> list[str]:
+def render(out_dir: Path, registry: Path) -> list[str]:
     """Render the league's site (only the pages that changed are written): the runner's
-    `render_report`, whose failure is a note, never a stopped league."""
-    return render_report(out_dir)
+    `render_report`, whose failure is a note, never a stopped league, handed the registry's
+    folders that cannot join (the site reads no bot folder)."""
+    return render_report(out_dir, broken_folders(registry))
 
 
 # ------------------------------------------------------------------- what the standings say

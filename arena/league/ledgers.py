@@ -21,8 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
-from arena.ratings.ledger import RatedGame
-from arena.ratings.snapshot import from_snapshot, snapshot
+from arena.ratings.ledger import RatedGame, RatingLedger
 from arena.league import saved_state
 from arena.store.keys import key_order
 
@@ -72,9 +71,9 @@ class LeagueLedgers:
 
     def _share_lag(self, through: int) -> None:
         """The matchmaker's ledger as the standings' is now (both fed batches 1 .. through)."""
-        lag = from_snapshot(snapshot(self.full))
+        lag = RatingLedger.restore(self.full.snapshot())
         lag.ratings.updates = None
-        lag._bots = set()
+        lag.listed = set()
         self.lag, self.lag_through = lag, through
 
     def _restore(self, lag_to: int, full_to: int) -> int | None:
@@ -86,7 +85,7 @@ class LeagueLedgers:
         if state is None:
             return None
         try:
-            lag, full = from_snapshot(state["lag"]), from_snapshot(state["full"])
+            lag, full = RatingLedger.restore(state["lag"]), RatingLedger.restore(state["full"])
             lag_through, full_through = int(state["lag_through"]), int(state["full_through"])
             counted_through, counted = int(state["counted_through"]), int(state["counted"])
             sound = (
@@ -96,8 +95,8 @@ class LeagueLedgers:
                 and full.ratings.updates is not None
                 and (lag.ratings.settings, full.ratings.settings) == (self.rating, self.rating)
                 and (lag.duplicate, full.duplicate) == (duplicate, duplicate)
-                and self.store.games_through(lag_through) == (lag.fed, lag._last_key)
-                and self.store.games_through(full_through) == (full.fed, full._last_key)
+                and self.store.games_through(lag_through) == (lag.fed, lag.last_key)
+                and self.store.games_through(full_through) == (full.fed, full.last_key)
             )
             if not sound:
                 return None
@@ -109,7 +108,7 @@ class LeagueLedgers:
             return None
         for ledger in (lag, full):
             ledger.ratings.inherit = dict(self.inherit)
-        lag._bots, full._bots = set(), set(self.members)
+        lag.listed, full.listed = set(), set(self.members)
         self.lag, self.lag_through, self.full, self.full_through = lag, lag_through, full, full_through
         self.streak, self.last_forfeit = streak, last_forfeit
         # The counts hold when their batches still hold as many games (a game dropped after
@@ -123,7 +122,7 @@ class LeagueLedgers:
         """Keep the ledgers and counts in the store (`saved_state`): a resume starts there."""
         state = {
             "lag_through": self.lag_through, "full_through": self.full_through,
-            "lag": snapshot(self.lag), "full": snapshot(self.full),
+            "lag": self.lag.snapshot(), "full": self.full.snapshot(),
             "streak": dict(self.streak), "last_forfeit": self.last_forfeit,
             "counted_through": self.next_batch - 1, "counted": self.counted,
             "scheduled_games": dict(self.scheduled_games),

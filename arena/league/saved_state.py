@@ -5,7 +5,7 @@ rating its history, nor holding it in memory).
 What is saved (one row of the store's `saved_state` table, `NAME`): the matchmaker's
 ledger (batches 1 .. `lag_through`) and the standings' ledger (batches 1 ..
 `full_through`, with the last `confidence.WINDOW` updates its confidence re-rates), each
-bit for bit (`arena.ratings.snapshot`); the forfeit streaks as of `lag_through`; how many
+bit for bit (`RatingLedger.snapshot`); the forfeit streaks as of `lag_through`; how many
 games each bot was scheduled for, by seat, through batch `counted_through`, and how many
 games that is (`counted`).
 
@@ -41,12 +41,12 @@ FORMAT = 1  # of the saved JSON; another one is ignored
 def code_digest() -> str:
     """sha256 of the code whose results a saved ledger holds: the ledger, its TrueSkill
     updates and maths (`arena.ratings.skills`, `trueskill_ffa`), how it is saved
-    (`arena.ratings.snapshot`), this module, and the trueskill package's version (any
+    (`RatingLedger.snapshot`, in the ledger's module), this module, and the trueskill package's version (any
     change: rate again)."""
     here = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(trueskill.__version__.encode())
     for part in (
-        "ratings/ledger.py", "ratings/skills.py", "ratings/trueskill_ffa.py", "ratings/snapshot.py", "league/saved_state.py",
+        "ratings/ledger.py", "ratings/skills.py", "ratings/trueskill_ffa.py", "league/saved_state.py",
     ):
         digest.update((here / part).read_bytes())
     return digest.hexdigest()

@@ -1,4 +1,10 @@
-"""One scheduled game: the unit of work of a tournament, locally or on a cluster.
+"""Playing one game: the one caller of the referee, for every way arena plays.
+
+`play_seats(game, seats, ...)` plays a game between seats already set up (bots started
+side by side, the referee, each seat done with the game) and returns a `PlayedGame`;
+`store_game` keeps one in a store. A tournament and a league play `play_scheduled_game`
+(below), `arena match` its bots' processes kept from game to game, `arena play`'s table
+its people beside fresh bots; each bot gets its `hello` from `remote_bot`.
 
 `play_scheduled_game(spec)` plays a small picklable `GameSpec` (game, rules, seats with
 their bots by folder and content hash, deal seed, each bot's seed, limits, sandbox, how
@@ -28,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -39,10 +45,13 @@ from arena.config.field import BotRef, SeatFactory
 from arena.config.tournament_file import LimitsConfig, Strict, TournamentError
 from arena.game.protocol import Hello, MatchOver
 from arena.game.record import GameResult
-from arena.game.referee import play_game
+from arena.game.referee import Step, play_game
 from arena.game.seats import RemoteBot, Seat
 from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
+from arena.store.db import Store
+from arena.store.keys import ScheduledGame
 from arena.store.keys import rotation_of as key_rotation
+from engine.api import Game
 
 
 class AheadSlot(Strict):
@@ -262,7 +271,6 @@ def play_scheduled_game(
 ) -> PlayedGame:
     """Play one scheduled game (processes as `spec.bot_process` says); faults are forfeits
     inside the result."""
-    began = time.monotonic()
     limits = spec.limits.limits()
     players = len(spec.bots)
     per_slot = spec.bot_process == "per-slot"
@@ -271,7 +279,6 @@ def play_scheduled_game(
     box = sandbox
     seats: list[Seat] = []
     slots: list[Slot] = []
-    startups: dict[int, int] = {}
     failed = True
     try:
         for index, (bot, bot_seed) in enumerate(zip(spec.bots, spec.bot_seeds, strict=True)):
@@ -303,34 +310,70 @@ def play_scheduled_game(
                     seed=bot_seed, slot=slot.name if spec.warm_start else None,
                 )
             seat.begin_game(bot_seed)
-            startups[id(seat)] = len(seat.startup_s)
             seats.append(seat)
-        try:
-            seats = _start_together(seats)
-            if spec.ahead and box is not None:  # the pool asks only for warm per-game slots
-                _prepare_ahead(spec, box, limits)
-            result = play_game(spec.game, seats, spec.rules, seed=spec.seed)
-        finally:
-            for seat in seats:
-                bot_seat = seat.bot if isinstance(seat, _FaultAtStart) else seat
-                if isinstance(bot_seat, RemoteBot) and bot_seat.session:
-                    bot_seat.end_game()
-                else:
-                    seat.finish(MatchOver(games=1))
+        played = play_seats(
+            spec.game, seats, spec.rules, seed=spec.seed, key=spec.key,
+            # The pool asks only for warm per-game slots; made ready once this game's bots run.
+            started=(lambda: _prepare_ahead(spec, box, limits)) if spec.ahead and box is not None else None,
+        )
         failed = False
     finally:
         for slot in slots:
             slot.games += 0 if failed else 1
             SLOTS.release(slot, keep=not failed)
-    remote = [seat.bot if isinstance(seat, _FaultAtStart) else seat for seat in seats]
+    return played
+
+
+def play_seats(
+    game: str | Game,
+    seats: Sequence[Seat],
+    rules: Mapping[str, Any],
+    *,
+    seed: int,
+    key: str = "",
+    game_number: int = 1,
+    on_step: Step | None = None,
+    keep: bool = False,
+    started: Callable[[], None] | None = None,
+) -> PlayedGame:
+    """Play one game between seats already set up: the one call of the referee in arena.
+
+    The bots' processes start side by side (`started`, if given, is called once they run),
+    the referee plays the game (a fault is a forfeit inside the result), then every seat is
+    done with it: a session's game ends, any other seat is finished (`match_over`), unless
+    `keep` (a match keeps its processes for its next game). The `PlayedGame` holds the end
+    of each seat's stderr in this game and how long the game waited for its bots."""
+    began = time.monotonic()
+    marks = {id(seat): len(seat.startup_s) for seat in seats if isinstance(seat, RemoteBot)}
+    playing = list(seats)
+    try:
+        playing = _start_together(playing)
+        if started is not None:
+            started()
+        result = play_game(game, playing, rules, seed=seed, game_number=game_number, on_step=on_step)
+    finally:
+        if not keep:
+            for seat in playing:
+                bot_seat = seat.bot if isinstance(seat, _FaultAtStart) else seat
+                if isinstance(bot_seat, RemoteBot) and bot_seat.session:
+                    bot_seat.end_game()
+                else:
+                    seat.finish(MatchOver(games=1))
+    remote = [seat.bot if isinstance(seat, _FaultAtStart) else seat for seat in playing]
     logs = [seat.game_log() if isinstance(seat, RemoteBot) else "" for seat in remote]
     # The bots start side by side: the game waits for the slowest one.
     startup = max(
-        (sum(seat.startup_s[startups[id(seat)]:]) for seat in remote if isinstance(seat, RemoteBot)), default=0.0
+        (sum(seat.startup_s[marks[id(seat)]:]) for seat in remote if isinstance(seat, RemoteBot)), default=0.0
     )
-    return PlayedGame(
-        key=spec.key, result=result, logs=logs, duration_s=time.monotonic() - began, startup_s=startup
-    )
+    return PlayedGame(key=key, result=result, logs=logs, duration_s=time.monotonic() - began, startup_s=startup)
+
+
+def store_game(store: Store, played: PlayedGame, scheduled: ScheduledGame | None = None) -> None:
+    """Keep a played game in the store (`DuplicateResult` if its key has a result already):
+    its schedule row first when it was not scheduled ahead (`scheduled`: a table's game)."""
+    if scheduled is not None:
+        store.schedule([scheduled])
+    store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
 
 
 class _FaultAtStart(Seat):
@@ -381,7 +424,7 @@ def _start_together(seats: list[Seat]) -> list[Seat]:
 
     def start(seat: RemoteBot) -> None:
         try:
-            seat._ensure_started()
+            seat.ensure_started()
         except BotFault as fault:
             faults[id(seat)] = fault
         except Exception:  # noqa: BLE001, S110 - arena's own failure:

@@ -13,8 +13,8 @@ games of a pair would hold its opponent's cards the second time). `stop`, asked 
 each game, may end a match before its `games` (the SPRT's decision).
 Each bot's `hello` seed is `key.bot_seed("match", name)` (a paired match's process for
 rotation r > 0: `"match-rotation-r"`): neither seed can be computed from the other without
-the key. Each game is refereed by `arena.game.referee.play_game`
-and its `GameResult` kept; `standings` sums them up per bot.
+the key. Each game is played by the executor (`arena.play.executor.play_seats`, the bots
+kept for the next game) and its `GameResult` kept; `standings` sums them up per bot.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from arena.config.botfolder import load_bot
 from arena.config.field import unique_names
 from arena.game.protocol import MatchOver
 from arena.game.record import GameResult
-from arena.game.referee import Step, play_game
+from arena.game.referee import Step
 from arena.game.seats import Seat
 from arena.langs.build import BuildFailed, build_bots
-from arena.play.executor import remote_bot
+from arena.play.executor import play_seats, remote_bot
 from arena.sandbox import get_sandbox
 from arena.sandbox.base import Limits, Sandbox
 from arena.store.seeds import RunKey
@@ -158,14 +158,11 @@ def run_match(
             rotation = number % rotations
             bots = [rotation_bots[rotation] for rotation_bots in processes]
             seats: list[Seat] = [bots[(seat + number) % players] for seat in range(players)]
-            result = play_game(
-                chosen,
-                seats,
-                resolved_rules,
-                seed=key.deal_seed(match_deal(number // players + 1 if paired else number + 1)),
-                game_number=number + 1,
-                on_step=on_step,
-            )
+            deal = match_deal(number // players + 1 if paired else number + 1)
+            result = play_seats(
+                chosen, seats, resolved_rules, seed=key.deal_seed(deal), game_number=number + 1,
+                on_step=on_step, keep=True,
+            ).result
             results.append(result)
             if on_game is not None:
                 on_game(result)

@@ -27,17 +27,19 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from arena.config.field import BotRef, SeatFactory
+from arena.config.tournament_file import RunConfig
 from arena.play.executor import (
     GameSpec,
     PlayedGame,
     close_slots,
     play_scheduled_game,
     sandbox_named,
+    store_game,
 )
 from arena.sandbox import Sandbox
 from arena.store.db import DuplicateResult, Store
@@ -58,7 +60,7 @@ class Runner:
 
     def __init__(
         self,
-        config,
+        config: RunConfig,
         store: Store,
         key: RunKey,
         *,
@@ -66,7 +68,7 @@ class Runner:
         stop: threading.Event | None = None,
         sandbox: Sandbox | None = None,
     ):
-        self.config = config  # a TournamentConfig or a LeagueConfig: the settings both have
+        self.config = config  # a TournamentConfig or a LeagueConfig: the runner reads what both have
         self.store = store
         self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
         self.in_process = dict(in_process or {})
@@ -241,7 +243,7 @@ class Runner:
     def commit(self, game: ScheduledGame, played: PlayedGame, drained: bool = False) -> None:
         """Store a finished game once (a game that ran twice on a cluster keeps the first)."""
         try:
-            self.store.record(played.key, played.result, duration_s=played.duration_s, logs=played.logs)
+            store_game(self.store, played)
         except DuplicateResult:
             return
         self.played += 1
@@ -279,13 +281,14 @@ def stopped_by(failure: BaseException) -> BaseException:
     return failure
 
 
-def render_report(out_dir: Path) -> list[str]:
+def render_report(out_dir: Path, broken_bots: Sequence[tuple[str, str]] = ()) -> list[str]:
     """Build the HTML site of a run's folder (`arena.site.render_site`, the site's one entry
-    for a runner); a failure is a note, never a lost run."""
+    for a runner; `broken_bots`: a league's registry folders that cannot join); a failure
+    is a note, never a lost run."""
     from arena.site import render_site
 
     try:
-        render_site(out_dir)
+        render_site(out_dir, broken_bots=broken_bots)
     except Exception as error:  # noqa: BLE001 - the results are stored; a failed site must not lose the run
         return [f"the HTML site could not be built ({type(error).__name__}: {error}); the results are stored"]
     return [f"site written to {out_dir / 'site'}"]

@@ -120,6 +120,8 @@ class TournamentOutcome:
 class _Tournament(Runner):
     """One run of a tournament: its schedule is the runner's source of games."""
 
+    config: TournamentConfig
+
     def __init__(self, config, store, key, field_bots, challengers, in_process, progress, stop, sandbox, hidden=()):
         super().__init__(config, store, key, in_process=in_process, stop=stop, sandbox=sandbox)
         self.bots = {bot.id: bot for bot in [*field_bots, *challengers]}

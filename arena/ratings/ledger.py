@@ -20,12 +20,11 @@ recorded updates and the posterior) are `arena.ratings.skills` (`RatingSettings`
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+import math
+from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import trueskill
 
 from arena.ratings.confidence import Confidence, RankInterval
 from arena.ratings.skills import Ratings, RatingSettings
@@ -179,9 +178,9 @@ class RatingLedger:
     re-rating the whole tournament each time. With `history=True` it also records a
     `RatingPoint` per bot after each of its rated updates: after each game, or in
     duplicate mode once per deal when the deal is rated (an unfinished deal's bots get a
-    point as the deal stands, in `points()`). A plain ledger can be saved and resumed
-    (`to_json`, `from_json`) so a later pass only rates the games added since. With
-    `record=True` it keeps every update, so `confidence()` can say how sure the standings are.
+    point as the deal stands, in `points()`). With `record=True` it keeps every update, so
+    `confidence()` can say how sure the standings are. Any ledger is saved and resumed bit
+    for bit (`snapshot`, `restore`), so a later pass only rates the games added since.
     """
 
     def __init__(
@@ -201,7 +200,7 @@ class RatingLedger:
         # Swiss only: bot -> table-mate -> weight, 1 / (table size - 1) per game shared, so
         # a bot's Buchholz is the sum of weight x the table-mate's final score.
         self._mates: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        self._bots = set(bots)
+        self.listed = set(bots)  # bots in the standings even before their first game
         self._last_key: str | None = None
         self._deal: list[RatedGame] = []  # rotations of the current duplicate deal
         self._rated_deals: set[str] = set()
@@ -224,7 +223,7 @@ class RatingLedger:
         if self.duplicate:
             deal = result.deal or result.key
             if self._deal and (self._deal[0].deal or self._deal[0].key) != deal:
-                self._close_deal()  # before this game counts: the deal's points are as of its end
+                self.close_deal()  # before this game counts: the deal's points are as of its end
             if deal in self._rated_deals:
                 raise ValueError(f"the rotations of deal {deal!r} must come one after another; {result.key} came late")
         self._last_key = result.key
@@ -249,12 +248,32 @@ class RatingLedger:
             return
         self._deal.append(result)
 
-    def _close_deal(self) -> None:
-        self._inherited_points(self.ratings, _deal_bots(self._deal), self._deal[0].key, self.history)
+    @property
+    def last_key(self) -> str | None:
+        """The key of the last result taken (None before the first)."""
+        return self._last_key
+
+    @property
+    def deal_open(self) -> bool:
+        """True while a duplicate deal has rotations taken but is not rated yet."""
+        return bool(self._deal)
+
+    def close_deal(self) -> list[str]:
+        """Rate the open duplicate deal now, as the next deal's first result would (no more
+        of its rotations may come); returns its bots, in order of first seat ([]: none open)."""
+        if not self._deal:
+            return []
+        bots = _deal_bots(self._deal)
+        self._inherited_points(self.ratings, bots, self._deal[0].key, self.history)
         _rate_deal(self.ratings, self._deal)
         self._rated_deals.add(self._deal[0].deal or self._deal[0].key)
-        self._points(self.ratings, _deal_bots(self._deal), self._deal[-1].key, self.history)
+        self._points(self.ratings, bots, self._deal[-1].key, self.history)
         self._deal = []
+        return bots
+
+    def known_bots(self) -> list[str]:
+        """Every bot of the standings, sorted: those listed and those that played."""
+        return sorted(set(self._games) | self.listed)
 
     def _points(
         self, ratings: Ratings, bots: Iterable[str], key: str, history: dict[str, list[RatingPoint]] | None
@@ -306,7 +325,7 @@ class RatingLedger:
         """The standings now, best conservative rating first (a deal in progress counts as played so far)."""
         ratings = self._now()
         lines = []
-        for bot in sorted(set(self._games) | self._bots):
+        for bot in self.known_bots():
             rating = ratings.rating(bot)
             games = self._games[bot]
             lines.append(
@@ -344,68 +363,102 @@ class RatingLedger:
         Needs `record=True`."""
         ratings = self._now()
         skills = ratings.posterior()
-        for bot in sorted(set(self._games) | self._bots):
+        for bot in self.known_bots():
             if bot not in skills:
                 prior = ratings.rating(bot)
                 skills[bot] = (float(prior.mu), float(prior.sigma))
         return Confidence.of(skills, self.ratings.settings.beta)
 
-    # -- saved and resumed (plain JSON: never pickle, a tournament folder may come from elsewhere)
+    # -- saved and resumed (plain JSON: never pickle, a folder may come from elsewhere) ------
 
-    def to_json(self) -> dict[str, Any]:
-        """Everything a plain ledger needs to go on rating later games exactly as if it had
-        never stopped (floats survive JSON exactly)."""
-        if self.duplicate:
-            raise ValueError("a duplicate ledger is not saved: a deal may be open")
-        return self._state()
+    def snapshot(self, *, history: bool = True, window: bool = True) -> dict[str, Any]:
+        """Everything the ledger needs to go on exactly as if it had never stopped, as JSON
+        values (`restore` takes it back); a caller that keeps the history or the window of
+        recorded updates itself leaves them out (`history=False`, `window=False`).
 
-    def _state(self) -> dict[str, Any]:
-        return {
-            "settings": dataclasses.asdict(self.ratings.settings),
-            "bots": sorted(self._bots),
+        Each rating is kept in natural parameters, as held (rebuilt from mu and sigma, a
+        rating may differ in the last bit); an open duplicate deal's rotations, and the deals
+        already rated (so a resumed ledger refuses a late rotation of one, as the ledger that
+        never stopped does: about 15 bytes a deal before compression); the window of recorded
+        updates (the last `confidence.WINDOW`, which the confidence re-rates)."""
+        ratings = self.ratings
+        state: dict[str, Any] = {
+            "settings": dataclasses.asdict(ratings.settings),
+            "bots": sorted(self.listed),
             "swiss": self.swiss,
             "mates": {bot: dict(mates) for bot, mates in self._mates.items()} if self.swiss else {},
             "last": self._last_key,
             "fed": self.fed,
-            "ratings": {bot: [rating.mu, rating.sigma] for bot, rating in self.ratings._ratings.items()},
-            "inherit": dict(sorted(self.ratings.inherit.items())),
-            "last_rated": dict(sorted(self.ratings.last_rated.items())),
-            "mpmath_updates": list(self.ratings.mpmath_updates),
-            "skipped_updates": list(self.ratings.skipped_updates),
+            "ratings": ratings.natural(),
+            "inherit": dict(sorted(ratings.inherit.items())),
+            "last_rated": dict(sorted(ratings.last_rated.items())),
+            "mpmath_updates": list(ratings.mpmath_updates),
+            "skipped_updates": list(ratings.skipped_updates),
             "counts": {
                 bot: [self._games[bot], self._wins[bot], self._place_sum[bot], self._forfeits[bot], self._score[bot]]
                 for bot in self._games
             },
             "history": None
-            if self.history is None
+            if self.history is None or not history
             else {bot: [dataclasses.astuple(point) for point in points] for bot, points in self.history.items()},
+            "duplicate": self.duplicate,
+            "deal": [[game.key, list(game.bots), list(game.places), list(game.forfeits), game.deal] for game in self._deal],
         }
+        if self.duplicate:
+            state["rated_deals"] = sorted(self._rated_deals)
+        updates = ratings.updates if window else None
+        state["window"] = None if updates is None else updates.maxlen
+        state["updates"] = None if updates is None else [
+            [list(bots), list(ranks), [list(pair) for pair in added]] for bots, ranks, added in updates
+        ]
+        return state
 
     @classmethod
-    def from_json(cls, state: Mapping[str, Any]) -> RatingLedger:
-        """A plain ledger resumed from `to_json`."""
+    def restore(cls, state: Mapping[str, Any]) -> RatingLedger:
+        """A ledger back from `snapshot`. ValueError, KeyError or TypeError when `state` is
+        not one (the caller rates from the start instead); the recorded updates keep the
+        window they were saved with (none when it was left out, nor a history)."""
         settings = RatingSettings(**state["settings"])
-        ledger = cls(settings, bots=state["bots"], history=state["history"] is not None, swiss=state["swiss"])
-        initial = {bot: trueskill.Rating(mu=mu, sigma=sigma) for bot, (mu, sigma) in state["ratings"].items()}
-        ledger.ratings = Ratings(settings, initial=initial)
-        ledger._restore(state)
+        ledger = cls(
+            settings, duplicate=bool(state["duplicate"]), bots=state["bots"], swiss=bool(state["swiss"]),
+            history=state["history"] is not None,
+        )
+        ratings = ledger.ratings
+        for bot, mates in state["mates"].items():
+            ledger._mates[bot].update(mates)
+        ratings.inherit = dict(state.get("inherit") or {})
+        ratings.last_rated = dict(state.get("last_rated") or {})
+        ratings.mpmath_updates = list(state["mpmath_updates"])
+        ratings.skipped_updates = list(state["skipped_updates"])
+        for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
+            ledger._games[bot], ledger._wins[bot], ledger._place_sum[bot] = games, wins, place_sum
+            ledger._forfeits[bot], ledger._score[bot] = forfeits, score
+        ledger._last_key = state["last"]
+        ledger.fed = state["fed"]
+        for bot, (pi, tau) in state["ratings"].items():
+            if not (isinstance(pi, float) and isinstance(tau, float) and pi > 0 and math.isfinite(pi) and math.isfinite(tau)):
+                raise ValueError(f"not a ledger snapshot: the rating of {bot!r} is {pi!r}, {tau!r}")
+            ratings.set_natural(bot, pi, tau)
         if state["history"] is not None:
             ledger.history = {bot: [RatingPoint(*point) for point in points] for bot, points in state["history"].items()}
+        ledger._deal = [
+            RatedGame(key, tuple(bots), tuple(places), tuple(forfeits), deal)
+            for key, bots, places, forfeits, deal in state["deal"]
+        ]
+        if ledger.duplicate:  # a snapshot of an older arena has none: KeyError (the caller rates again)
+            rated = state["rated_deals"]
+            if not isinstance(rated, list) or not all(isinstance(deal, str) for deal in rated):
+                raise ValueError("not a ledger snapshot: its rated deals are not a list of deal keys")
+            ledger._rated_deals = set(rated)
+        if state["updates"] is not None:
+            ratings.updates = deque(
+                (
+                    (tuple(bots), tuple(ranks), tuple((float(pi), float(tau)) for pi, tau in added))
+                    for bots, ranks, added in state["updates"]
+                ),
+                maxlen=int(state["window"]),
+            )
         return ledger
-
-    def _restore(self, state: Mapping[str, Any]) -> None:
-        """What `to_json` and `arena.ratings.snapshot` share, but the ratings and the history."""
-        for bot, mates in state["mates"].items():
-            self._mates[bot].update(mates)
-        self.ratings.inherit = dict(state.get("inherit") or {})
-        self.ratings.last_rated = dict(state.get("last_rated") or {})
-        self.ratings.mpmath_updates = list(state["mpmath_updates"])
-        self.ratings.skipped_updates = list(state["skipped_updates"])
-        for bot, (games, wins, place_sum, forfeits, score) in state["counts"].items():
-            self._games[bot], self._wins[bot], self._place_sum[bot] = games, wins, place_sum
-            self._forfeits[bot], self._score[bot] = forfeits, score
-        self._last_key = state["last"]
-        self.fed = state["fed"]
 
 
 def _deal_bots(games: Sequence[RatedGame]) -> list[str]:

@@ -157,7 +157,7 @@ class OrderedLedger:
 
 # ------------------------------------------------------ the site's pass, resumed from a cache
 
-CACHE_VERSION = 3  # of the JSON cache file `rate_cached` reads and writes
+CACHE_VERSION = 4  # of the JSON cache file `rate_cached` reads and writes
 
 
 def _digest(games: Sequence[RatedGame]) -> str:
@@ -198,7 +198,7 @@ def rate_cached(
                 and 0 < state["fed"] <= len(games)
                 and _digest(games[: state["fed"]]) == state["digest"]
             ):
-                ledger = RatingLedger.from_json(state)
+                ledger = RatingLedger.restore(state)
                 if state["fed"] == len(games):
                     confidence = Confidence.from_json(state["confidence"])
         except (ValueError, KeyError, TypeError):
@@ -222,7 +222,7 @@ def rate_cached(
     if cache is not None and not duplicate and not unchanged:  # an unchanged cache is left alone
         partial = cache.with_suffix(".part")
         # The ledger's own state, with what says which games it is valid for.
-        state = {"version": CACHE_VERSION, "digest": _digest(games), "confidence": confidence.to_json(), **ledger.to_json()}
+        state = {"version": CACHE_VERSION, "digest": _digest(games), "confidence": confidence.to_json(), **ledger.snapshot(window=False)}
         partial.write_text(json.dumps(state), encoding="utf-8")
         os.replace(partial, cache)
     return ledger.table().standings, ledger.points(), confidence

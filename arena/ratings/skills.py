@@ -132,6 +132,17 @@ class Ratings:
         twin.inherit, twin.last_rated = self.inherit, dict(self.last_rated)
         return twin
 
+    def natural(self) -> dict[str, list[float]]:
+        """Each rated bot's rating in natural parameters, exactly as held ([pi, tau]: rebuilt
+        from mu and sigma, a rating may differ in the last bit; a ledger's snapshot keeps these)."""
+        return {bot: [rating.pi, rating.tau] for bot, rating in self._ratings.items()}
+
+    def set_natural(self, bot: str, pi: float, tau: float) -> None:
+        """Give `bot` the rating whose natural parameters are `pi` and `tau` (from `natural`)."""
+        rating = trueskill.Rating(0.0, 1.0)
+        rating.pi, rating.tau = pi, tau
+        self._ratings[bot] = rating
+
     def rating(self, bot: str) -> trueskill.Rating:
         """The bot's current rating; before its first update its prior: with `inherit`, the
         mu of its lineage's last-rated version as it stands now (with the prior's sigma)."""

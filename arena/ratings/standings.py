@@ -160,7 +160,7 @@ def confidence_key(ledger: RatingLedger) -> str:
     """What a ledger's confidence is a function of (the settings, each bot's rating and
     prior, the window of updates), as a digest: two ledgers share one only when it is the same."""
     ratings = ledger._now()
-    bots = sorted(set(ledger._games) | ledger._bots)
+    bots = ledger.known_bots()
     updates = list(ratings.updates or ())
     made = (
         dataclasses.astuple(ratings.settings),

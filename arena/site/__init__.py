@@ -8,12 +8,15 @@ when it is called.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def render_site(out_dir: str | Path, *, jobs: int | None = None) -> Path:
+def render_site(out_dir: str | Path, *, jobs: int | None = None, broken_bots: Sequence[tuple[str, str]] = ()) -> Path:
     """Write (or bring up to date) the site of the run in `out_dir`, with `jobs` processes
-    (None: the writer's choice); returns the site's folder (`arena.site.writer`)."""
+    (None: the writer's choice); `broken_bots`: a league's registry folders that cannot
+    join, with their mistakes (the caller reads the registry, the site only the store);
+    returns the site's folder (`arena.site.writer`)."""
     from arena.site.writer import render_site as write
 
-    return write(out_dir, jobs=jobs)
+    return write(out_dir, jobs=jobs, broken_bots=broken_bots)

@@ -1,5 +1,7 @@
-"""The static site's game pages (`games/<key>.html`) and game-list pages
-(`games/page-N.html`), read from the store a list page at a time (never every game at
+"""The site's game pages (`games/<key>.html`) and game-list pages (`games/page-N.html`):
+their one renderer (`GamePages`: the static site's files and a served league's answers,
+`arena.web.league_games`, are the same bytes), and the static site's, read from the store
+a list page at a time (never every game at
 once): only from where the last render into the folder stopped (the new games, the one
 before them for its "next" link, their list pages; every list page when their number
 changed, as each pager names the last), or all of them. A page or replay of an earlier
@@ -16,11 +18,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from arena.site.model import SiteData, SiteGame, can_fork
 from arena.site.replay import FORMAT
 from arena.site.state import GAMES_PER_PAGE, SiteState, game_rows, read_games
+from arena.site.templating import environment
 from arena.store.db import Store
 from arena.store.keys import deal_of
 
@@ -66,17 +67,42 @@ def _write_if_changed(path: Path, text: str | bytes) -> bool:
     return True
 
 
+class GamePages:
+    """The one renderer of a game's page and a game-list page, with what every page shows
+    (`common`: the tournament's name, the game's, the bots, whether a server answers the
+    game pages) and the game's rules."""
+
+    def __init__(self, common: Mapping[str, Any], rules: Mapping[str, Any]):
+        env = environment()
+        self.common, self.rules = dict(common), rules
+        self.list_template, self.game_template = env.get_template("games.html"), env.get_template("game.html")
+
+    def game_page(
+        self, game: SiteGame, *, previous: str | None, following: str | None, list_page: int, replay_ready: bool,
+    ) -> str:
+        """games/<key>.html: the game, the keys of the games before and after it, its list page."""
+        return self.game_template.render(
+            root="../", **self.common, rules=self.rules, g=game, replay_file=replay_name(game.key),
+            replay_ready=replay_ready, previous=previous, next=following, list_page=list_page,
+        )
+
+    def list_page(self, games: Sequence[SiteGame], page: int, pages: int) -> str:
+        """games/page-N.html: the page's games, and its pager."""
+        return self.list_template.render(
+            root="../", **self.common, games=games, page=page, pages=pages, links=page_links(page, pages),
+        )
+
+
+def replay_name(key: str) -> str:
+    """The file name of a game's replay script (in the site's replays/)."""
+    return f"{key}.r{FORMAT}.js"
+
+
 def site_games(state: SiteState, store: Store, offset: int, limit: int) -> list[SiteGame]:
     """Finished games offset .. offset + limit in schedule order, as the pages show them."""
     rows = game_rows(store.done_game_rows(offset, limit))
     return [
-        SiteGame(
-            key=game.row.key, round=game.row.round, table_no=game.row.table_no, rotation=game.row.rotation,
-            seed=game.row.seed, seats=[s.bot for s in game.seats], places=[s.place for s in game.seats],
-            scores=[s.score for s in game.seats], forfeits=[s.forfeit for s in game.seats],
-            finished_at=game.row.finished_at, duration_s=game.row.duration_s, rules_version=game.row.rules_version,
-            incidents=game.incidents, withheld=game.row.deal in state.open_deals,
-        )
+        SiteGame.of_rows(game.row, game.seats, game.incidents, game.row.deal in state.open_deals)
         for game in read_games(store, rows)
     ]
 
@@ -122,7 +148,7 @@ def missing_files(state: SiteState, site: Path, *, before: int, pages: int, repl
     for index, key in enumerate(state.store.done_keys_in_order(before)):
         if f"{key}.html" not in pages_there:
             games.add(index)
-        elif replays and f"{key}.r{FORMAT}.js" not in replays_there:
+        elif replays and replay_name(key) not in replays_there:
             withheld = state.duplicate and deal_of(key) in state.open_deals  # no replay while its deal is open
             if not withheld:
                 games.add(index)
@@ -135,6 +161,7 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
     work = _WORK
     site: Path = work["site"]
     state: SiteState = work["state"]
+    renderer: GamePages = work["pages"]
     pages = 0
     before = _WRITTEN[0]
     missing: list[str] = []
@@ -145,24 +172,20 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
             games = site_games(state, store, first - lead, GAMES_PER_PAGE + lead + 1)
             chunk = games[lead : lead + GAMES_PER_PAGE]
             if page >= work["first_list"] or page in work["lists"]:
-                html = work["list"].render(
-                    root="../", **work["common"], games=chunk, page=page, pages=work["pages"],
-                    links=page_links(page, work["pages"]),
-                )
+                html = renderer.list_page(chunk, page, work["page_count"])
                 _write_if_changed(site / "games" / f"page-{page}.html", html)
                 pages += 1
             for offset, game in enumerate(chunk):
                 index = first + offset
                 if index < work["start"] and index not in work["remake"]:
                     continue
-                replay = site / "replays" / f"{game.key}.r{FORMAT}.js"
+                replay = site / "replays" / replay_name(game.key)
                 if work["replays"] and not game.withheld and not replay.exists():
                     missing.append(game.key)
-                html = work["game"].render(
-                    root="../", **work["common"], rules=work["rules"], g=game, replay_file=replay.name,
-                    replay_ready=work["replays"] or replay.exists(),
+                html = renderer.game_page(
+                    game, replay_ready=work["replays"] or replay.exists(),
                     previous=games[lead + offset - 1].key if lead + offset else None,
-                    next=games[lead + offset + 1].key if lead + offset + 1 < len(games) else None,
+                    following=games[lead + offset + 1].key if lead + offset + 1 < len(games) else None,
                     list_page=page,
                 )
                 _write_if_changed(site / "games" / f"{game.key}.html", html)
@@ -171,8 +194,8 @@ def _render_pages(numbers: Sequence[int]) -> tuple[int, int, list[str]]:
 
 
 def write_game_pages(
-    data: SiteData, state: SiteState, site: Path, list_template: jinja2.Template, game_template: jinja2.Template,
-    common: Mapping[str, Any], *, since: int | None, all_lists: bool, replays: str, jobs: int | None,
+    data: SiteData, state: SiteState, site: Path, renderer: GamePages, *, since: int | None, all_lists: bool,
+    replays: str, jobs: int | None,
     folders: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Render the game pages from game `since - 1` on (None: all) and the list pages that
@@ -200,8 +223,8 @@ def write_game_pages(
     if not done:
         numbers = [1]
     _WORK = {
-        "site": site, "state": state, "dir": data.tournament_dir, "list": list_template, "game": game_template,
-        "common": common, "rules": data.settings.get("rules") or {}, "pages": pages, "first_list": first_list,
+        "site": site, "state": state, "dir": data.tournament_dir, "pages": renderer, "page_count": pages,
+        "first_list": first_list,
         "start": start, "replays": replays == "all", "remake": remake, "lists": lists,
     }
     try:

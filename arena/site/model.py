@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.game.record import Incident
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import BotStanding, RatedGame
 from arena.ratings.results import rate_cached
-from arena.store.db import BotRecord, MemberRow
+from arena.store.db import BotRecord, GameRow, MemberRow, SeatRow
 from arena.store.keys import deal_of
 
 
@@ -47,6 +48,24 @@ class SiteGame:
     # Duplicate mode: another rotation of this deal is still to be played, so the deal's
     # cards must not be shown yet (the replay would give them away).
     withheld: bool = False
+
+    @classmethod
+    def of_rows(
+        cls, row: GameRow, seats: Sequence[SeatRow], incidents: list[dict[str, Any]], withheld: bool
+    ) -> SiteGame:
+        """A finished game from its stored rows (`incidents`: each as `incident_view` has it)."""
+        return cls(
+            key=row.key, round=row.round, table_no=row.table_no, rotation=row.rotation, seed=row.seed,
+            seats=[s.bot for s in seats], places=[s.place for s in seats], scores=[s.score for s in seats],
+            forfeits=[s.forfeit for s in seats], finished_at=row.finished_at, duration_s=row.duration_s,
+            rules_version=row.rules_version, incidents=incidents, withheld=withheld,
+        )
+
+
+def incident_view(incident: Incident) -> dict[str, Any]:
+    """An incident as the pages show it: its record, and `when` in the bot's own terms (the
+    request id it saw), as the terminal says it."""
+    return {**incident.model_dump(mode="json"), "when": incident.when()}
 
 
 @dataclass
@@ -200,20 +219,12 @@ def all_site_games(tournament_dir: Path) -> list[SiteGame]:
             seats_by_game[seat.game_key].append(seat)
         incidents_by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for key, incident in store.incidents():
-            incidents_by_game[key].append({**incident.model_dump(mode="json"), "when": incident.when()})
+            incidents_by_game[key].append(incident_view(incident))
     open_deals = {row.deal for row in rows if row.status != "done"} if settings.get("duplicate") else set()
     games = []
     for row in rows:
         seats = seats_by_game.get(row.key)
         if row.status != "done" or not seats:
             continue
-        games.append(
-            SiteGame(
-                key=row.key, round=row.round, table_no=row.table_no, rotation=row.rotation, seed=row.seed,
-                seats=[s.bot for s in seats], places=[s.place for s in seats], scores=[s.score for s in seats],
-                forfeits=[s.forfeit for s in seats], finished_at=row.finished_at, duration_s=row.duration_s,
-                rules_version=row.rules_version, incidents=incidents_by_game.get(row.key, []),
-                withheld=row.deal in open_deals,
-            )
-        )
+        games.append(SiteGame.of_rows(row, seats, incidents_by_game.get(row.key, []), row.deal in open_deals))
     return games

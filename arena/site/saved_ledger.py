@@ -1,8 +1,8 @@
 """The site state's ratings (`arena.site.state`): the rating ledger saved with the
 confidence's window of updates, and the last confidence computed.
 
-- The ledger (`RatingLedger.to_json`, plus each rating's natural parameters exactly and
-  which bots have a rating point) is one JSON value in the state's `meta`.
+- The ledger (`RatingLedger.snapshot`, without its history and its window, and which bots
+  have a rating point) is one JSON value in the state's `meta`.
 - Its window (the last `confidence.WINDOW` updates the confidence's sweep re-rates) is a
   row per update in the table `updates` (n, bots and ranks as JSON, the natural
   parameters' changes as little-endian doubles: exact, and read back without parsing
@@ -23,8 +23,6 @@ import struct
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
-
-import trueskill
 
 from arena.ratings import confidence as _confidence
 from arena.ratings.confidence import Confidence
@@ -57,9 +55,9 @@ def load_ledger(
         ledger.history = {}
         ledger.ratings.updates = Window(maxlen=_confidence.WINDOW)
         return ledger
-    ledger = RatingLedger.from_json({**saved, "history": {}})
+    ledger = RatingLedger.restore(saved)
     ledger.duplicate = duplicate
-    ledger._bots.update(bots)
+    ledger.listed.update(bots)
     ledger.ratings.inherit.update(inherit)
     rows = db.execute("SELECT bots, ranks, added FROM updates ORDER BY n").fetchall()
     names = json.loads("[" + ",".join(itertools.chain.from_iterable((seats, ranks) for seats, ranks, _ in rows)) + "]")
@@ -69,13 +67,6 @@ def load_ledger(
         window.append((tuple(names[2 * at]), tuple(names[2 * at + 1]), tuple(zip(changes[::2], changes[1::2]))))
     window.appended = 0
     ledger.ratings.updates = window
-    # Each rating as the pass in order holds it (precision and precision-adjusted mean,
-    # exactly: rebuilt from mu and sigma, the last digits differ and so would the updates'
-    # natural parameters that the confidence's sweep reads).
-    for bot, (pi, tau) in saved["natural"].items():
-        rating = trueskill.Rating.__new__(trueskill.Rating)
-        trueskill.mathematics.Gaussian.__init__(rating, pi=pi, tau=tau)
-        ledger.ratings._ratings[bot] = rating
     # Which bots have a rating point (a version's inherited point at 0 is made once).
     ledger.history = {bot: [None] for bot in saved["pointed"]}  # type: ignore[list-item]
     return ledger
@@ -84,12 +75,7 @@ def load_ledger(
 def save_ledger(db: sqlite3.Connection, ledger: RatingLedger, made: int) -> tuple[dict[str, Any], int]:
     """The ledger's JSON for the state's meta, its window's new updates appended as rows
     (`made`: the updates saved so far, numbering them; the new count is returned)."""
-    duplicate, ledger.duplicate = ledger.duplicate, False  # the deal is closed: nothing open to lose
-    history, ledger.history = ledger.history, None
-    try:
-        state = ledger.to_json()
-    finally:
-        ledger.duplicate, ledger.history = duplicate, history
+    state = ledger.snapshot(history=False, window=False)
     window = ledger.ratings.updates
     assert isinstance(window, Window)
     fresh = list(window)[len(window) - min(window.appended, len(window)):] if window.appended else []
@@ -102,8 +88,7 @@ def save_ledger(db: sqlite3.Connection, ledger: RatingLedger, made: int) -> tupl
     made += window.appended
     window.appended = 0
     db.execute("DELETE FROM updates WHERE n <= ?", (made - (window.maxlen or 0),))
-    state["natural"] = {bot: [rating.pi, rating.tau] for bot, rating in ledger.ratings._ratings.items()}
-    state["pointed"] = sorted(history or {})
+    state["pointed"] = sorted(ledger.history or {})
     return state, made
 
 

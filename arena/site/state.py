@@ -45,6 +45,7 @@ from arena.game.record import Incident
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingPoint
 from arena.ratings.results import inherited, is_swiss, settings_of
+from arena.site.model import incident_view
 from arena.site.replay import (
     _script_json as row_text,  # a value as a data script holds it
 )
@@ -55,7 +56,7 @@ from arena.store.keys import deal_of
 from arena.store.records import incident_of_row
 
 STATE_FILE = ".site-state.sqlite"  # beside arena.sqlite
-STATE_VERSION = 5
+STATE_VERSION = 6  # 6: the ledger saved as its snapshot
 RECENT = 50  # games kept per bot (its page lists them; its data script has every game)
 INCIDENTS_KEPT = 50  # incidents kept per bot (its page shows the last 50)
 CHUNK = 2000  # games read from the store at a time
@@ -103,11 +104,6 @@ class NewGame:
     incidents: list[dict[str, Any]]
 
 
-def _incident_dicts(incidents: Iterable[Any]) -> list[dict[str, Any]]:
-    # `when` in the bot's own terms (the request id it saw), as the terminal says it.
-    return [{**incident.model_dump(mode="json"), "when": incident.when()} for incident in incidents]
-
-
 def game_rows(rows: Iterable[Sequence[Any]]) -> list[GameRow]:
     """The store's game records of rows read by key (`Store.game_rows_after`, `done_game_rows`)."""
     return [GameRow.of_row(row) for row in rows]
@@ -124,7 +120,7 @@ def read_games(store: Store, rows: Sequence[GameRow]) -> list[NewGame]:
     for row in incident_rows:
         incidents.setdefault(row[0], []).append(incident_of_row(row))
     return [
-        NewGame(row, seats[row.key], _incident_dicts(incidents.get(row.key, [])))
+        NewGame(row, seats[row.key], [incident_view(incident) for incident in incidents.get(row.key, [])])
         for row in done if seats.get(row.key)
     ]
 
@@ -298,7 +294,7 @@ class SiteState(StateReads):
         self.db.execute("DELETE FROM meta WHERE key = 'rendered'")
         # Every bot the standings will list: the store's and those rated (a seat's bot is
         # one of the store's; one that is not is numbered when it comes, `_moves_of`).
-        self._number(sorted(set(self.ledger._bots) | set(self.ledger._games)))
+        self._number(self.ledger.known_bots())
         count = self.previous_count
         # The games after the cursor, CHUNK at a time (a rebuild never holds every game):
         # the finished ones before the first still playing (a duplicate deal only whole)
@@ -468,12 +464,8 @@ class SiteState(StateReads):
 
     def _close_deal(self) -> None:
         """A duplicate deal complete: rated now (as the ledger does when the next deal comes)."""
-        if self.duplicate and self.ledger._deal:
-            from arena.ratings.ledger import _deal_bots
-
-            bots = _deal_bots(self.ledger._deal)
-            self.ledger._close_deal()
-            self._take_points(bots)
+        if self.duplicate:
+            self._take_points(self.ledger.close_deal())
         for game in self._pending:
             self._moves_of(game)
         self._pending = []
@@ -481,14 +473,8 @@ class SiteState(StateReads):
 
     def _open_deal_points(self) -> None:
         """A duplicate deal still open at the end: its points as it stands (as `points()` has them)."""
-        ledger = self.ledger
-        if self.duplicate and ledger._deal:
-            from arena.ratings.ledger import _deal_bots
-
-            extra: dict[str, list[RatingPoint]] = {bot: list(points) for bot, points in (ledger.history or {}).items()}
-            bots = _deal_bots(ledger._deal)
-            ledger._inherited_points(ledger.ratings, bots, ledger._deal[0].key, extra)
-            ledger._points(ledger._now(), bots, ledger._deal[-1].key, extra)
+        if self.duplicate and self.ledger.deal_open:
+            extra = self.ledger.points()
             self._take_points(extra={bot: [p for p in points if p is not None] for bot, points in extra.items()})
         for game in self._pending:
             self._moves_of(game)

@@ -48,14 +48,13 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from arena.config.botfolder import BotFolderError, load_bot, registry_folders, shown_path
 from arena.ratings.confidence import SETTLE_LEVEL
-from arena.ratings.ledger import SCORE_MEANS, WINS_MEANS
 from arena.ratings.results import is_league, is_swiss
 from arena.ratings.standings import ranked
 from arena.resources import templates_dir
 from arena.site.gamepages import (
     _WRITTEN,
+    GamePages,
     _write_if_changed,
     folder_times,
     write_game_pages,
@@ -64,7 +63,7 @@ from arena.site.gamepages import (
     page_links as page_links,  # re-exported: the report's API
 )
 from arena.site.model import ReportError, SiteData, load_site_data
-from arena.site.pages import h2h_cells, last_lines, membership_text
+from arena.site.pages import h2h_cells, membership_text
 from arena.site.pages import (
     settings_summary as settings_summary,  # re-exported: the report's API
 )
@@ -76,9 +75,11 @@ from arena.site.replay import (
     script_text,
 )
 from arena.site.state import GAMES_PER_PAGE, SiteState
+from arena.site.templating import environment, fmt_score, rank_change, signed
+from arena.site.templating import slug as slug  # re-exported: the report's API
 from arena.store.db import BotRecord
 from arena.store.lock import rendering
-from engine.registry import all_games, get_game
+from engine.registry import all_games
 
 SITE_DIR = "site"
 GAMES_PER_PAGE = GAMES_PER_PAGE  # re-exported: the pages' size lives with the state
@@ -86,13 +87,6 @@ MATRIX_BOTS = 40  # the matrix page shows the top of the standings; each bot pag
 
 
 # --- helpers for the pages ---------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=65536)
-def slug(bot: str) -> str:
-    """A file name for a bot's page: safe characters of its id plus a short hash (ids may be anything)."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", bot).strip("-.")[:40] or "bot"
-    return f"{safe}-{hashlib.sha256(bot.encode()).hexdigest()[:8]}"
 
 
 def _script_data(name: str, key: str, value: Any) -> str:
@@ -105,57 +99,13 @@ def _compact(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _fmt_score(value: float) -> str:
-    return f"{value:g}"
-
-
-def _signed(value: float) -> str:
-    """A rating change: +0.45, −0.45 (a real minus sign), 0.00."""
-    text = f"{abs(value):.2f}"
-    return text if text == "0.00" else ("+" if value > 0 else "\u2212") + text
-
-
-def _rank_change(places: int) -> str:
-    """Places gained (▲2) or lost (▼1) in the standings; – for none."""
-    return "\u25b2" + str(places) if places > 0 else "\u25bc" + str(-places) if places < 0 else "\u2013"
-
-
-@functools.lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    """The templates' environment, made once per process (a league's renderer renders
-    after every batch: its templates are compiled once)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=True,  # every template is HTML; a bot's name or log must never become markup
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-        auto_reload=False,  # templates do not change during a render; skips a stat per page
-    )
-    env.filters["score"] = _fmt_score
-    env.filters["slug"] = slug
-    env.filters["signed"] = _signed
-    env.filters["rank_change"] = _rank_change
-    env.filters["last_lines"] = last_lines
-    env.filters["game_score_means"] = _game_score_means
-    env.globals.update(wins_means=WINS_MEANS, score_means=SCORE_MEANS)  # the column headers' titles
-    return env
-
-
-def _game_score_means(game: str) -> str:
-    """What a game's own score counts and which way is better (its `Game.game_score`)."""
-    try:
-        return get_game(game).game_score
-    except Exception:  # noqa: BLE001 - a store of a game this arena does not know
-        return "the game's own score"
-
 
 # --- the site ----------------------------------------------------------------------------
 
 
 def write_site(
     data: SiteData, site: Path, *, replays: str = "all", jobs: int | None = None, full: bool = False,
-    game_files: bool | None = None,
+    game_files: bool | None = None, broken_bots: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """Bring the site in `site` up to date; returns counts (pages rendered, files written,
     replays written, failed). A file is written only when its bytes change.
@@ -171,6 +121,10 @@ def write_site(
     `game_files`: write a page per game, the game list's pages and the replays (default:
     yes for a tournament; no for a league, whose server answers them from its store,
     `arena.web.league_games`; the files an older render left there are removed).
+
+    `broken_bots`: what a league's index says of its registry, handed by the caller (the
+    site reads the store, never a bot folder): each folder that cannot join, by its path in
+    the registry, and why (`arena.config.botfolder.broken_folders`).
     """
     from arena.store.db import Store, StoreError
 
@@ -183,12 +137,14 @@ def write_site(
             store = Store.open(data.tournament_dir)
         except StoreError as error:
             raise ReportError(str(error)) from None
-        return _write_site(data, store, site, replays=replays, jobs=jobs, full=full, game_files=game_files)
+        return _write_site(
+            data, store, site, replays=replays, jobs=jobs, full=full, game_files=game_files, broken_bots=broken_bots,
+        )
 
 
 def _write_site(
     data: SiteData, store, site: Path, *, replays: str, jobs: int | None, full: bool,  # noqa: ANN001
-    game_files: bool | None,
+    game_files: bool | None, broken_bots: Sequence[tuple[str, str]],
 ) -> dict[str, Any]:
     try:
         state = SiteState(data.tournament_dir, store, full=full)
@@ -196,7 +152,9 @@ def _write_site(
             state.refresh()
             if game_files is None:
                 game_files = not is_league(data.settings)
-            return _write_from_state(data, state, site, replays=replays, jobs=jobs, full=full, game_files=game_files)
+            return _write_from_state(
+                data, state, site, replays=replays, jobs=jobs, full=full, game_files=game_files, broken_bots=broken_bots,
+            )
         finally:
             state.close()
     finally:
@@ -205,8 +163,9 @@ def _write_site(
 
 def _write_from_state(
     data: SiteData, state: SiteState, site: Path, *, replays: str, jobs: int | None, full: bool, game_files: bool,
+    broken_bots: Sequence[tuple[str, str]],
 ) -> dict[str, Any]:
-    env = _environment()
+    env = environment()
     site.mkdir(parents=True, exist_ok=True)
     for sub in ("bots", "games", "replays", "assets") if game_files else ("bots", "assets"):
         (site / sub).mkdir(exist_ok=True)
@@ -244,7 +203,7 @@ def _write_from_state(
     game_pages = max(1, -(-done // GAMES_PER_PAGE))
     if game_files:
         counts = write_game_pages(
-            data, state, site, env.get_template("games.html"), env.get_template("game.html"), common,
+            data, state, site, GamePages(common, data.settings.get("rules") or {}),
             since=None if last is None else last["count"], all_lists=last is None or last["pages"] != game_pages,
             replays=replays, jobs=jobs, folders=None if last is None else last.get("folders"),
         )
@@ -285,7 +244,7 @@ def _write_from_state(
         suspended=standings.suspended(),
         settled_span=standings.settled_span,
         settle_level=f"{SETTLE_LEVEL:.0%}",
-        broken_bots=_broken_bots(data.settings),
+        broken_bots=list(broken_bots),
     )
 
     top = order[:MATRIX_BOTS]
@@ -436,9 +395,9 @@ def _recent_rows(recent: Sequence[Mapping[str, Any]]) -> markupsafe.Markup:
         rows.append(
             f'<tr><td><a href="../games/{key}.html">{key}</a></td><td>{game["round"]}</td><td>{seat}</td>'
             f'<td><span class="place p{places[seat]}">{places[seat]}</span>{forfeit}</td>'
-            f'<td>{_fmt_score(game["scores"][seat])}</td>'
-            f'<td class="num">{"%.2f" % move[0]} <span class="{change}">{_signed(move[1])}</span></td>'
-            f'<td class="num">{move[2]} <span class="{moved}">{_rank_change(move[3])}</span></td><td>{mates}</td></tr>'
+            f'<td>{fmt_score(game["scores"][seat])}</td>'
+            f'<td class="num">{"%.2f" % move[0]} <span class="{change}">{signed(move[1])}</span></td>'
+            f'<td class="num">{move[2]} <span class="{moved}">{rank_change(move[3])}</span></td><td>{mates}</td></tr>'
         )
     return markupsafe.Markup("".join(rows))
 
@@ -469,22 +428,6 @@ def _remove_game_files(site: Path) -> None:
             (site / sub).rmdir()
         except OSError:
             pass  # it holds something else: left as it is
-
-
-def _broken_bots(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A league's registry folders that cannot join (their bot.toml is wrong, their name
-    is not UTF-8): each one's path in the registry (never the registry's own place) and
-    why."""
-    registry = Path(settings.get("registry") or "")
-    if settings.get("format") != "league" or not settings.get("registry") or not registry.is_dir():
-        return []
-    broken = []
-    for folder in registry_folders(registry):
-        try:
-            load_bot(folder)
-        except BotFolderError as error:
-            broken.append((shown_path(folder.relative_to(registry).as_posix()), error.why()))
-    return broken
 
 
 DATA_DIR = "data"  # the site's data scripts: data/site.js, data/bots/<slug>/<n>.js
@@ -602,10 +545,14 @@ def _write_replays(tournament_dir: Path, out: Path, keys: list[str], jobs: int |
     return sum(results), len(results) - sum(results)
 
 
-def render_site(tournament_dir: str | Path, *, replays: str = "all", jobs: int | None = None) -> Path:
-    """Render `DIR/site/` from the tournament store in DIR; returns the site folder."""
+def render_site(
+    tournament_dir: str | Path, *, replays: str = "all", jobs: int | None = None,
+    broken_bots: Sequence[tuple[str, str]] = (),
+) -> Path:
+    """Render `DIR/site/` from the tournament store in DIR (`broken_bots`: see `write_site`);
+    returns the site folder."""
     tournament_dir = Path(tournament_dir)
     data = load_site_data(tournament_dir, background=True)
     site = tournament_dir / SITE_DIR
-    write_site(data, site, replays=replays, jobs=jobs)
+    write_site(data, site, replays=replays, jobs=jobs, broken_bots=broken_bots)
     return site

@@ -173,6 +173,11 @@ class PartialReads:
         ).fetchone()
         return (before[0] if before else None, after[0] if after else None)
 
+    def data_version(self) -> int:
+        """A number that moves when another connection commits to the store (SQLite's
+        data_version): what a reader's answers as of it are still good for."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0]
+
     def deal_open(self, deal: str) -> bool:
         """True while a game of deal `deal` (a duplicate deal's seat rotations) has no result."""
         return self._db.execute(

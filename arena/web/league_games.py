@@ -103,7 +103,6 @@ class ServedGames:
         # a page many readers ask for is rendered once a batch. Least recently used first.
         self._answers: OrderedDict[str, tuple[int, Answer]] = OrderedDict()
         self._answer_bytes = 0
-        self._env: Any = None
         self._limiter: Any = None
         self._done: Any = None  # where each list page starts (arena.store.partial.DoneIndex)
 
@@ -167,7 +166,7 @@ class ServedGames:
         with self._lock:
             if self._open() is None:
                 return None
-            version = self._store._db.execute("PRAGMA data_version").fetchone()[0]  # moves when the league commits
+            version = self._store.data_version()  # moves when the league commits
         with self._cache_lock:
             kept = self._answers.get(path)
             if kept is not None and kept[0] == version:
@@ -203,41 +202,30 @@ class ServedGames:
         found = await anyio.to_thread.run_sync(self.answer, path, limiter=self._limiter)
         return None if found is None else found.response()
 
-    def _site(self) -> dict[str, Any]:
-        """What every page is rendered with: the templates and the league's names."""
-        from arena.site.writer import _environment
+    def _site(self) -> tuple[Any, bool]:
+        """The site's renderer of game pages, with the league's names and rules, and
+        whether its deals are duplicate."""
+        from arena.site.gamepages import GamePages
 
-        if self._env is None:
-            self._env = _environment()
         with self._lock:
             settings = self._store.settings() or {}
-        return {
-            "common": {
-                "tournament": str(settings.get("name") or self.league_dir.resolve().name),
-                "game_name": str(settings.get("game") or ""),
-                "bots": {},
-                "served_games": True,
-            },
-            "rules": settings.get("rules") or {},
-            "duplicate": bool(settings.get("duplicate", False)),
+        common = {
+            "tournament": str(settings.get("name") or self.league_dir.resolve().name),
+            "game_name": str(settings.get("game") or ""),
+            "bots": {},
+            "served_games": True,
         }
+        return GamePages(common, settings.get("rules") or {}), bool(settings.get("duplicate", False))
 
     def _site_game(self, row: Any, duplicate: bool) -> Any:
-        """A finished game's page model, as `arena.site.model.load_site_data` builds it."""
-        from arena.site.model import SiteGame
+        """A finished game's page model, as the static site's writer builds it."""
+        from arena.site.model import SiteGame, incident_view
 
         with self._lock:
             seats = self._store.seats(row.key)
             incidents = self._store.incidents(row.key)
             withheld = duplicate and self._store.deal_open(row.deal)
-        return SiteGame(
-            key=row.key, round=row.round, table_no=row.table_no, rotation=row.rotation, seed=row.seed,
-            seats=[s.bot for s in seats], places=[s.place for s in seats], scores=[s.score for s in seats],
-            forfeits=[s.forfeit for s in seats], finished_at=row.finished_at, duration_s=row.duration_s,
-            rules_version=row.rules_version,
-            incidents=[{**incident.model_dump(mode="json"), "when": incident.when()} for _, incident in incidents],
-            withheld=withheld,
-        )
+        return SiteGame.of_rows(row, seats, [incident_view(incident) for _, incident in incidents], withheld)
 
     def _finished(self, key: str) -> Any:
         with self._lock:
@@ -253,40 +241,33 @@ class ServedGames:
 
     def game_page(self, key: str) -> Answer:
         """games/<key>.html: the game, its neighbours and its list page."""
-        from arena.site.replay import FORMAT
         from arena.site.writer import GAMES_PER_PAGE
 
         row = self._finished(key)
         if row is None:
             return _missing(f"no finished game {key} in this league")
-        site = self._site()
-        game = self._site_game(row, site["duplicate"])
+        pages, duplicate = self._site()
+        game = self._site_game(row, duplicate)
         with self._lock:
             previous, following = self._store.done_neighbours(key)
             self._done.refresh()
             index = self._done.place(key)
-        html = self._env.get_template("game.html").render(
-            root="../", **site["common"], rules=site["rules"], g=game, replay_file=f"{key}.r{FORMAT}.js",
-            replay_ready=True, previous=previous, next=following, list_page=index // GAMES_PER_PAGE + 1,
+        html = pages.game_page(
+            game, previous=previous, following=following, list_page=index // GAMES_PER_PAGE + 1, replay_ready=True,
         )
         return self._page_html(html)
 
     def list_page(self, number: int) -> Answer:
         """games/page-N.html: GAMES_PER_PAGE finished games in schedule order."""
-        from arena.site.writer import page_links
-
-        site = self._site()
+        renderer, duplicate = self._site()
         with self._lock:
             self._done.refresh()
             pages = max(1, len(self._done.starts))
             rows = self._done.games_of_page(number)
         if number > pages:
             return _missing(f"no page {number} of games: there are {pages}")
-        games = [self._site_game(row, site["duplicate"]) for row in rows]
-        html = self._env.get_template("games.html").render(
-            root="../", **site["common"], games=games, page=number, pages=pages, links=page_links(number, pages),
-        )
-        return self._page_html(html)
+        games = [self._site_game(row, duplicate) for row in rows]
+        return self._page_html(renderer.list_page(games, number, pages))
 
     # -- replays --------------------------------------------------------------------------
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.game.seats import InProcessBot
-from arena.league.ladder import LeagueInterrupted, run_league, where_it_stands
-from arena.site.writer import render_site
+from arena.league.ladder import LeagueInterrupted, render, run_league, where_it_stands
 from tests.league.test_league import (
     NAMES,
     WAIT_S,
@@ -163,7 +162,7 @@ def test_standings_without_the_retired_versions_rank_the_bots_shown(tmp_path):
     full_rows = [line.split() for line in full.stdout.splitlines() if re.match(r"^\d+ +\d+–\d+ ", line)]
     assert len(full_rows) == 6 and sum(row[3] == "(retired)" for row in full_rows) == 2
     # The site names a league's bot by its id, which holds its version: said once.
-    render_site(out)
+    render(out, registry)
     index = (out / "site" / "index.html").read_text()
     assert '>ann@2.0</a> <span class="muted">2.0</span>' not in index and ">ann@2.0</a>" in index
 
@@ -197,7 +196,7 @@ def test_a_broken_bot_toml_in_a_registry_is_said_once_by_the_league(tmp_path):
         f"{zed} cannot join, its bot.toml is wrong: 'command' is missing (e.g. command = [\"python3\", \"bot.py\"])"
     ]
     # The site says it too, naming the folder by its place in the registry only.
-    render_site(out)
+    render(out, registry)
     index = html.unescape((out / "site" / "index.html").read_text())
     assert (
         "The registry's zed/1.0 cannot join: its bot.toml is wrong: 'command' is missing "

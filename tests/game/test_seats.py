@@ -88,7 +88,7 @@ def test_the_start_up_clock_starts_when_the_process_runs_not_when_the_engine_is_
     # within its start-up limit of 0.5 s, though 0.8 s passed since the start was asked for.
     sandbox = ScriptedSandbox([ScriptedProcess(answer_after_s=0.2)], engine_s=0.6)
     bot = remote_bot(sandbox, Limits(startup_s=0.5))
-    bot._ensure_started()
+    bot.ensure_started()
     assert (bot.starts, bot.said_name) == (1, "scripted")
     assert bot.startup_s[0] >= 0.8  # what the game waited, the engine's part included
 
@@ -97,7 +97,7 @@ def test_a_bot_slower_than_the_start_up_limit_still_times_out():
     sandbox = ScriptedSandbox([ScriptedProcess(answer_after_s=0.8)], engine_s=0.3)
     bot = remote_bot(sandbox, Limits(startup_s=0.5))
     with pytest.raises(BotFault) as fault:
-        bot._ensure_started()
+        bot.ensure_started()
     assert (fault.value.reason, fault.value.detail) == (
         Reason.TIMEOUT, "did not answer 'hello' within the start-up limit of 0.5 s",
     )
@@ -109,9 +109,9 @@ def test_arena_failing_during_the_handshake_leaves_no_half_started_process():
     sandbox = ScriptedSandbox([broken, healthy])
     bot = remote_bot(sandbox, Limits(startup_s=1))
     with pytest.raises(SandboxError, match="attach socket failed"):
-        bot._ensure_started()
+        bot.ensure_started()
     assert broken.closed and bot.process is None
     # The retry (the referee's own start of a seat whose early start failed) starts afresh
     # and says hello to the new process: the bot is not left without its handshake.
-    assert bot._ensure_started() is healthy
+    assert bot.ensure_started() is healthy
     assert [json.loads(line)["type"] for line in healthy.sent] == ["hello"]

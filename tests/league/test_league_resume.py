@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from arena.ratings.ledger import RatedGame, RatingLedger, RatingSettings
-from arena.ratings.snapshot import from_snapshot, snapshot
 from arena.league import saved_state
 from arena.league.ladder import LeagueInterrupted, _League, run_league
 from arena.store.db import Store
@@ -68,20 +67,37 @@ def test_a_ledger_snapshot_goes_on_bit_for_bit(duplicate):
     for game in games[:cut]:
         straight.add(game)
         halted.add(game)
-    resumed = from_snapshot(json.loads(json.dumps(snapshot(halted))))
-    assert snapshot(resumed) == snapshot(halted)
+    resumed = RatingLedger.restore(json.loads(json.dumps(halted.snapshot())))
+    assert resumed.snapshot() == halted.snapshot()
     for game in games[cut:]:
         straight.add(game)
         resumed.add(game)
-    assert snapshot(resumed) == snapshot(straight)
+    assert resumed.snapshot() == straight.snapshot()
     assert resumed.table() == straight.table()
     assert resumed.confidence() == straight.confidence()
     # Every rating exactly: the natural parameters, not mu and sigma rounded through them.
     assert {bot: (r.pi, r.tau) for bot, r in resumed.ratings._ratings.items()} == {
         bot: (r.pi, r.tau) for bot, r in straight.ratings._ratings.items()
     }
-    with pytest.raises(ValueError):
-        snapshot(RatingLedger(history=True))
+
+
+def test_a_ledger_with_a_history_goes_on_with_it():
+    """A history is in the snapshot (the site's cache keeps one): every point, then the same
+    points as the ledger that never stopped."""
+    games = _games(60, 4)
+    straight = RatingLedger(history=True, bots=["b0"])
+    halted = RatingLedger(history=True, bots=["b0"])
+    for game in games[:30]:
+        straight.add(game)
+        halted.add(game)
+    resumed = RatingLedger.restore(json.loads(json.dumps(halted.snapshot())))
+    assert resumed.points() == halted.points()
+    assert resumed.snapshot(history=False)["history"] is None
+    for game in games[30:]:
+        straight.add(game)
+        resumed.add(game)
+    assert resumed.points() == straight.points()
+    assert resumed.snapshot() == straight.snapshot()
 
 
 def test_a_duplicate_ledger_resumed_refuses_a_late_rotation_of_a_deal_it_rated():
@@ -92,19 +108,19 @@ def test_a_duplicate_ledger_resumed_refuses_a_late_rotation_of_a_deal_it_rated()
     straight = RatingLedger(settings, duplicate=True, record=True)
     for game in games[:13]:  # deals 1-4 rated, deal 5 open (rotation 0)
         straight.add(game)
-    saved = json.loads(json.dumps(snapshot(straight)))
+    saved = json.loads(json.dumps(straight.snapshot()))
     assert saved["rated_deals"] == ["00001-00001", "00002-00001", "00003-00001", "00004-00001"]
-    resumed = from_snapshot(saved)
+    resumed = RatingLedger.restore(saved)
     late = RatedGame(game_key(9, 1, 5), games[3].bots, games[3].places, deal="00002-00001")
     for ledger in (straight, resumed):
         with pytest.raises(ValueError, match="rotations of deal '00002-00001' must come one after another"):
             ledger.add(late)
-    assert snapshot(resumed) == snapshot(straight)  # and both alike after it
+    assert resumed.snapshot() == straight.snapshot()  # and both alike after it
     # A snapshot without them (an older arena's) or with something else is not one.
     for bad in ({k: v for k, v in saved.items() if k != "rated_deals"}, {**saved, "rated_deals": [1]},
                 {**saved, "rated_deals": "00001-00001"}):
         with pytest.raises((KeyError, ValueError)):
-            from_snapshot(bad)
+            RatingLedger.restore(bad)
 
 
 def _open(out: Path, **settings) -> _League:
@@ -117,7 +133,7 @@ def _open(out: Path, **settings) -> _League:
 def _state_of(league: _League) -> dict:
     """Everything a resume restores, as the league goes on with it."""
     return {
-        "lag": snapshot(league.lag), "full": snapshot(league.full),
+        "lag": league.lag.snapshot(), "full": league.full.snapshot(),
         "through": (league.lag_through, league.full_through, league.next_batch, league.seq, league.counted),
         "streak": +league.streak, "last_forfeit": league.last_forfeit,
         "counts": (+league.scheduled_games, +league.seat_use),

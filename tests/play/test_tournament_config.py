@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,14 +44,15 @@ def test_several_mistakes_are_reported_at_once_with_key_value_and_what_is_allowe
     )
     with pytest.raises(TournamentError) as raised:
         load_tournament(path)
+    # The keys a tournament shares with a league (`RunConfig`) come first, then its own.
     assert raised.value.mistakes == [
         "seats = 9: Input should be less than or equal to 6",
-        "format = \"league\": Input should be 'round-robin', 'swiss' or 'gauntlet'",
         "limits.decision_s = -1: Input should be greater than 0",
         "unknown key 'limits.memory'; allowed keys: startup_s, decision_s, time_bank_s, memory_mb, cpu_s, cpus",
         "jobs = 0: Input should be greater than or equal to 1",
-        ("unknown key 'colour'; allowed keys: name, game, seats, format, rounds, cycles, challengers, duplicate, "
-        "bots, seed, rules, limits, rating, sandbox, runtime, bot_process, warm_start, jobs, cluster, output"),
+        "format = \"league\": Input should be 'round-robin', 'swiss' or 'gauntlet'",
+        ("unknown key 'colour'; allowed keys: name, game, seats, duplicate, seed, rules, limits, rating, sandbox, "
+        "runtime, bot_process, warm_start, jobs, cluster, output, format, rounds, cycles, challengers, bots"),
     ]
     assert str(path) in str(raised.value) or raised.value.source == str(path)
 
@@ -198,3 +200,20 @@ def test_a_boolean_is_true_or_false_and_nothing_else(tmp_path, given):
     with pytest.raises(TournamentError, match=r"duplicate = .*: Input should be a valid boolean"):
         load_tournament(path)
     assert load_tournament(write(tmp_path, 'game = "3up3down"\nseats = 2\nduplicate = true\n')).duplicate is True
+
+
+def test_a_league_and_a_tournament_share_one_base_of_settings_and_checks():
+    """The keys both have are declared once (`RunConfig`): the same checks, a league's
+    `duplicate` as strict as a tournament's, and the runner reads only these."""
+    from arena.config.league_file import LeagueConfig
+    from arena.config.tournament_file import RunConfig, TournamentConfig
+
+    shared = set(RunConfig.model_fields)
+    assert shared <= set(TournamentConfig.model_fields) and shared <= set(LeagueConfig.model_fields)
+    for kind in (TournamentConfig, LeagueConfig):
+        for wrong in ({"duplicate": "yes"}, {"seats": 7}, {"cluster": "http://x"}, {"jobs": 0}, {"runtime": "runsc"}):
+            with pytest.raises(ValueError):
+                kind.model_validate({"game": "3up3down", "seats": 3, **wrong})
+    runner = (ROOT / "arena" / "play" / "runner.py").read_text()
+    read = set(re.findall(r"\b(?:self\.config|c)\.(\w+)", runner))
+    assert read and read <= shared

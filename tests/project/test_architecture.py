@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,6 +120,20 @@ def test_layers_that_must_not_know_each_other():
     assert broken == set()
 
 
+def test_the_site_reads_the_store_and_no_bot_folder():
+    """The site is a function of the store: what it says of a registry (a league's folders
+    that cannot join) is handed to it by its caller, which reads the folders."""
+    reading = {
+        (name, imported)
+        for name in MODULES
+        if name == "arena.site" or name.startswith("arena.site.")
+        for imported in imports_of(name)
+        if imported == "arena.config.botfolder" or imported.startswith("arena.config.botfolder.")
+        or imported.startswith("arena.registry")
+    }
+    assert reading == set()
+
+
 def test_the_served_arena_sits_on_top():
     """arena/web/ calls submit, league, store and the report's output; none of them calls it."""
     below = ("arena.registry.submit", "arena.league.ladder", "arena.store.db", "arena.site.writer", "arena.botcopy", "arena.play.tournament",
@@ -211,3 +226,176 @@ def test_no_module_over_700_lines():
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
     }
     assert long == {}
+
+
+def _referee_uses(name: str) -> list[int]:
+    """The lines where module `name` reaches the referee's `play_game`: imported by name,
+    or through the module (`referee.play_game`, `arena.game.referee.play_game`)."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    modules = {"arena.game.referee"}  # the dotted names the referee module is known by here
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "arena.game.referee")
+        elif isinstance(node, ast.ImportFrom) and node.module == "arena.game":
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "referee")
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "arena.game.referee":
+            lines.extend(node.lineno for alias in node.names if alias.name in ("play_game", "*"))
+        elif isinstance(node, ast.Attribute) and node.attr == "play_game" and ast.unparse(node.value) in modules:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_executor_is_the_only_caller_of_the_referee():
+    """Every game arena plays (a tournament's, a league's, `arena match`'s, a table's) goes
+    through `arena.play.executor`: seats started side by side, each done with the game."""
+    callers = {
+        name: lines
+        for name in MODULES
+        if name.startswith("arena.") and name not in ("arena.play.executor", "arena.game.referee")
+        if (lines := _referee_uses(name))
+    }
+    assert callers == {}
+    assert _referee_uses("arena.play.executor") != []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and name != "_" and not (name.startswith("__") and name.endswith("__"))
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items() if name.startswith("arena.")}
+
+
+def _private_names_by_part(trees: dict[str, ast.Module]) -> dict[str, set[str]]:
+    """Each underscore name, and the packages that define it: at module level, in a
+    function, as a class's member, or as an attribute of its own (`self._x = ...`)."""
+    owners: dict[str, set[str]] = {}
+    for name, tree in trees.items():
+        part = _part_of(name)
+        for node in ast.walk(tree):
+            found = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.append(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.append(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    found.append(node.attr)
+            elif isinstance(node, ast.alias) and node.asname:
+                found.append(node.asname)
+            for defined in found:
+                if _private(defined):
+                    owners.setdefault(defined, set()).add(part)
+    return owners
+
+
+def _returns_a_class(module: str, function: str) -> bool:
+    """True when `function` of `module` is annotated to return an object of a class."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function and node.returns:
+            return any(isinstance(part, ast.Name) and part.id[:1].isupper() for part in ast.walk(node.returns))
+    return False
+
+
+def _another_packages(name: str, tree: ast.Module) -> Callable[[ast.AST], bool]:
+    """Whether an expression of module `name` is another package's module, class or object,
+    as far as the module's imports, annotations and assignments tell: a module or class
+    imported from another package, an object one of those classes or functions makes
+    (a function annotated to return an object), an argument or name annotated with such a
+    class, a name (`x`, `self.x`) assigned one of these, and what is read from them."""
+    part = _part_of(name)
+    modules, classes, makers = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(
+                alias.asname or alias.name for alias in node.names
+                if alias.name.startswith("arena.") and _part_of(alias.name) != part
+            )
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena."):
+            for alias in node.names:
+                target, bound = f"{node.module}.{alias.name}", alias.asname or alias.name
+                if _part_of(target) == part:
+                    continue
+                if target in MODULES:
+                    modules.add(bound)
+                elif alias.name[:1].isupper():
+                    classes.add(bound)
+                elif node.module in MODULES and _returns_a_class(node.module, alias.name):
+                    makers.add(bound)
+
+    def key(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return f"self.{node.attr}"
+        return None
+
+    def names_a_class(annotation: ast.AST | None) -> bool:
+        return annotation is not None and any(isinstance(n, ast.Name) and n.id in classes for n in ast.walk(annotation))
+
+    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    makers |= {function.name for function in functions if names_a_class(function.returns)}
+    held = {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg) and names_a_class(node.annotation)}
+    held |= {key(node.target) for node in ast.walk(tree) if isinstance(node, ast.AnnAssign) and names_a_class(node.annotation)}
+    held.discard(None)
+
+    def foreign(node: ast.AST) -> bool:
+        if ast.unparse(node) in modules:
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in classes or node.id in held
+        if isinstance(node, ast.Attribute):
+            return key(node) in held or foreign(node.value)
+        if isinstance(node, ast.Call):
+            called = node.func
+            if isinstance(called, ast.Name):
+                return called.id in classes or called.id in makers
+            # A method of another package's class or object; one of this module's annotated so.
+            return isinstance(called, ast.Attribute) and (
+                (foreign(called.value) and ast.unparse(called.value) not in modules)
+                or (called.attr in makers and key(called.value) == "self")
+            )
+        return False
+
+    assignments = [node for node in ast.walk(tree) if isinstance(node, ast.Assign)]
+    changed = True
+    while changed:  # until no more names are known to hold another package's object
+        changed = False
+        for node in assignments:
+            pairs = [(target, node.value) for target in node.targets]
+            pairs += [
+                pair for target in node.targets
+                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                and len(target.elts) == len(node.value.elts)
+                for pair in zip(target.elts, node.value.elts)
+            ]
+            for target, value in pairs:
+                if (bound := key(target)) is not None and bound not in held and foreign(value):
+                    held.add(bound)
+                    changed = True
+    return foreign
+
+
+def test_no_underscore_name_of_one_package_is_used_from_another():
+    """A package's underscore names are its own (issue 36): none is imported by another
+    package, nor read from another package's module, class or object (`x._name`: x is one
+    as far as `_another_packages` can tell, or `_name` is defined in another package and not
+    in this one); dunder names are everyone's."""
+    trees = _trees()
+    owners = _private_names_by_part(trees)
+    used = set()
+    for name, tree in trees.items():
+        part = _part_of(name)
+        foreign = _another_packages(name, tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena."):
+                if _part_of(node.module) != part:
+                    used.update((name, node.module, alias.name) for alias in node.names if _private(alias.name))
+            elif isinstance(node, ast.Attribute) and _private(node.attr):
+                defined_elsewhere_only = part not in owners.get(node.attr, {part})
+                if defined_elsewhere_only or foreign(node.value):
+                    used.add((name, ast.unparse(node.value), node.attr))
+    assert used == set()

@@ -207,7 +207,7 @@ def test_equal_score_and_buchholz_fall_to_the_conservative_rating():
     assert swiss[0].conservative > swiss[1].conservative
 
 
-def test_a_swiss_ledger_resumed_from_json_keeps_its_table_mates():
+def test_a_swiss_ledger_resumed_from_its_snapshot_keeps_its_table_mates():
     games = [
         RatedGame(key(1, 1), ("X", "P"), (1, 2)), RatedGame(key(1, 2), ("Y", "Q"), (1, 2)),
         RatedGame(key(2, 1), ("X", "Y"), (1, 2)), RatedGame(key(2, 2), ("P", "Q"), (1, 2)),
@@ -216,7 +216,7 @@ def test_a_swiss_ledger_resumed_from_json_keeps_its_table_mates():
     ledger = RatingLedger(swiss=True)
     for game in games[:4]:
         ledger.add(game)
-    resumed = RatingLedger.from_json(ledger.to_json())
+    resumed = RatingLedger.restore(ledger.snapshot())
     for game in games[4:]:
         resumed.add(game)
     assert resumed.table() == standings_table(games)

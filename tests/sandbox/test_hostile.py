@@ -110,13 +110,13 @@ def _leftovers(sandbox) -> list[str]:
             if MARKER in cmdline and int(entry.name) != os.getpid():
                 found.append(f"pid {entry.name}: {cmdline[:120]!r}")
     if sandbox.name == "docker":
-        from arena.sandbox.docker import BOT_LABEL, OWNER_LABEL, _owner_of_this_process
+        from arena.sandbox.docker import BOT_LABEL, OWNER_LABEL, owner_of_this_process
 
         # The engine's own listing: containers.list() would inspect each one, and fail when
         # another run's container goes meanwhile. Only this run's containers count.
         for container in sandbox.client.api.containers(all=True, filters={"label": BOT_LABEL}):
             labels = container.get("Labels") or {}
-            if labels.get(BOT_LABEL) in HOSTILE_NAMES and labels.get(OWNER_LABEL) == _owner_of_this_process():
+            if labels.get(BOT_LABEL) in HOSTILE_NAMES and labels.get(OWNER_LABEL) == owner_of_this_process():
                 found.append(f"container {container['Id'][:12]} of {labels.get(BOT_LABEL)}")
     return found
 

@@ -459,12 +459,12 @@ def owner_gone_for_this_test_only(monkeypatch) -> str:
 
 
 def test_a_dead_owner_is_a_process_of_this_host_that_no_longer_runs():
-    from arena.sandbox.docker import _owner_is_gone, _owner_of_this_process
+    from arena.sandbox.docker import _owner_is_gone, owner_of_this_process
 
     host = socket.gethostname()
     assert _owner_is_gone(f"{host}:999999999:1")  # no such pid
     assert _owner_is_gone(f"{host}:{os.getpid()}:1")  # a reused pid: another start time
-    assert not _owner_is_gone(_owner_of_this_process())
+    assert not _owner_is_gone(owner_of_this_process())
     assert not _owner_is_gone("another-machine:1:1")  # a shared engine: not ours to judge
 
 

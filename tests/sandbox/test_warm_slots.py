@@ -144,11 +144,11 @@ def test_a_process_started_ahead_of_need_has_seen_nothing_before_its_hello(tmp_p
     bot = _early(tmp_path, "wait=1")
     try:
         first = RemoteBot(bot, box, LIMITS, _hello(LIMITS), slot="s")
-        first._ensure_started()
+        first.ensure_started()
         spare = _wait_for_spare(box, "s", 2.0)  # it waited its one second for input, and more
         first.finish(MatchOver(games=0))
         second = RemoteBot(bot, box, LIMITS, _hello(LIMITS), slot="s")
-        assert second._ensure_started() is spare  # running for 2 s: no interpreter to wait for
+        assert second.ensure_started() is spare  # running for 2 s: no interpreter to wait for
         assert "before hello: quiet" in spare.stderr_text()
         assert "before hello: quiet" not in first.logs()[0]  # the cold one got its hello at once
         second.finish(MatchOver(games=0))
@@ -165,12 +165,12 @@ def test_the_start_up_limit_counts_from_when_the_game_asks(tmp_path):
     try:
         cold = RemoteBot(bot, box, limits, _hello(limits), slot="s")
         with pytest.raises(BotFault) as late:
-            cold._ensure_started()
+            cold.ensure_started()
         assert late.value.reason is Reason.TIMEOUT and "start-up limit of 2 s" in late.value.detail
         cold.finish(MatchOver(games=0))
         _wait_for_spare(box, "s", 4.0)
         warm = RemoteBot(bot, box, limits, _hello(limits), slot="s")
-        warm._ensure_started()
+        warm.ensure_started()
         warm.finish(MatchOver(games=0))
     finally:
         box.close()
@@ -181,12 +181,12 @@ def test_a_spare_that_ended_while_it_waited_is_replaced_and_never_charged(tmp_pa
     bot = _early(tmp_path, "wait=1", "exit-if-quiet")  # gone one second after it starts, unless spoken to
     try:
         first = RemoteBot(bot, box, LIMITS, _hello(LIMITS), slot="s")
-        first._ensure_started()
+        first.ensure_started()
         first.finish(MatchOver(games=0))
         spare = _wait_for_spare(box, "s", 2.5)
         assert spare.process.poll() is not None  # it ended while it waited
         second = RemoteBot(bot, box, LIMITS, _hello(LIMITS), slot="s")
-        process = second._ensure_started()  # a fresh start, which answers its hello
+        process = second.ensure_started()  # a fresh start, which answers its hello
         assert process is not spare and second.said_name == "early"
         second.finish(MatchOver(games=0))
     finally:

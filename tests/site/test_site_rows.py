@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 
 from arena.site.pages import h2h_cells
-from arena.site.writer import _environment, _h2h_rows, _recent_rows
+from arena.site.templating import environment
+from arena.site.writer import _h2h_rows, _recent_rows
 from tests.report_helpers import HOSTILE
 
 H2H_LOOP = """  {% for row in matrix_bots %}
@@ -42,7 +43,7 @@ NAMES = ["ann", HOSTILE, 'q"uote&amp', "bob@2", "cy"]
 
 def test_the_head_to_head_rows_are_what_the_template_loop_made():
     rng = random.Random(27)
-    loop = _environment().from_string(H2H_LOOP)
+    loop = environment().from_string(H2H_LOOP)
     for trial in range(30):
         bots = rng.sample(NAMES, rng.randint(1, len(NAMES)))
         with_model = trial % 3 != 0  # a third without a model: the observed share decides
@@ -55,7 +56,7 @@ def test_the_head_to_head_rows_are_what_the_template_loop_made():
 
 def test_a_bots_recent_rows_are_what_the_template_loop_made():
     rng = random.Random(13)
-    loop = _environment().from_string(RECENT_LOOP)
+    loop = environment().from_string(RECENT_LOOP)
     assert str(_recent_rows([])) == loop.render(recent=[])
     for trial in range(30):
         recent = []

@@ -73,7 +73,7 @@ from arena.sandbox.copies import FolderCopy
 from arena.sandbox.copies import remove_leftovers as remove_copies
 from arena.sandbox.uids import UidLease, lease_range
 from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's public names)
-    _ENGINE_ERRORS,
+    ENGINE_ERRORS,
     API_TIMEOUT_S,
     BOT_LABEL,
     BOT_MOUNT,
@@ -93,8 +93,8 @@ from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's publ
     _is_gone,
     _listed_name,
     _owner_is_gone,
-    _owner_of_this_process,
-    _remove_quietly,
+    owner_of_this_process,
+    remove_quietly,
     _slug,
     choose_runtime,
     default_image,
@@ -193,7 +193,7 @@ class DockerSandbox(DockerImages, Sandbox):
                     client = docker.from_env(timeout=API_TIMEOUT_S)
                 client.ping()
                 registered = engine_runtimes(client.info())
-            except _ENGINE_ERRORS as error:
+            except ENGINE_ERRORS as error:
                 where = self._base_url or os.environ.get("DOCKER_HOST") or "the default socket"
                 raise SandboxError(
                     f"the Docker engine is not reachable at {where} ({error}); start it "
@@ -226,7 +226,7 @@ class DockerSandbox(DockerImages, Sandbox):
             # inspect every container listed, and fail (404) when another run's container
             # goes between the two, as containers of live runs do all the time.
             listed = api.containers(all=True, filters={"label": LABEL})
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while listing containers: {error}"
             ) from None
@@ -243,7 +243,7 @@ class DockerSandbox(DockerImages, Sandbox):
                     raise SandboxError(
                         f"could not remove leftover container {_listed_name(entry)}: {error}"
                     ) from None
-            except _ENGINE_ERRORS as error:
+            except ENGINE_ERRORS as error:
                 raise SandboxError(
                     f"could not remove leftover container {_listed_name(entry)}: {error}"
                 ) from None
@@ -261,7 +261,7 @@ class DockerSandbox(DockerImages, Sandbox):
         try:
             # The SDK's ping() waits as long as any call (API_TIMEOUT_S); a stall is shorter.
             api._raise_for_status(api._get(api._url("/_ping"), timeout=ENGINE_PROBE_S))
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine did not answer a ping within {ENGINE_PROBE_S:g} s "
                 f"({type(error).__name__}) {while_doing}: it carries the bot's stdin and stdout, "
@@ -296,7 +296,7 @@ class DockerSandbox(DockerImages, Sandbox):
         if self._maps_users is None:
             try:
                 options = self.client.info().get("SecurityOptions") or []
-            except _ENGINE_ERRORS as error:
+            except ENGINE_ERRORS as error:
                 raise SandboxError(
                     f"the Docker engine failed to describe itself: {error}"
                 ) from None
@@ -315,7 +315,7 @@ class DockerSandbox(DockerImages, Sandbox):
         memory = f"{limits.memory_mb}m"
         labels = {
             LABEL: "docker",
-            OWNER_LABEL: _owner_of_this_process(),
+            OWNER_LABEL: owner_of_this_process(),
             BOT_LABEL: bot.name,
         }
         volumes: dict[str, dict[str, str]] = {}
@@ -478,12 +478,12 @@ class DockerSandbox(DockerImages, Sandbox):
             if io_dir is None:
                 container.reload()  # its init's pid on this host: see _StdoutWatch
                 process.watch = _StdoutWatch.find(container.id, container.attrs["State"].get("Pid"))
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             if process is not None:
                 process.discard()
             else:
                 if container is not None:
-                    _remove_quietly(container)
+                    remove_quietly(container)
                 _remove_io_dir(io_dir)
                 _release(held)
             raise SandboxError(

@@ -42,7 +42,7 @@ RUNTIMES = ("runc", "runsc")  # the host kernel's namespaces; gVisor's own kerne
 RUNTIME_ENV = "ARENA_DOCKER_RUNTIME"
 
 # What the SDK and requests raise when the engine is gone or misbehaves.
-_ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
+ENGINE_ERRORS = (docker.errors.DockerException, requests.RequestException, OSError)
 
 
 def default_image() -> str:
@@ -124,7 +124,9 @@ def _process_start_time(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]
 
 
-def _owner_of_this_process() -> str:
+def owner_of_this_process() -> str:
+    """The owner label of what this process makes: host, pid and the process's start time
+    (a pid used again later is another owner)."""
     pid = os.getpid()
     return f"{socket.gethostname()}:{pid}:{_process_start_time(pid) or '0'}"
 
@@ -138,10 +140,10 @@ def _owner_is_gone(owner: str) -> bool:
     return _process_start_time(int(pid_text)) != started
 
 
-def _remove_quietly(container: Any) -> None:
+def remove_quietly(container: Any) -> None:
     try:
         container.remove(force=True)
-    except _ENGINE_ERRORS:
+    except ENGINE_ERRORS:
         pass  # cleanup_leftovers of the next run will find it by its label
 
 

@@ -21,13 +21,13 @@ from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
 from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
 from arena.sandbox.binary import foreign_binary, foreign_line
 from arena.sandbox.docker.engine import (
-    _ENGINE_ERRORS,
+    ENGINE_ERRORS,
     BOT_LABEL,
     BUILD_TIMEOUT_S,
     IMAGE_ENV,
     LABEL,
     OWNER_LABEL,
-    _owner_of_this_process,
+    owner_of_this_process,
     _slug,
 )
 from arena.sandbox.languages import (
@@ -117,7 +117,7 @@ class DockerImages:
                 f".ci/docker-up, or `docker pull python:3.12-slim` and set {IMAGE_ENV}="
                 "python:3.12-slim"
             ) from None
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while looking up {self.image!r}: {error}"
             ) from None
@@ -148,7 +148,7 @@ class DockerImages:
             return tag
         except docker.errors.ImageNotFound:
             pass
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while looking up {tag}: {error}"
             ) from None
@@ -201,7 +201,7 @@ class DockerImages:
             self._remove_layers(output)
             self._failed_builds[tag] = BotFault(Reason.CRASH, detail)
             raise self._failed_builds[tag] from None
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(f"the Docker engine failed while building {tag}: {error}") from None
         return tag
 
@@ -260,7 +260,7 @@ class DockerImages:
         for layer in reversed(made[1:]):  # the first is the FROM image
             try:
                 self.client.api.remove_image(layer, noprune=False)
-            except _ENGINE_ERRORS:
+            except ENGINE_ERRORS:
                 pass
 
     def _language_image(self, language: str) -> str:
@@ -277,7 +277,7 @@ class DockerImages:
                 f"the image for language {language!r} ({tag}) is not built on this machine; build it once with "
                 f"`arena images build {language}` (or .ci/docker-up)"
             ) from None
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(f"the Docker engine failed while looking up {tag}: {error}") from None
         self._present.add(tag)
         return tag
@@ -305,7 +305,7 @@ class DockerImages:
                 image,
                 ["true"],
                 network_mode="none",
-                labels={LABEL: "probe", OWNER_LABEL: _owner_of_this_process()},
+                labels={LABEL: "probe", OWNER_LABEL: owner_of_this_process()},
             )
             try:
                 try:
@@ -324,7 +324,7 @@ class DockerImages:
                     found[path] = answer.status_code == 200
             finally:
                 probe.remove(force=True)
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while inspecting {image!r}: {error}"
             ) from None

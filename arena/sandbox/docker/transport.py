@@ -33,7 +33,7 @@ from arena.sandbox.common import (
     fault_for_exit,
 )
 from arena.sandbox.docker.engine import (
-    _ENGINE_ERRORS,
+    ENGINE_ERRORS,
     API_TIMEOUT_S,
     EXIT_WAIT_S,
     IO_PREFIX,
@@ -41,7 +41,7 @@ from arena.sandbox.docker.engine import (
     USER,
     WATCH_EVERY_S,
     _is_gone,
-    _remove_quietly,
+    remove_quietly,
 )
 from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
 
@@ -358,7 +358,7 @@ class DockerBotProcess(BotStdio):
                 f"the container {self.container.name} was removed by someone else before arena "
                 "learnt how it ended; not the bot's fault"
             ) from None
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine failed while reading how {self.container.name} ended: {error}"
             ) from None
@@ -460,7 +460,7 @@ class DockerBotProcess(BotStdio):
                 self._oom = bool(self.container.attrs["State"].get("OOMKilled"))
         except docker.errors.NotFound:
             pass  # removed by someone else meanwhile: nothing left to ask or to remove
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             failure = error
         finally:
             self._close_streams()
@@ -469,7 +469,7 @@ class DockerBotProcess(BotStdio):
             except docker.errors.APIError as error:
                 if not _is_gone(error):
                     failure = failure or error
-            except _ENGINE_ERRORS as error:
+            except ENGINE_ERRORS as error:
                 failure = failure or error
             _remove_io_dir(self.io_dir)
             _release(self.held)
@@ -524,7 +524,7 @@ class DockerBotProcess(BotStdio):
         self._closed = True
         _OPEN.discard(self)
         self._close_streams()
-        _remove_quietly(self.container)
+        remove_quietly(self.container)
         _remove_io_dir(self.io_dir)
         _release(self.held)
 

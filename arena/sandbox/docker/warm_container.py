@@ -27,14 +27,14 @@ from arena.sandbox.common import children_of
 from arena.sandbox.copies import FolderCopy
 from arena.sandbox.uids import UidLease
 from arena.sandbox.docker.engine import (
-    _ENGINE_ERRORS,
+    ENGINE_ERRORS,
     EXIT_WAIT_S,
     IO_MOUNT,
     IO_PREFIX,
     USER,
     _is_gone,
     _process_start_time,
-    _remove_quietly,
+    remove_quietly,
     _slug,
 )
 from arena.sandbox.docker.launcher import LauncherUnavailable, launcher_binary
@@ -160,7 +160,7 @@ class WarmContainer:
             self.container = self.sandbox.client.containers.create(**settings)
             self.container.start()
             self.container.reload()
-        except _ENGINE_ERRORS as error:
+        except ENGINE_ERRORS as error:
             raise SandboxError(
                 f"the Docker engine could not start a warm container for {self.bot.name}: {error}"
             ) from None
@@ -429,7 +429,7 @@ class WarmContainer:
             if self.container is not None:
                 self._kill_init()
                 if quietly:
-                    _remove_quietly(self.container)
+                    remove_quietly(self.container)
                 else:
                     try:
                         self.container.remove(force=True)
@@ -438,7 +438,7 @@ class WarmContainer:
                             raise SandboxError(
                                 f"the Docker engine failed while removing {self.name}: {error}"
                             ) from None
-                    except _ENGINE_ERRORS as error:
+                    except ENGINE_ERRORS as error:
                         raise SandboxError(
                             f"the Docker engine failed while removing {self.name}: {error}"
                         ) from None
