@@ -118,11 +118,15 @@ def league_command(
     check_league(config)  # a mistake is said alone, before the banner
     if config.seed is not None and not public_seed_ok:
         warn_public_seed(config.seed)
-    served = _league_server(target, config, serve, host, validate_sandbox, insecure_http, say)
+    settings = _server_settings(target, serve, host, validate_sandbox, insecure_http)
+    waiting = _waiting_for(config, uploads=settings is not None and settings.submissions)
+    served = _league_server(config, settings, say) if settings is not None else None
     say(
         f"league {config.output_dir()}: {config.game}, {config.seats} seats; watching {config.registry_dir()} "
         "(it plays once enough bots are there); Ctrl-C stops, the same command resumes"
     )
+    if waiting:
+        say(waiting)
 
     def show(update) -> None:
         for event in update.events:
@@ -150,9 +154,9 @@ def league_command(
         say(note)
 
 
-def _league_server(target: Path, config, port, host: str, validate_sandbox: str, insecure_http: bool, say):  # noqa: ANN001, ANN202
-    """The site and the authors' door of a league (--serve or its file's [server] table),
-    started in the background; None when neither asks for it."""
+def _server_settings(target: Path, port, host: str, validate_sandbox: str, insecure_http: bool):  # noqa: ANN001, ANN202
+    """The server's settings when the league serves itself (--serve or its file's [server]
+    table), else None."""
     from arena.web.settings import server_config, server_table
 
     table = server_table(target)
@@ -160,7 +164,39 @@ def _league_server(target: Path, config, port, host: str, validate_sandbox: str,
         return None
     overrides = {"port": port, "host": host or None, "validate_sandbox": validate_sandbox or None,
                  "insecure_http": insecure_http or None}
-    settings = server_config(table, {key: value for key, value in overrides.items() if value is not None})
+    return server_config(table, {key: value for key, value in overrides.items() if value is not None})
+
+
+def _waiting_for(config, uploads: bool) -> str | None:  # noqa: ANN001
+    """What the league waits for before its first game, in one line (None: nothing). A
+    registry that is not there is a mistake (a typo waited for ever, silently), unless the
+    league takes uploads, which make it."""
+    from arena.cli.console import UsageError
+    from arena.config.botfolder import BotFolderError, load_bot, registry_folders
+
+    registry = config.registry_dir()
+    if not registry.is_dir() and not uploads:
+        what = "is a file, not a folder" if registry.exists() else "is not there"
+        raise UsageError(f"the registry {registry} {what}: give --registry the folder bots are submitted to, or "
+                         f"submit one there first (arena submit BOT --registry {registry})")
+    names = set()
+    for folder in registry_folders(registry) if registry.is_dir() else []:
+        try:
+            manifest = load_bot(folder)
+        except BotFolderError:
+            continue  # the league says which, when it looks
+        if config.game in manifest.games:
+            names.add(manifest.name)
+    playing = len(names)
+    if playing >= config.seats:
+        return None
+    how = "uploads at /door/ or `arena submit`" if uploads else f"`arena submit BOT --registry {registry}`"
+    return (f"waiting for bots: {playing} in the registry play {config.game} and a game needs {config.seats} "
+            f"({how})")
+
+
+def _league_server(config, settings, say):  # noqa: ANN001, ANN202
+    """The site and the authors' door of a league, started in the background."""
     from arena.cli.authors import serve_door
 
     server, door = serve_door(

@@ -62,6 +62,11 @@ class LeagueConfig(RunConfig):
         return Path(self.base_dir, self.registry).resolve() if self.registry else default_registry()
 
 
+# Tables of a league file beside [league]: a key of that name inside [league] is one of
+# them misplaced (`server = 5`, or `server.port = 8000` under [league]).
+OWN_TABLES = {"server": "port = 8000, ...: docs/server.md"}
+
+
 def _validate(data: Mapping[str, Any], source: str) -> LeagueConfig:
     try:
         return LeagueConfig.model_validate(dict(data))
@@ -70,7 +75,11 @@ def _validate(data: Mapping[str, Any], source: str) -> LeagueConfig:
         for error in invalid.errors():
             key = ".".join(str(part) for part in error["loc"])
             message = error["msg"].removeprefix("Value error, ")
-            if error["type"] == "extra_forbidden":
+            if error["type"] == "extra_forbidden" and key in OWN_TABLES:
+                lines.append(f"{key} = {json.dumps(error.get('input'), default=str)} is inside [league]; [{key}] is "
+                             f"a table of its own: a line [{key}] after the [league] keys, then its keys "
+                             f"({OWN_TABLES[key]}) below it")
+            elif error["type"] == "extra_forbidden":
                 allowed = ", ".join(name for name in LeagueConfig.model_fields if name != "base_dir")
                 lines.append(f"unknown key {key!r}; allowed keys: {allowed}")
             elif error["type"] == "missing":

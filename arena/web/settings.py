@@ -68,7 +68,8 @@ def server_table(target: Path) -> dict | None:
         return None  # load_league says what is wrong with the file
     table = document.get("server")
     if table is not None and not isinstance(table, dict):
-        raise WebError(f"{target}: [server] must be a table")
+        raise WebError(f"{target}: server = {table!r}: [server] must be a table: a line [server], then its keys "
+                       "(port = 8000, ...: docs/server.md) below it")
     return table
 
 

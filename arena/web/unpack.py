@@ -52,12 +52,24 @@ class UploadLimits:
 
 
 class UploadRefused(Exception):
-    """An upload refused: the HTTP status and one line saying why and what is allowed."""
+    """An upload refused: the HTTP status and one line saying why and what is allowed
+    (always one line: a character that is not printable, such as a newline in an entry's
+    name, is written as its escape)."""
 
     def __init__(self, status: int, line: str):
         self.status = status
-        self.line = line
-        super().__init__(line)
+        self.line = "".join(char if char.isprintable() else repr(char)[1:-1] for char in line)
+        super().__init__(self.line)
+
+
+NAME_SHOWN = 120  # characters of an entry's name in a refusal (a name may be thousands)
+
+
+def shown(name: str) -> str:
+    """An entry's name as a refusal shows it: its unprintable characters escaped (in
+    quotes then, so an empty or odd name can be seen), long ones cut in the middle."""
+    text = name if name and name.isprintable() else repr(name)
+    return text if len(text) <= NAME_SHOWN else text[: NAME_SHOWN // 2 - 2] + "..." + text[-(NAME_SHOWN // 2 - 1):]
 
 
 def unpack(archive: Path, dest: Path, limits: UploadLimits) -> Path:
@@ -118,21 +130,23 @@ class _Counter:
         """A checked relative path for an entry's name (a folder's when `folder`), counted
         with every folder its name makes on the way."""
         if "\x00" in name or "\\" in name:
-            raise UploadRefused(400, f"{name!r}: a name with a NUL or a backslash is not accepted")
+            raise UploadRefused(400, f"{shown(name)}: a name with a NUL or a backslash is not accepted")
         path = PurePosixPath(name)
         if path.is_absolute() or name.startswith("/"):
-            raise UploadRefused(400, f"{name}: an absolute name is not accepted; pack the folder with relative names")
+            raise UploadRefused(400, f"{shown(name)}: an absolute name is not accepted; pack the folder with relative names")
         if ".." in path.parts:
-            raise UploadRefused(400, f"{name}: a name with '..' would reach outside the bot folder; not accepted")
+            raise UploadRefused(400, f"{shown(name)}: a name with '..' would reach outside the bot folder; not accepted")
         parts = [part for part in path.parts if part not in ("", ".")]
         if not parts:
+            if not folder:  # '' or '.' as a file: it would be written over the bot folder itself
+                raise UploadRefused(400, f"{shown(name)}: an entry with no name is not accepted; pack the bot folder again")
             self._count()  # the archive's own top ('./'): the folder unpacked into
             return PurePosixPath(".")
         clean = PurePosixPath(*parts)
         if len(parts) - (0 if folder else 1) > MAX_DEPTH:
-            raise UploadRefused(400, f"{name}: is more than {MAX_DEPTH} folders deep; flatten the folder")
+            raise UploadRefused(400, f"{shown(name)}: is more than {MAX_DEPTH} folders deep; flatten the folder")
         if str(clean) in self.seen:
-            raise UploadRefused(400, f"{clean}: appears twice in the archive; not accepted")
+            raise UploadRefused(400, f"{shown(str(clean))}: appears twice in the archive; not accepted")
         self.seen.add(str(clean))
         for end in range(1, len(parts)):  # the folders the name makes on its way, each counted once
             parent = "/".join(parts[:end])
@@ -155,7 +169,7 @@ class _Counter:
         """A file's size as its header says, counted (the first pass)."""
         self.bytes += size
         if size > self.limits.file_mb * MB:
-            raise UploadRefused(413, f"{name}: unpacks to more than {self.limits.file_mb} MB (the limit a file)")
+            raise UploadRefused(413, f"{shown(name)}: unpacks to more than {self.limits.file_mb} MB (the limit a file)")
         if self.bytes > self.limits.unpacked_mb * MB:
             raise UploadRefused(413, f"the archive unpacks to more than {self.limits.unpacked_mb} MB (the limit)")
 
@@ -171,7 +185,7 @@ class _Counter:
                 written += len(chunk)
                 self.bytes += len(chunk)
                 if written > per_file:
-                    raise UploadRefused(413, f"{name}: unpacks to more than {self.limits.file_mb} MB (the limit a file)")
+                    raise UploadRefused(413, f"{shown(name)}: unpacks to more than {self.limits.file_mb} MB (the limit a file)")
                 if self.bytes > total:
                     raise UploadRefused(413, f"the archive unpacks to more than {self.limits.unpacked_mb} MB (the limit)")
                 sink.write(chunk)
@@ -226,12 +240,12 @@ def _untar(archive: Path, dest: Path | None, limits: UploadLimits) -> None:
                 name = member.name
                 if member.issym() or member.islnk():
                     kind = "symbolic link" if member.issym() else "hard link"
-                    said = f"{name}: is a {kind} (to {member.linkname!r}); links are not accepted: put the file itself in"
+                    said = f"{shown(name)}: is a {kind} (to {member.linkname[:NAME_SHOWN]!r}); links are not accepted: put the file itself in"
                     if "build" in PurePosixPath(name).parts[:2]:  # a build's output, e.g. cargo's links
                         said += "; or leave build/ out: arena builds it (arena submit --to does)"
                     raise UploadRefused(400, said)
                 if not (member.isreg() or member.isdir()):
-                    raise UploadRefused(400, f"{name}: is a device, fifo or other special file; only files and folders")
+                    raise UploadRefused(400, f"{shown(name)}: is a device, fifo or other special file; only files and folders")
                 path = counter.entry(name, member.isdir())
                 if member.isreg():
                     counter.declared(name, member.size)  # a tar member holds exactly its size
@@ -257,18 +271,19 @@ def _unzip(archive: Path, dest: Path | None, limits: UploadLimits) -> None:
             name = info.filename
             mode = info.external_attr >> 16
             if info.flag_bits & 0x1:
-                raise UploadRefused(400, f"{name}: is encrypted; pack the bot without a password")
+                raise UploadRefused(400, f"{shown(name)}: is encrypted; pack the bot without a password")
             if stat.S_ISLNK(mode):
-                raise UploadRefused(400, f"{name}: is a symbolic link; links are not accepted: put the file itself in")
+                raise UploadRefused(400, f"{shown(name)}: is a symbolic link; links are not accepted: put the file itself in")
             if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # no type bits: a plain file
-                raise UploadRefused(400, f"{name}: is a device, fifo or other special file; only files and folders")
-            path = counter.entry(name, info.is_dir())
+                raise UploadRefused(400, f"{shown(name)}: is a device, fifo or other special file; only files and folders")
+            folder = name.endswith("/")  # zipfile's is_dir(), which fails on an empty name (IndexError)
+            path = counter.entry(name, folder)
             if dest is None:
-                if not info.is_dir():
+                if not folder:
                     counter.declared(name, info.file_size)
                 continue
             target = dest / path
-            if info.is_dir():
+            if folder:
                 target.mkdir(parents=True, exist_ok=True, mode=0o755)
                 continue
             with packed.open(info) as source:

@@ -104,6 +104,41 @@ def test_other_settings_on_a_league_folder_are_said_alone_before_the_banner(tmp_
     )
 
 
+def test_a_league_on_a_registry_that_is_not_there_says_so_and_exits_2(tmp_path):
+    """Issue 35: pointed at a missing registry, a league waited for ever, silently."""
+    missing = tmp_path / "regsitry"
+    run = arena("league", str(tmp_path / "league"), "--game", "3up3down", "--seats", "2", "--registry", str(missing))
+    assert run.returncode == 2 and run.stdout == ""
+    assert " ".join(run.stderr.split()) == (
+        f"arena: error: the registry {missing} is not there: give --registry the folder bots are submitted to, "
+        f"or submit one there first (arena submit BOT --registry {missing})"
+    )
+
+
+def test_a_league_short_of_bots_says_what_it_waits_for(tmp_path):
+    registry = tmp_path / "registry"
+    bot_folder(registry, "ann")  # a plain bot folder (REGISTRY/ann): one bot of the two a game needs
+    league = subprocess.Popen(
+        [sys.executable, "-m", "arena", "league", str(tmp_path / "league"), "--game", "3up3down", "--seats", "2",
+         "--registry", str(registry)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "1000"},
+    )
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(league.stdout), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + WAIT_S
+    while len(said) < 2 and time.monotonic() < deadline and league.poll() is None:
+        time.sleep(0.1)
+    league.kill()
+    league.wait()
+    reader.join(10)
+    assert len(said) >= 2, said
+    banner, waiting = said[:2]
+    assert banner.startswith(f"league {tmp_path / 'league'}: 3up3down, 2 seats; watching {registry} ")
+    assert waiting == (f"waiting for bots: 1 in the registry play 3up3down and a game needs 2 "
+                       f"(`arena submit BOT --registry {registry}`)\n")
+
+
 def test_submit_to_a_league_waits_for_the_new_versions_own_games(tmp_path):
     registry = tmp_path / "registry"
     registry.mkdir()

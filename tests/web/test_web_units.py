@@ -133,6 +133,27 @@ def test_the_server_table_of_a_league_file(tmp_path):
     assert server_table(tmp_path) is None
 
 
+@pytest.mark.parametrize("where", ["top", "league"])
+def test_a_server_key_that_is_not_a_table_is_said_to_be_one(tmp_path, where):
+    """`server = 5` was called an unknown key of [league] (issue 35): it is a table of its own."""
+    from arena.config.league_file import load_league
+    from arena.config.tournament_file import TournamentError
+
+    league = tmp_path / "ladder.toml"
+    keys = 'game = "3up3down"\nseats = 2\n'
+    league.write_text(f"server = 5\n[league]\n{keys}" if where == "top" else f"[league]\n{keys}server = 5\n")
+    if where == "top":
+        with pytest.raises(WebError, match=r"ladder\.toml: server = 5: \[server\] must be a table: a line \[server\]"):
+            server_table(league)
+        return
+    with pytest.raises(TournamentError) as refused:
+        load_league(league)
+    assert refused.value.mistakes == [
+        "server = 5 is inside [league]; [server] is a table of its own: a line [server] after the [league] keys, "
+        "then its keys (port = 8000, ...: docs/server.md) below it"
+    ]
+
+
 def test_a_token_is_found_by_its_id_and_checked_whole(tmp_path):
     book = Book(tmp_path)
     token = book.add("ann")
