@@ -42,12 +42,17 @@ registry's own `submission.json` at the top; and, when asked (`leave_out_build`:
 has a `build` step: arena builds it again from scratch (arena.langs.build), so a build
 made by `arena match` (cargo's hard links, a big target/) is never the author's problem.
 
+The content hash of a bot folder (`content_hash`, `hashed_files`) lives here too, beside
+what a bot folder may hold: the store, the registry, the cluster and a build's mark
+(arena.langs.built) all ask it.
+
 Standard library only.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import pwd
@@ -63,7 +68,8 @@ CHUNK = 1 << 20
 MB = 1 << 20
 MAX_PROBLEMS = 20  # lines told; the rest are counted
 MAX_DEPTH = 32  # folders inside folders (one descriptor open per level while walking)
-IGNORED_TOP = ("submission.json",)  # the registry's record, written by arena itself
+RECORD_FILE = "submission.json"  # a registry's record of a submitted bot, written by arena itself
+IGNORED_TOP = (RECORD_FILE,)
 MANIFEST = "bot.toml"
 MANIFEST_MAX = 1 << 20  # a bot.toml read to see whether the bot has a build step
 BUILD_DIR = "build"  # arena.langs.build's output folder
@@ -140,6 +146,55 @@ def copy_bot_folder(
     if problems and not keep_refused:
         shutil.rmtree(dst, ignore_errors=True)
     return problems
+
+
+# ------------------------------------------------------------------- the content hash
+
+
+def hashed_files(folder: str | Path) -> list[Path]:
+    """The files of a bot folder that are its content, sorted: every file but Python's
+    caches, the registry's record (`submission.json` at the top, written by arena after
+    the hash), and build/ when bot.toml has a `build` step (what it makes is not the bot's
+    source, while bot.toml, and so the build command, is hashed)."""
+    folder = Path(folder)
+    skip_build = has_build_step(folder)
+    found = []
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder)
+        # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
+        if "__pycache__" in relative.parts or path.suffix == ".pyc" or relative.parts == (RECORD_FILE,):
+            continue
+        if skip_build and relative.parts[0] == "build":
+            continue
+        if path.is_file():
+            found.append(path)
+    return sorted(found)
+
+
+def content_hash(folder: str | Path) -> str:
+    """sha256 of every file's relative path, executable bit and bytes (`hashed_files`)."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in hashed_files(folder):
+        relative = path.relative_to(folder)
+        # The name's own bytes: any name a file system holds (one that is not UTF-8 too;
+        # the same bytes as str.encode for every UTF-8 name, so no hash changes).
+        digest.update(os.fsencode(relative) + b"\0")
+        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
+        with path.open("rb") as content:  # in chunks: a big file is never held whole
+            while chunk := content.read(1 << 20):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def has_build_step(folder: str | Path) -> bool:
+    """True when folder/bot.toml is valid TOML with a `build` key (arena.langs.build); the content hash
+    (`content_hash`) leaves build/ out of such a bot."""
+    try:
+        return "build" in tomllib.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
 
 
 # ----------------------------------------------------------------------- the receiver

@@ -32,6 +32,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from arena.botcopy import content_hash
+
 BUILD_DIR = "build"
 BUILT_MARK = ".arena-built"  # in build/: written by arena when a build succeeded
 
@@ -63,8 +65,6 @@ def read_mark(folder: Path) -> dict[str, Any] | None:
 def is_stale(folder: Path, where: str | None = None) -> bool:
     """True when build/ holds no build of the folder's sources as they are (its content
     hash), or (given `where`) none made there."""
-    from arena.store.db import content_hash
-
     mark = read_mark(folder)
     if mark is None or mark["source"] != content_hash(folder):
         return True
@@ -88,8 +88,6 @@ def output_hash(out: Path) -> str:
 
 def write_mark(folder: Path, where: str, took_s: float) -> None:
     """Say that build/ holds a build of the folder's sources as they are now, made `where`."""
-    from arena.store.db import content_hash
-
     out = Path(folder) / BUILD_DIR
     mark = {"source": content_hash(folder), "where": where, "output": output_hash(out), "took_s": round(took_s, 1)}
     staging = out / f"{BUILT_MARK}.new"

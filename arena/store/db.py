@@ -27,18 +27,17 @@ results: ratings and standings are computed from them by `arena.ratings.results`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import time
-import tomllib
 import zlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from arena.botcopy import RECORD_FILE, content_hash, has_build_step, hashed_files  # noqa: F401 - read here too
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.partial import PartialReads
@@ -58,7 +57,6 @@ from arena.store.seeds import read_secret_file, write_secret_file
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
 SECRET_DIR_ENV = "ARENA_SECRET_DIR"
-RECORD_FILE = "submission.json"  # a registry's record of a submitted bot (arena.registry.submit)
 # Kept of each bot's stderr per game: enough for its author to see why it lost.
 LOG_KEEP_CHARS = 4000
 
@@ -69,51 +67,6 @@ class StoreError(Exception):
 
 class DuplicateResult(StoreError):
     """A second result for a game that is already stored: refused, never counted twice."""
-
-
-def hashed_files(folder: str | Path) -> list[Path]:
-    """The files of a bot folder that are its content, sorted: every file but Python's
-    caches, the registry's record (`submission.json` at the top, written by arena after
-    the hash), and build/ when bot.toml has a `build` step (what it makes is not the bot's
-    source, while bot.toml, and so the build command, is hashed)."""
-    folder = Path(folder)
-    skip_build = has_build_step(folder)
-    found = []
-    for path in folder.rglob("*"):
-        relative = path.relative_to(folder)
-        # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
-        if "__pycache__" in relative.parts or path.suffix == ".pyc" or relative.parts == (RECORD_FILE,):
-            continue
-        if skip_build and relative.parts[0] == "build":
-            continue
-        if path.is_file():
-            found.append(path)
-    return sorted(found)
-
-
-def content_hash(folder: str | Path) -> str:
-    """sha256 of every file's relative path, executable bit and bytes (`hashed_files`)."""
-    folder = Path(folder)
-    digest = hashlib.sha256()
-    for path in hashed_files(folder):
-        relative = path.relative_to(folder)
-        # The name's own bytes: any name a file system holds (one that is not UTF-8 too;
-        # the same bytes as str.encode for every UTF-8 name, so no hash changes).
-        digest.update(os.fsencode(relative) + b"\0")
-        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
-        with path.open("rb") as content:  # in chunks: a big file is never held whole
-            while chunk := content.read(1 << 20):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
-def has_build_step(folder: Path) -> bool:
-    """True when folder/bot.toml is valid TOML with a `build` key (arena.langs.build)."""
-    try:
-        return "build" in tomllib.loads((folder / "bot.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
 
 
 def _create_private(path: Path) -> None:
