@@ -163,3 +163,27 @@ def test_a_plain_folder_bot_the_league_plays_is_answered_by_its_name(served):
     assert httpx.get(url + "api/bots/odd-folder", timeout=30).status_code == 404  # the folder's name is not the bot's
     kept = httpx.get(url + "api/bots/kept", timeout=30).json()["versions"]
     assert [(v["version"], v["submitted"]) for v in kept] == [("1.0", True)]
+
+
+def test_a_bot_the_league_played_is_answered_after_it_left_the_registry(tmp_path):
+    """Its versions are gone from the registry (retired, or moved away), its standing stays."""
+    import httpx
+
+    from arena.league.ladder import run_league
+    from tests.league.test_league import config, in_process, registry_of
+
+    registry = registry_of(tmp_path, ("ann", "bob"))
+    run_league(config(tmp_path / "league", registry, seats=2, games=4), in_process=in_process(("ann", "bob")),
+               report=False)
+    shutil.rmtree(registry / "bob")
+    door = Door(registry=registry, league_dir=tmp_path / "league", queue_settings=QueueSettings(sandbox="local"))
+    server = AppServer(door_app(tmp_path / "league" / "site", door), "127.0.0.1", 0).start()
+    try:
+        gone = httpx.get(server.url + "api/bots/bob", timeout=30)
+        nobody = httpx.get(server.url + "api/bots/cat", timeout=30)
+    finally:
+        server.shutdown()
+        door.stop()
+    assert gone.status_code == 200, gone.text
+    assert gone.json()["versions"] == [] and gone.json()["standing"]["bot"] == "bob@1.0"
+    assert nobody.status_code == 404 and nobody.json() == {"error": "no bot cat in the registry or the league"}
