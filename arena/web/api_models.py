@@ -78,6 +78,7 @@ class Submission(BaseModel):
     stderr: str = Field(description="the end of the bot's stderr in its checks")
     created: float = Field(description="seconds since 1970")
     updated: float
+    note: str = Field("", description="said with the final state: e.g. that this version was already there")
 
 
 class Submissions(BaseModel):
@@ -108,6 +109,20 @@ class Incident(BaseModel):
     detail: str | None
 
 
+class MemberState(BaseModel):
+    """One version of a bot as the league has it."""
+
+    bot: str
+    status: str = Field(description="active (playing, or waiting for its first game), retired, removed, suspended")
+    reason: str | None
+    joined_at: int = Field(description="the batch it joined at")
+    left_at: int | None = Field(description="the batch it left at")
+    games: int
+    rank: int | None
+    band: list[int] | None
+    settled: bool
+
+
 class Standing(BaseModel):
     """Where a bot's newest version stands in the served league (`joined` false: not yet)."""
 
@@ -121,6 +136,7 @@ class Standing(BaseModel):
     settled: bool | None = None
     games: int | None = None
     latest_incidents: list[Incident] | None = None
+    members: list[MemberState] | None = Field(None, description="every version that joined, oldest first")
 
 
 class Bot(BaseModel):

@@ -35,9 +35,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse
 from starlette.datastructures import URL
-from fastapi.exception_handlers import http_exception_handler
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
     JSONResponse,
@@ -93,11 +91,10 @@ def create_app(
     def api_docs() -> HTMLResponse:
         return HTMLResponse(api_page(app.openapi()), headers={"cache-control": "no-cache"})
 
-    app.add_exception_handler(HTTPException, _answer_refusal)
+    app.add_exception_handler(HTTPException, _http_refusal)
     for router in routers:
         app.include_router(router, responses=responses)  # what every route may answer (a limit's 429)
     app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False, served=served), name="site")
-    app.add_exception_handler(HTTPException, _http_refusal)
     for wrap, options in middleware:
         app.add_middleware(wrap, **options)
     app.add_middleware(_HeaderLimit)
@@ -106,19 +103,16 @@ def create_app(
 
 
 async def _http_refusal(request: Request, refused: HTTPException) -> Response:
-    """FastAPI's answer to an HTTPException, with a 405's Allow naming the methods the
+    """An HTTPException answered (`_answer_refusal`), a 405's Allow naming the methods the
     path takes. The site is mounted at '/', so a request with a method no route of its
     path takes reached the site's files, whose 405 said "GET, HEAD" for every path
-    (`OPTIONS /api/submissions`: GET, HEAD; it takes GET and POST). An API path's refusal
-    is the API's own shape, {"error": one line}."""
-    if refused.status_code != 405:
-        return await http_exception_handler(request, refused)
-    path = request.scope.get("path", "")
-    allow = ", ".join(routed_methods(request.scope) or ["GET", "HEAD"])  # none: the site's file
-    if path.startswith("/api/"):
-        return JSONResponse({"error": f"{request.method} is not allowed here; {path} takes {allow}"}, 405,
-                            headers={"Allow": allow})
-    return await http_exception_handler(request, HTTPException(405, refused.detail, headers={"Allow": allow}))
+    (`OPTIONS /api/submissions`: GET, HEAD; it takes GET and POST). Its body stays
+    FastAPI's ({"detail": ...}): `arena submit` tells the door's own refusals ({"error": ...})
+    from a server that has no door."""
+    if refused.status_code == 405:
+        allow = ", ".join(routed_methods(request.scope) or ["GET", "HEAD"])  # none: the site's file
+        refused = HTTPException(405, refused.detail, headers={"Allow": allow})
+    return await _answer_refusal(request, refused)
 
 
 def routed_methods(scope) -> list[str]:  # noqa: ANN001
