@@ -27,6 +27,13 @@ authors upload.
 5. Acceptance: the queue checks one bot at a time (the default) by its smoke match (two
    games of each declared game); bots accepted per minute over `--accept-s` seconds after
    the uploads, which bounds how fast a door takes bots in, whatever the upload rate.
+6. A league playing (`--case league`): `arena league FILE` with a [server] table, in a
+   probed process of its own, 8 bots in the local sandbox; once it lists --league-games
+   games, each count of --league-readers (10, 50, 100) reads for --league-window-s (20 s):
+   standings, bot pages, game pages and replays in turn, 50 ms between two requests, over
+   4 processes. Requests a second, p50, p99 and most (by kind), and the server's own view:
+   time inside it, its event loop's lag, its CPU beyond the league's own playing (measured
+   first without readers). `--spy PREFIX` samples each window with py-spy.
 Readers and uploaders run in processes apart from the server, so the figures are the
 server's, not the measuring client's.
 """
