@@ -27,6 +27,13 @@ authors upload.
 5. Acceptance: the queue checks one bot at a time (the default) by its smoke match (two
    games of each declared game); bots accepted per minute over `--accept-s` seconds after
    the uploads, which bounds how fast a door takes bots in, whatever the upload rate.
+6. A league playing (`--case league`): `arena league FILE` with a [server] table, in a
+   probed process of its own, 8 bots in the local sandbox; once it lists --league-games
+   games, each count of --league-readers (10, 50, 100) reads for --league-window-s (20 s):
+   standings, bot pages, game pages and replays in turn, 50 ms between two requests, over
+   4 processes. Requests a second, p50, p99 and most (by kind), and the server's own view:
+   time inside it, its event loop's lag, its CPU beyond the league's own playing (measured
+   first without readers). `--spy PREFIX` samples each window with py-spy.
 Readers and uploaders run in processes apart from the server, so the figures are the
 server's, not the measuring client's.
 """
@@ -47,7 +54,7 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -269,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if sys.argv[1:2] == ["--probed-server"]:
         _probed_server(sys.argv[2], sys.argv[3:])
         return
-    parser = harness.parser(__doc__, quick="5 readers, 4 uploaders of one 64 KB bot each, 2 s idle, 20 s to accept, bombs of 2 s")
+    parser = harness.parser(__doc__, quick="5 readers, 4 uploaders of one 64 KB bot each, 2 s idle, 20 s to accept, "
+                            "bombs of 2 s; a league of 3 bots read by 5 readers for 2 s")
     parser.add_argument("--uploaders", type=int, default=50)
     parser.add_argument("--uploads", type=int, default=2, help="bots each uploader sends")
     parser.add_argument("--readers", type=int, default=20)
@@ -281,11 +289,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--spy", metavar="PREFIX", help="sample the server with py-spy under load (PREFIX-gil.txt, "
                         "PREFIX-all.txt: raw stacks)")
     parser.add_argument("--trace", type=Path, help="write every read's time and the server probe's samples here (JSON)")
+    parser.add_argument("--case", choices=("all", "uploads", "league"), default="all",
+                        help="uploads: steps 1-5 (a served tournament); league: step 6 (a served league playing)")
+    parser.add_argument("--league-readers", default="10,50,100", help="step 6: readers in each window, in turn")
+    parser.add_argument("--league-window-s", type=float, default=20.0, help="step 6: each window's length")
+    parser.add_argument("--league-games", type=int, default=40, help="step 6: games played before the readers start")
+    parser.add_argument("--league-bots", type=int, default=8, help="step 6: bots in the league's registry")
+    parser.add_argument("--think-s", type=float, default=0.05, help="step 6: a reader's pause between two requests")
+    parser.add_argument("--reader-processes", type=int, default=4, help="step 6: processes the readers run in")
     args = parser.parse_args(argv)
     if args.quick:
         args.readers, args.uploaders, args.uploads, args.size_kb = 5, 4, 1, 64
         args.idle_s, args.accept_s, args.bomb_s = 2.0, 20.0, 2.0
+        args.league_readers, args.league_window_s, args.league_games, args.league_bots = "5", 2.0, 3, 3
     run = harness.Run()
+    figures: dict = {}
+    shows = []
+    if args.case in ("all", "uploads"):
+        part, show = uploads_case(args)
+        figures.update(part)
+        shows.append(show)
+    if args.case in ("all", "league"):
+        part, show = league_case(args)
+        figures["league"] = part
+        shows.append(show)
+    run.finish(args, figures, lambda whole: [show(whole) for show in shows])
+
+
+def uploads_case(args) -> tuple[dict, Callable[[dict], None]]:  # noqa: ANN001
+    """Readers of a served tournament, idle, under folder bombs and under uploads; then
+    the queue's acceptance (the module docstring's steps 1-5)."""
 
     work = Path(tempfile.mkdtemp(prefix="arena-bench-server-"))
     server = None
@@ -438,11 +471,248 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "matches bound acceptance, not the uploads")
             print(f"  submissions by state at the end: {json.dumps(states, sort_keys=True)}")
 
-        run.finish(args, figures, show)
+        return figures, show
     finally:
         if server is not None:
             stop_server(server)
         shutil.rmtree(work, ignore_errors=True)
+
+
+LEAGUE_FILE = """[league]
+name = "bench ladder"
+game = "3up3down"
+seats = 2
+sandbox = "local"
+registry = "registry"
+output = "ladder"
+seed = 1
+rules = {{ max_turns = 60 }}
+
+[server]
+port = 0
+validate_sandbox = "local"
+requests_per_minute = 100000000
+"""
+KINDS = ("standings", "bot page", "game page", "replay")  # what a league's readers load, in turn
+
+
+def league_case(args) -> tuple[dict, Callable[[dict], None]]:  # noqa: ANN001
+    """Step 6: `arena league FILE` (its [server] table: the site and the door) playing in a
+    process of its own, probed; once it holds --league-games games, each count of readers
+    in --league-readers reads for --league-window-s: requests a second, p50, p99, and the
+    server's own view (time inside it, its event loop's lag)."""
+    work = Path(tempfile.mkdtemp(prefix="arena-bench-league-"))
+    server = None
+    try:
+        registry = work / "registry"
+        for number in range(args.league_bots):
+            folder = registry / f"lb{number}" / "1.0"
+            shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+            (folder / "bot.toml").write_text(f'name = "lb{number}"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\n'
+                                             'games = ["3up3down"]\n')
+        (work / "ladder.toml").write_text(LEAGUE_FILE.format())
+        probe_file = work / "probe.json"
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="300")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "bench.server", "--probed-server", str(probe_file), "league",
+             str(work / "ladder.toml"), "--public-seed-ok"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+        )
+        url = None
+        for line in server.stdout:
+            found = re.search(r"serving the league at (http://\S+/)", line)
+            if found:
+                url = found.group(1)
+                break
+        if url is None:
+            raise SystemExit("bench: the league's server did not start")
+        threading.Thread(target=lambda: server.stdout.read(), daemon=True).start()
+        played_s = _wait_for_games(url, args.league_games)
+        # The league alone (no reader): the CPU its playing takes in the server's process.
+        _, alone = read_league(url, {kind: [] for kind in KINDS}, 0, args, server.pid)
+        alone_share = (alone[3] - alone[2]) / (alone[1] - alone[0])
+        windows = []
+        for count in [int(part) for part in str(args.league_readers).split(",") if part.strip()]:
+            paths = league_paths(url, work / "ladder" / "site")
+            spies = [spy(server.pid, f"{args.spy}-league{count}", what) for what in ("gil", "all")] if args.spy else []
+            reads, window = read_league(url, paths, count, args, server.pid)
+            for running in spies:
+                running.send_signal(signal.SIGINT)
+                running.wait(60)
+            windows.append((count, reads, window, {kind: len(found) for kind, found in paths.items()}))
+        games_at_end = _games_listed(url)
+        load_average = os.getloadavg()[0]
+        stop_server(server)
+        probe = json.loads(probe_file.read_text())
+        figures = {"bots": args.league_bots, "games_before": args.league_games, "games_at_end": games_at_end,
+                   "played_s": round(played_s, 1), "think_s": args.think_s, "load_average": round(load_average, 1),
+                   "league_cpu_share": round(alone_share, 2),
+                   "windows": [league_window(count, reads, window, probe, paths, alone_share)
+                               for count, reads, window, paths in windows]}
+    finally:
+        if server is not None:
+            stop_server(server)
+        shutil.rmtree(work, ignore_errors=True)
+
+    def show(whole: dict) -> None:
+        league = whole["league"]
+        print(f"served league playing ({league['bots']} bots, 3up3down, local sandbox; {league['games_at_end']} "
+              f"games listed at the end): readers of {', '.join(KINDS)}, {league['think_s'] * 1000:.0f} ms between "
+              f"two requests; the league alone took {league['league_cpu_share']} of a core in the server's process")
+        for row in league["windows"]:
+            print(f"  {row['readers']:>3} readers: {row['per_s']:6.1f} requests/s, p50 {row['p50_ms']:7.1f} ms, "
+                  f"p99 {row['p99_ms']:7.1f} ms, most {row['max_ms']:.0f} ms, {row['errors']} errors")
+            print("      p99 by kind: " + ", ".join(f"{kind} {row['kinds'][kind]['p99_ms']} ms"
+                                                   for kind in KINDS if kind in row["kinds"]))
+            print(f"      in the server: p99 {row['server_p99_ms']} ms; event loop lag p99 {row['lag_p99_ms']} ms, "
+                  f"most {row['lag_max_ms']} ms; its CPU {row['server_cpu_share']} of a core, "
+                  f"{row['server_cpu_ms_per_read']} ms a read (beyond the league's own)")
+
+    return figures, show
+
+
+def _games_listed(url: str) -> int:
+    """Finished games on the first list page (at most GAMES_PER_PAGE)."""
+    try:
+        page = httpx.get(url + "games/page-1.html", timeout=30)
+    except httpx.HTTPError:
+        return 0
+    return len(set(re.findall(r'href="([0-9]+-[0-9]+-[0-9]+)\.html"', page.text))) if page.status_code == 200 else 0
+
+
+def _wait_for_games(url: str, games: int, limit_s: float = 600.0) -> float:
+    """Seconds until the league lists `games` finished games (and its site answers)."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        if _games_listed(url) >= games and httpx.get(url, timeout=30).status_code == 200:
+            return time.monotonic() - started
+        time.sleep(1.0)
+    raise SystemExit(f"bench: the league did not play {games} games in {limit_s:.0f} s")
+
+
+def league_paths(url: str, site: Path) -> dict[str, list[str]]:
+    """What the readers load: the standings, every bot's page, the game pages of the first
+    list page and their replays (as each game page names its replay)."""
+    keys = sorted(set(re.findall(r'href="([0-9]+-[0-9]+-[0-9]+)\.html"', httpx.get(url + "games/page-1.html",
+                                                                                 timeout=30).text)))
+    replays = []
+    for key in keys[:5]:
+        named = re.search(r"replays/([0-9-]+\.r[0-9]+\.js)", httpx.get(url + f"games/{key}.html", timeout=30).text)
+        if named:
+            replays.append(named.group(1))
+    form = re.sub(r"^[0-9-]+", "", replays[0]) if replays else ".r4.js"
+    return {
+        "standings": ["index.html"],
+        "bot page": [f"bots/{page.name}" for page in sorted((site / "bots").glob("*.html"))],
+        "game page": [f"games/{key}.html" for key in keys],
+        "replay": [f"replays/{key}{form}" for key in keys],
+    }
+
+
+def _read_league(url: str, paths: dict[str, list[str]], threads: int, until: float, think_s: float, seed: int,
+                 out, ready) -> None:  # noqa: ANN001
+    """In a process of its own: `threads` readers, each loading a kind in turn (KINDS) and
+    a page of that kind at random, until the monotonic clock passes `until`; every read's
+    (start, seconds, status, kind)."""
+    import random
+
+    clients = [httpx.Client(base_url=url, timeout=60) for _ in range(threads)]
+    seen: list[tuple[float, float, int, str]] = []
+    lock = threading.Lock()
+
+    def read(number: int) -> None:
+        rng = random.Random(seed * 1000 + number)
+        client, step = clients[number], number
+        while time.monotonic() < until:
+            kind = KINDS[step % len(KINDS)]
+            step += 1
+            if not paths[kind]:
+                continue
+            started = time.monotonic()
+            try:
+                status = client.get(rng.choice(paths[kind])).status_code
+            except httpx.HTTPError:
+                status = 0
+            with lock:
+                seen.append((started, time.monotonic() - started, status, kind))
+            time.sleep(think_s)
+
+    ready.set()
+    pool = [threading.Thread(target=read, args=(n,)) for n in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    out.put(seen)
+
+
+def cpu_s(pid: int) -> float:
+    """The CPU seconds process `pid` has used (user and system, its threads together)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def read_league(url: str, paths: dict[str, list[str]], readers: int, args, pid: int) -> tuple[list, list[float]]:  # noqa: ANN001
+    """`readers` readers spread over --reader-processes processes for --league-window-s
+    seconds (the measuring client must not be the bottleneck: one process's threads share
+    its GIL); every read, and the window's start and end and the server's (`pid`) CPU
+    seconds at each."""
+    processes = max(1, min(args.reader_processes, readers))
+    shares = [readers // processes + (1 if n < readers % processes else 0) for n in range(processes)]
+    out: multiprocessing.Queue = multiprocessing.Queue()
+    begin = time.monotonic() + 2.0 + 0.02 * readers  # after every process has made its clients
+    until = begin + args.league_window_s
+    workers = []
+    for number, share in enumerate(shares):
+        ready = multiprocessing.Event()
+        worker = multiprocessing.Process(target=_read_league, args=(url, paths, share, until, args.think_s, number,
+                                                                     out, ready))
+        worker.start()
+        workers.append((worker, ready))
+    spent: list[float] = []
+
+    def measure() -> None:
+        for moment in (begin, until):
+            time.sleep(max(0.0, moment - time.monotonic()))
+            spent.append(cpu_s(pid))
+
+    meter = threading.Thread(target=measure)
+    meter.start()
+    reads = []
+    for _ in workers:
+        reads += out.get(timeout=args.league_window_s + 600)
+    for worker, _ in workers:
+        worker.join(60)
+    meter.join()
+    return [read for read in reads if read[0] >= begin], [begin, until, *spent]
+
+
+def league_window(readers: int, reads: list, window: list[float], probe: dict, paths: dict, alone: float) -> dict:
+    """One window's figures: from the readers' side, and the probe's in the server (its CPU
+    beyond `alone`, the share of a core the league's playing took without readers)."""
+    took = [seconds for _, seconds, status, _ in reads if status == 200]
+    seconds = window[1] - window[0]
+    kinds = {}
+    for kind in KINDS:
+        mine = [taken for _, taken, status, what in reads if what == kind and status == 200]
+        if mine:
+            kinds[kind] = {"reads": len(mine), "p50_ms": round(percentile(mine, 0.5) * 1000, 1),
+                           "p99_ms": round(percentile(mine, 0.99) * 1000, 1)}
+    inside = [taken for start, taken, kind in probe["requests"] if window[0] <= start <= window[1] and kind != "upload"]
+    lags = [lag for start, lag, _, _ in probe["lag"] if window[0] <= start <= window[1]]
+    server_cpu = window[3] - window[2]
+    return {
+        "readers": readers, "reads": len(took), "per_s": round(len(took) / seconds, 1),
+        "server_cpu_share": round(server_cpu / seconds, 2),  # of one core: the league's own playing included
+        "server_cpu_ms_per_read": round(max(0.0, server_cpu - alone * seconds) / max(1, len(reads)) * 1000, 2),
+        "errors": sum(status != 200 for _, _, status, _ in reads),
+        "statuses": sorted({status for _, _, status, _ in reads}),
+        "p50_ms": round(percentile(took, 0.5) * 1000, 1), "p99_ms": round(percentile(took, 0.99) * 1000, 1),
+        "max_ms": round(max(took, default=0) * 1000, 1), "kinds": kinds, "paths": paths,
+        "server_p99_ms": round(percentile(inside, 0.99) * 1000, 1),
+        "lag_p99_ms": round(percentile(lags, 0.99) * 1000, 1),
+        "lag_max_ms": round(max(lags, default=0) * 1000, 1),
+    }
 
 
 def spy(pid: int, prefix: str, what: str) -> subprocess.Popen:
@@ -450,7 +720,7 @@ def spy(pid: int, prefix: str, what: str) -> subprocess.Popen:
     ("gil") or every thread, idle or not ("all"); raw stacks in PREFIX-WHAT.txt."""
     flags = ["--gil"] if what == "gil" else ["--idle"]
     return subprocess.Popen(
-        ["py-spy", "record", "--pid", str(pid), "--threads", "--nonblocking", "--rate", "200", "--format", "raw",
+        [shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid), "--threads", "--nonblocking", "--rate", "200", "--format", "raw",
          "-o", f"{prefix}-{what}.txt", *flags], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
 

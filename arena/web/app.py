@@ -43,6 +43,7 @@ from starlette.responses import (
     RedirectResponse,
     Response,
 )
+from starlette.routing import Match, Mount
 from starlette.staticfiles import StaticFiles
 
 from arena.web.errors import WebError
@@ -50,6 +51,7 @@ from arena.web.errors import WebError
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 HEADER_BYTES = 64 * 1024  # a request's line and headers at most (docs/server.md)
+METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")  # those a 405's Allow may name
 
 # Headers on every answer: no page of the site or the door runs in a frame elsewhere, and
 # a browser never guesses a type (an uploaded log shown as text stays text).
@@ -68,12 +70,14 @@ def create_app(
     middleware: Sequence[tuple[Callable[..., Any], dict[str, Any]]] = (),
     state: dict[str, Any] | None = None,
     served: Any = None,
+    responses: dict[int | str, dict[str, Any]] | None = None,
 ) -> FastAPI:
     """The app: `routers` first, then the files of `site_dir` (which may appear later: a
     league renders its site after its first batch). `middleware` wraps the app, innermost
     first (each a (class, options) pair, as Starlette's add_middleware takes); `state` goes
     to `app.state`. `served` (an `arena.web.league_games.ServedGames`): a league's game pages,
-    game lists and replays, answered from its store (the site holds no file per game)."""
+    game lists and replays, answered from its store (the site holds no file per game).
+    `responses`: answers any route may give, for the OpenAPI document (a middleware's)."""
     app = FastAPI(
         title=title,
         docs_url=None,  # Swagger UI comes from a CDN: blank without the internet; arena's own page instead
@@ -87,15 +91,36 @@ def create_app(
     def api_docs() -> HTMLResponse:
         return HTMLResponse(api_page(app.openapi()), headers={"cache-control": "no-cache"})
 
-    app.add_exception_handler(HTTPException, _answer_refusal)
+    app.add_exception_handler(HTTPException, _http_refusal)
     for router in routers:
-        app.include_router(router)
+        app.include_router(router, responses=responses)  # what every route may answer (a limit's 429)
     app.mount("/", _SiteFiles(directory=Path(site_dir), html=True, check_dir=False, served=served), name="site")
     for wrap, options in middleware:
         app.add_middleware(wrap, **options)
     app.add_middleware(_HeaderLimit)
     app.add_middleware(_SecurityHeaders)
     return app
+
+
+async def _http_refusal(request: Request, refused: HTTPException) -> Response:
+    """An HTTPException answered (`_answer_refusal`), a 405's Allow naming the methods the
+    path takes. The site is mounted at '/', so a request with a method no route of its
+    path takes reached the site's files, whose 405 said "GET, HEAD" for every path
+    (`OPTIONS /api/submissions`: GET, HEAD; it takes GET and POST). Its body stays
+    FastAPI's ({"detail": ...}): `arena submit` tells the door's own refusals ({"error": ...})
+    from a server that has no door."""
+    if refused.status_code == 405:
+        allow = ", ".join(routed_methods(request.scope) or ["GET", "HEAD"])  # none: the site's file
+        refused = HTTPException(405, refused.detail, headers={"Allow": allow})
+    return await _answer_refusal(request, refused)
+
+
+def routed_methods(scope) -> list[str]:  # noqa: ANN001
+    """The methods the app's routes (not the site mounted at '/') take on the request's path."""
+    app = scope.get("app")
+    routes = [route for route in getattr(getattr(app, "router", None), "routes", ()) if not isinstance(route, Mount)]
+    return [method for method in METHODS
+            if any(route.matches({**scope, "method": method})[0] == Match.FULL for route in routes)]
 
 
 class _HeaderLimit:
@@ -270,6 +295,19 @@ class _SiteFiles(StaticFiles):
             raise RuntimeError(f"StaticFiles path '{self.directory}' is not a directory.")
 
     async def get_response(self, path: str, scope) -> Response:  # noqa: ANN001
+        """The file, or a 404; a 405 instead when a route of the app takes the path with
+        another method (`GET /play/tables` was a 404 from the site: the path is POST's)."""
+        try:
+            answer = await self._file_or_page(path, scope)
+        except HTTPException as refused:
+            if refused.status_code == 404 and routed_methods(scope):
+                raise HTTPException(405) from None
+            raise
+        if answer.status_code == 404 and routed_methods(scope):  # the site's 404.html
+            raise HTTPException(405)
+        return answer
+
+    async def _file_or_page(self, path: str, scope) -> Response:  # noqa: ANN001
         """StaticFiles' own, with its lookups (a realpath and a stat or two) done here in the
         loop rather than in worker threads."""
         if scope["method"] not in ("GET", "HEAD"):

@@ -16,6 +16,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import FileResponse
 
 from arena.resources import templates_dir
+from arena.web.api_models import refusals
 from arena.web.app import create_app
 from arena.web.stderr import HideStderr, stderr_router
 from arena.web.submissions import AddressLimit, Door, door_router
@@ -93,4 +94,5 @@ def door_app(site: str | Path, door: Door, routers=()) -> FastAPI:  # noqa: ANN0
         middleware=[*middleware, (AddressLimit, {"per_minute": door.limits.per_address}), (_SaysItsDoor, {})],
         state={"door": door},
         served=served,
+        responses=refusals(429),  # AddressLimit's, on any route
     )

@@ -15,7 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Security
+from fastapi.security import HTTPAuthorizationCredentials
+
+from arena.web.api_models import BEARER
 
 from arena.web.play_routes import play_router
 from arena.human.table import PlayError, PlayHost, TableConfig
@@ -61,9 +64,8 @@ def door_play_router(
     league = getattr(door, "league_dir", None)
     store = Path(out) if out is not None else Path(league or door.registry).resolve().parent / "human-games"
 
-    def signed_in(request: Request) -> str:
-        header = request.headers.get("authorization", "")
-        who = door.book.authenticate(header[7:].strip()) if header.lower().startswith("bearer ") else None
+    def signed_in(credentials: HTTPAuthorizationCredentials | None = Security(BEARER)) -> str:
+        who = door.book.authenticate(credentials.credentials.strip()) if credentials is not None else None
         if who is None:
             raise HTTPException(401, "sign in first: send 'Authorization: Bearer TOKEN' (your author token)",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -72,8 +74,11 @@ def door_play_router(
     def open_table(author: str, body: dict[str, Any]) -> TableConfig:
         wanted, game = body.get("bot"), body.get("game")
         choices = [b for b in ladder_bots(door) if b["bot"] == wanted and (game is None or b["game"] == game)]
-        if not isinstance(wanted, str) or not choices:
-            raise PlayError(f"no ladder bot {str(wanted)[:64]!r} plays here; GET /play/bots lists those you may play")
+        if not isinstance(wanted, str) or (game is not None and not isinstance(game, str)):
+            raise PlayError('send {"bot": NAME} (and "game": NAME when the bot plays more than one): strings')
+        if not choices:
+            raise HTTPException(404, f"no ladder bot {wanted[:64]!r} plays here"
+                                + (f" {game[:64]!r}" if game is not None else "") + "; GET /play/bots lists them")
         chosen = choices[0]
         return TableConfig(
             game=chosen["game"], bots=[chosen["folder"]], sandbox=sandbox, out=store, human_time_s=human_time_s,

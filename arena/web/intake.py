@@ -171,6 +171,7 @@ def _open(body: str, work: str, limits: UploadLimits, content_type: str) -> tupl
 def _file_of_form(body: Path, content_type: str, packed: Path) -> None:
     """The form's file field 'bot', written to `packed` (Starlette's multipart parser, at
     most one file and four fields, as the server took forms before)."""
+    from python_multipart.exceptions import FormParserError
     from starlette.datastructures import Headers, UploadFile
     from starlette.formparsers import MultiPartException, MultiPartParser
 
@@ -185,6 +186,8 @@ def _file_of_form(body: Path, content_type: str, packed: Path) -> None:
             form = await parser.parse()
         except MultiPartException as error:
             raise UploadRefused(400, f"the form cannot be read: {error.message}") from None
+        except FormParserError as error:  # python-multipart's own: older Starlettes let it through
+            raise UploadRefused(400, f"the form cannot be read: {error}") from None
         try:
             upload = form.get("bot")
             if not isinstance(upload, UploadFile):

@@ -24,7 +24,10 @@ key that is not a finished game of the store, a page out of range and a replay o
 duplicate deal that still has a rotation to play (its cards would tell the games to come)
 are 404 with a one-line reason. An answer is kept in memory (ANSWER_BYTES in all) until
 the store changes (SQLite's data_version: any commit), so a page many readers ask for is
-rendered once a batch. With `hide_stderr` (a served league's default, see
+rendered once a batch; a replay as answered (stderr stripped: the costly part) is kept by
+its game's identity whatever the league commits (REPLAY_BYTES in all), since a finished
+game's replay never changes (re-read and re-stripped after every commit, replays took
+most of the server's threads' time with 100 readers, bench/server.py). With `hide_stderr` (a served league's default, see
 `arena.web.stderr`) the bots' stderr is left out of pages and replays, as for files.
 A tournament keeps its static site; these paths are then its files. Docs: docs/report.md.
 """
@@ -52,6 +55,7 @@ CACHE_BYTES = 256 << 20  # the replay cache's bound on disk
 SIMULATIONS = 1  # replays re-simulated at once (each is CPU-bound: 1-2 s for Three Thirteen)
 PAGE_THREADS = 4  # threads answering this module's requests (the store's reads, renders)
 ANSWER_BYTES = 32 << 20  # answers kept in memory, rendered once until the store changes
+REPLAY_BYTES = 64 << 20  # replays kept in memory as answered (a replay of 3UP 3DOWN: 5-40 KB)
 
 _KEY = r"[0-9]{1,9}-[0-9]{1,9}-[0-9]{1,4}"
 GAME_PAGE = re.compile(rf"games/({_KEY})\.html")
@@ -103,6 +107,10 @@ class ServedGames:
         # a page many readers ask for is rendered once a batch. Least recently used first.
         self._answers: OrderedDict[str, tuple[int, Answer]] = OrderedDict()
         self._answer_bytes = 0
+        # Replays as answered (stderr stripped), by the cache file's name (the game's
+        # identity): unlike a page, a finished game's replay is the same after any commit.
+        self._replays: OrderedDict[str, Answer] = OrderedDict()
+        self._replay_bytes = 0
         self._limiter: Any = None
         self._done: Any = None  # where each list page starts (arena.store.partial.DoneIndex)
 
@@ -178,7 +186,7 @@ class ServedGames:
             found = self.list_page(int(page.group(1)))
         else:
             found = self.replay(replay.group(1), int(replay.group(2)))
-        if len(found.body) <= ANSWER_BYTES // 16:
+        if not replay and len(found.body) <= ANSWER_BYTES // 16:  # a replay is kept by its game's identity
             with self._cache_lock:
                 old = self._answers.pop(path, None)
                 self._answer_bytes += len(found.body) - (len(old[1].body) if old else 0)
@@ -289,12 +297,25 @@ class ServedGames:
         # The cache's name holds the game's identity: a new league in the same folder, whose
         # keys start again, never gets the old one's replays.
         identity = json.dumps([row.seed, row.bots, row.finished_at, row.rules_version]).encode()
-        text = self._replay_text(key, f"{key}.{hashlib.blake2b(identity, digest_size=6).hexdigest()}.r{FORMAT}.js")
+        name = f"{key}.{hashlib.blake2b(identity, digest_size=6).hexdigest()}.r{FORMAT}.js"
+        with self._cache_lock:  # a finished game's replay never changes: kept whatever the league commits
+            kept = self._replays.get(name)
+            if kept is not None:
+                self._replays.move_to_end(name)
+                return kept
+        text = self._replay_text(key, name)
         if self.hide_stderr:
             from arena.web.stderr import strip_replay
 
             text = strip_replay(text)
-        return Answer(200, text.encode("utf-8"), "text/javascript; charset=utf-8", "max-age=3600")
+        found = Answer(200, text.encode("utf-8"), "text/javascript; charset=utf-8", "max-age=3600")
+        with self._cache_lock:
+            if name not in self._replays and len(found.body) <= REPLAY_BYTES // 16:
+                self._replays[name] = found
+                self._replay_bytes += len(found.body)
+                while self._replay_bytes > REPLAY_BYTES:
+                    self._replay_bytes -= len(self._replays.popitem(last=False)[1].body)
+        return found
 
     def _replay_text(self, key: str, name: str) -> str:
         with self._cache_lock:

@@ -117,7 +117,18 @@ def play_router(
 
     if auth is not None and open_table is not None:
 
-        @router.post("/tables")
+        from arena.web.api_models import Detail, LadderBots, TableOpened, TableRequest
+
+        def declared(*codes: int) -> dict[int | str, dict[str, Any]]:
+            why = {400: "The request is not a table request, or the table cannot be opened (the line says why)",
+                   401: "Not signed in (`Authorization: Bearer TOKEN`)", 404: "No such ladder bot",
+                   413: f"A table request is at most {MAX_MESSAGE} bytes"}
+            return {code: {"model": Detail, "description": why[code]} for code in codes}
+
+        body = {"required": True, "content": {"application/json": {"schema": TableRequest.model_json_schema()}}}
+
+        @router.post("/tables", response_model=TableOpened, responses=declared(400, 401, 404, 413),
+                     openapi_extra={"requestBody": body})
         async def new_table(request: Request, user: Any = Depends(auth)) -> dict[str, Any]:
             """Open a table for the signed-in user against a bot; the answer's URL holds the seat's token."""
             if int(request.headers.get("content-length") or 0) > MAX_MESSAGE:
@@ -136,7 +147,7 @@ def play_router(
             token = next(iter(table.tokens.values()))
             return {"url": f"{prefix}/#t={token}", "seats": table.names}
 
-        @router.get("/bots")
+        @router.get("/bots", response_model=LadderBots, responses=declared(401))
         def ladder(user: Any = Depends(auth)) -> dict[str, Any]:
             """The bots a signed-in user may play (each name's current version)."""
             return {"bots": bots() if bots is not None else []}

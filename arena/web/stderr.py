@@ -141,15 +141,20 @@ def stderr_router(door) -> APIRouter:  # noqa: ANN001
     """GET /api/games/{key}/stderr: the caller's bots' stderr in one game of the league."""
     from arena.web.submissions import _who
 
+    from fastapi import Security
+
+    from arena.web.api_models import BEARER, GameStderr, refusals
+
     router = APIRouter(prefix="/api", tags=["authors"])
 
-    @router.get("/games/{key}/stderr", summary="Your bots' stderr lines in one game of the league")
+    @router.get("/games/{key}/stderr", summary="Your bots' stderr lines in one game of the league",
+                response_model=GameStderr, dependencies=[Security(BEARER)], responses=refusals(401, 404))
     def game_stderr(key: str, request: Request) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
             return who
         if door.league_dir is None or not KEY.match(key):
-            return JSONResponse({"error": f"no game {key}"}, status_code=404)
+            return JSONResponse({"error": f"no game {key[:100]}"}, status_code=404)
         from arena.store.db import Store, StoreError
 
         try:

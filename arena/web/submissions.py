@@ -39,9 +39,11 @@ from typing import Any
 
 import anyio.to_thread
 from anyio import CapacityLimiter
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Security
 from fastapi.responses import JSONResponse
 
+from arena.web import api_models as shapes
+from arena.web.api_models import BEARER, refusals
 from arena.web.authors import DOOR, Book
 from arena.web.intake import Intake, Opened
 from arena.web.queue import QueueSettings, ValidationQueue, quarantine_dir
@@ -72,6 +74,7 @@ class Door:
         self._standing_lock = threading.Lock()
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._names_lock = threading.Lock()
+        self._plain = PlainFolders(self.registry)
         self.book.played = self.played
         # Refused uploads' folders are removed here, one at a time: never in the event loop.
         self._discarding = ThreadPoolExecutor(1, thread_name_prefix="arena-discard")
@@ -90,6 +93,11 @@ class Door:
         """Remove a refused upload's folder in the discarding thread; await it to know it
         is gone (a cancelled request need not: it goes all the same)."""
         return asyncio.wrap_future(self._discarding.submit(shutil.rmtree, work, True))
+
+    def versions(self, name: str) -> list[dict[str, Any]]:
+        """A bot's versions in the registry: its submitted ones (oldest first), then any
+        plain folder of that name."""
+        return _versions(self.registry, name) + self._plain.versions(name)
 
     def played(self, name: str) -> bool:
         """Whether the bot name `name` is in the served league's store (any version, in
@@ -230,8 +238,12 @@ def _book_it(
 def door_router(door: Door) -> APIRouter:
     """The API's routes on `door`."""
     router = APIRouter(prefix="/api", tags=["authors"])
+    signed = [Security(BEARER)]  # declared in the document; each route checks the token itself
 
-    @router.post("/submissions", status_code=202, summary="Upload a bot folder (.tar.gz, .tar or .zip)")
+    @router.post("/submissions", status_code=202, summary="Upload a bot folder (.tar.gz, .tar or .zip)",
+                 response_model=shapes.Queued, dependencies=signed,
+                 responses=refusals(400, 401, 403, 408, 413, 415, 429, 500),
+                 openapi_extra={"requestBody": shapes.UPLOAD_BODY})
     async def submit(request: Request) -> JSONResponse:
         """The body is the packed bot folder (or a form with the file as 'bot'); answers 202
         with the submission's id: follow it at /api/submissions/{id}."""
@@ -273,7 +285,8 @@ def door_router(door: Door) -> APIRouter:
             status_code=202,
         )
 
-    @router.get("/submissions/{sub_id}", summary="A submission's state")
+    @router.get("/submissions/{sub_id}", summary="A submission's state", response_model=shapes.Submission,
+                dependencies=signed, responses=refusals(401, 404))
     def submission(sub_id: str, request: Request) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
@@ -283,7 +296,8 @@ def door_router(door: Door) -> APIRouter:
             return _error(404, f"no submission {sub_id} of yours")
         return JSONResponse(row.public())
 
-    @router.get("/submissions", summary="Your submissions, newest first (the organiser: everyone's)")
+    @router.get("/submissions", summary="Your submissions, newest first (the organiser: everyone's)",
+                response_model=shapes.Submissions, dependencies=signed, responses=refusals(401))
     def submissions(request: Request, limit: int = Query(50, ge=1, le=500)) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
@@ -291,7 +305,8 @@ def door_router(door: Door) -> APIRouter:
         rows = door.book.submissions_of(None if who[1] else who[0], limit)
         return JSONResponse({"submissions": [row.public() for row in rows]})
 
-    @router.get("/me", summary="Who this token is and the bots they own")
+    @router.get("/me", summary="Who this token is and the bots they own", response_model=shapes.Me,
+                dependencies=signed, responses=refusals(401))
     def me(request: Request) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
@@ -299,17 +314,21 @@ def door_router(door: Door) -> APIRouter:
         mine = next((a for a in door.book.authors() if a.name == who[0]), None)
         return JSONResponse({"author": who[0], "organiser": who[1], "bots": list(mine.bots) if mine else []})
 
-    @router.get("/bots/{name}", summary="A bot's versions and its standing in the league")
+    @router.get("/bots/{name}", summary="A bot's versions and its standing in the league",
+                response_model=shapes.Bot, responses=refusals(404))
     def bot(name: str) -> JSONResponse:
-        versions = _versions(door.registry, name)
-        if not versions:
-            return _error(404, f"no bot {name} in the registry")
+        """Any bot the registry holds (a submitted one, or a plain folder the organiser put
+        there) or the league has played."""
+        versions = door.versions(name)
+        standing = door.standing(name)
+        if not versions and not (standing and standing["joined"]):
+            return _error(404, f"no bot {name[:100]} in the registry or the league")
         return JSONResponse({
-            "name": name, "owner": door.book.owner_of(name) or None, "versions": versions,
-            "standing": door.standing(name),
+            "name": name, "owner": door.book.owner_of(name) or None, "versions": versions, "standing": standing,
         })
 
-    @router.delete("/bots/{name}/versions/{version}", summary="Retire a version (it leaves the league)")
+    @router.delete("/bots/{name}/versions/{version}", summary="Retire a version (it leaves the league)",
+                   response_model=shapes.Retired, dependencies=signed, responses=refusals(401, 403, 404))
     def retire(name: str, version: str, request: Request) -> JSONResponse:
         who = _who(door, request)
         if isinstance(who, JSONResponse):
@@ -331,7 +350,7 @@ def door_router(door: Door) -> APIRouter:
 
 
 def _versions(registry: Path, name: str) -> list[dict[str, Any]]:
-    """A bot's submitted versions in the registry, oldest first."""
+    """A bot's submitted versions in the registry (REGISTRY/NAME/VERSION), oldest first."""
     from arena.registry.submit import RECORD
 
     if not _SAFE.fullmatch(name):
@@ -349,10 +368,57 @@ def _versions(registry: Path, name: str) -> list[dict[str, Any]]:
                 record = {}
         found.append({
             "version": folder.name, "date": record.get("date"), "content_hash": record.get("content_hash"),
-            "games": record.get("games", []),
+            "games": record.get("games", []), "submitted": True,
         })
     found.sort(key=lambda v: (v["date"] or "", v["version"]))
     return found
+
+
+class PlainFolders:
+    """The registry's plain bot folders (REGISTRY/X/bot.toml, put there by the organiser, as
+    the examples are): the league plays them under their bot.toml's name, which need not be
+    the folder's. Each bot.toml is read again only when it changes."""
+
+    def __init__(self, registry: Path):
+        self.registry = registry
+        self._read: dict[Path, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()
+
+    def versions(self, name: str) -> list[dict[str, Any]]:
+        """The plain folders whose bot.toml names `name`."""
+        found = []
+        with self._lock:
+            seen = {}
+            for toml in sorted(self.registry.glob("*/bot.toml")):
+                if toml.parent.name.startswith("."):
+                    continue
+                try:
+                    stat_result = toml.stat()
+                except OSError:
+                    continue
+                stamp = (stat_result.st_mtime_ns, stat_result.st_size)
+                cached = self._read.get(toml)
+                seen[toml] = cached if cached is not None and cached[0] == stamp else (stamp, _plain(toml))
+                version = seen[toml][1]
+                if version is not None and version["name"] == name:
+                    found.append({key: value for key, value in version.items() if key != "name"})
+            self._read = seen
+        return found
+
+
+def _plain(toml: Path) -> dict[str, Any] | None:
+    """A plain folder's one version (with its bot's name), or None when it is not a bot."""
+    from datetime import UTC, datetime
+
+    from arena.config.botfolder import BotFolderError, load_bot
+
+    try:
+        manifest = load_bot(toml.parent)
+        date = datetime.fromtimestamp(toml.stat().st_mtime, UTC).isoformat(timespec="seconds")
+    except (BotFolderError, OSError):
+        return None
+    return {"name": manifest.name, "version": manifest.version, "date": date, "content_hash": None,
+            "games": list(manifest.games), "submitted": False}
 
 
 class AddressLimit:

@@ -370,7 +370,7 @@ def test_a_signed_in_author_plays_a_ladder_bot_stored_apart_from_the_league(tmp_
             ("random", "1.0", "3up3down"), ("random", "1.0", "three-thirteen")
         }
         refused = client.post("/play/tables", json={"bot": "../random"}, headers=signed)
-        assert refused.status_code == 400 and "no ladder bot '../random'" in refused.json()["detail"]
+        assert refused.status_code == 404 and "no ladder bot '../random'" in refused.json()["detail"]
         assert client.post("/play/tables", content=b"[1", headers=signed).status_code == 400
         opened = client.post("/play/tables", json={"bot": "random", "game": "three-thirteen"}, headers=signed).json()
         assert opened["seats"] == ["human:alice", "random"] and opened["url"].startswith("/play/#t=")

@@ -485,6 +485,40 @@ def test_a_served_page_follows_the_store_as_games_finish(league, tmp_path):
     writer.close()
 
 
+def test_a_replay_is_read_and_stripped_once_whatever_the_league_commits(league, tmp_path, monkeypatch):
+    """A finished game's replay never changes: kept as answered (its stderr stripped) by the
+    game's identity, not until the next commit (a playing league commits every game, and
+    every replay was read from the cache folder and stripped again: most of the server's
+    threads' time with 100 readers, bench/server.py)."""
+    import arena.web.stderr as stderr
+
+    copy = tmp_path / "committing"
+    shutil.copytree(league, copy)
+    key = keys_of(copy)[0]
+    stripped: list[str] = []
+    strip = stderr.strip_replay
+    monkeypatch.setattr(stderr, "strip_replay", lambda text: stripped.append(text) or strip(text))
+    served = ServedGames(copy, hide_stderr=True)
+    writer = sqlite3.connect(copy / "arena.sqlite", isolation_level=None)  # the league's own connection
+    writer.execute("CREATE TABLE commits (n INTEGER)")
+    answers, versions = [], set()
+    for commit in range(3):
+        answers.append(served.answer(f"replays/{key}.r{FORMAT}.js").body)
+        versions.add(served._store.data_version())
+        writer.execute("INSERT INTO commits VALUES (?)", (commit,))  # a commit of another game, say
+    writer.close()
+    assert len(versions) == 3  # the store moved between the answers
+    assert len(stripped) == 1 and len(set(answers)) == 1
+    # Another league in the same folder (keys start again): its game of that key is another replay.
+    with Store.open(copy) as store:
+        row = store.game_row(key)
+    writer = sqlite3.connect(copy / "arena.sqlite", isolation_level=None)
+    writer.execute("UPDATE games SET seed = seed + 1 WHERE key = ?", (key,))
+    writer.close()
+    served.answer(f"replays/{key}.r{FORMAT}.js")
+    assert len(stripped) == 2 and row is not None
+
+
 def test_a_server_reads_where_the_list_pages_start_when_it_starts(league):
     """served_games_for (arena serve) warms the list's index in a thread of its own; a
     folder whose store is not there yet (a league not started) is read at its first request."""
