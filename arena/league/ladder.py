@@ -444,6 +444,7 @@ def check_league(config: LeagueConfig) -> None:
     if not (config.output_dir() / STORE_FILE).is_file():
         return
     with Store.open(config.output_dir()) as store:
+        store.check()
         _refuse_other_settings(store, config)
 
 
@@ -495,6 +496,7 @@ def _run_league(config, progress, in_process, stop, sandbox, before_batch, repor
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)
     try:
+        store.check()  # never write into a damaged file
         _refuse_other_settings(store, config)
         store.save_settings(settings, fingerprint)
         key = RunKey.of_store(config.seed, store)

@@ -53,7 +53,7 @@ from arena.store.records import (
     incident_of_row,
 )
 from arena.store.schema import SCHEMA, SCHEMA_VERSION, migrate
-from arena.store.seeds import read_secret_file, write_secret_file
+from arena.store.seeds import RunKey, SeedError, read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
@@ -69,6 +69,22 @@ class StoreError(Exception):
 
 class DuplicateResult(StoreError):
     """A second result for a game that is already stored: refused, never counted twice."""
+
+
+class StoreDamaged(StoreError):
+    """The store's file is damaged (overwritten, truncated, not a database): one line that
+    says so and what to do, instead of a traceback wherever a query first meets it."""
+
+    def __init__(self, path: Path, what: str):
+        super().__init__(f"{path} is damaged ({what}); put back a copy from your backup")
+
+
+def is_damage(error: BaseException) -> bool:
+    """True for SQLite's own word that a file is damaged or not a database at all (never
+    for a lock, a full disk or a read-only file: those are OperationalErrors of their own)."""
+    return isinstance(error, sqlite3.DatabaseError) and getattr(error, "sqlite_errorname", "") in (
+        "SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX", "SQLITE_CORRUPT_SEQUENCE", "SQLITE_CORRUPT_VTAB",
+    )
 
 
 def hashed_files(folder: str | Path) -> list[Path]:
@@ -108,12 +124,54 @@ def content_hash(folder: str | Path) -> str:
     return digest.hexdigest()
 
 
+_checked: dict[Path, tuple] = {}  # stores found sound in this process: their files' sizes and times
+
+
+def _stamp(path: Path) -> tuple:
+    """The sizes and modification times of a store's file and its write-ahead log."""
+    stamp = []
+    for place in (path, path.with_name(path.name + "-wal")):
+        try:
+            info = place.stat()
+            stamp.append((info.st_size, info.st_mtime_ns))
+        except OSError:
+            stamp.append(None)
+    return tuple(stamp)
+
+
+def check_store(out_dir: str | Path) -> None:
+    """StoreDamaged when the folder's store is damaged (`Store.check`); nothing when the
+    folder has no store (the command that needs one says so)."""
+    path = Path(out_dir) / STORE_FILE
+    if path.is_file():
+        with Store(path, create=False) as store:
+            store.check()
+
+
 def has_build_step(folder: Path) -> bool:
     """True when folder/bot.toml is valid TOML with a `build` key (arena.langs.build)."""
     try:
         return "build" in tomllib.loads((folder / "bot.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
+
+
+def _read_secret(place: Path) -> str | None:
+    """The secret kept in `place` (None: no such file); StoreError, one line, when what is
+    there is not a secret's file (a folder, a link, empty, not a key)."""
+    try:
+        secret = read_secret_file(place)
+    except OSError as error:
+        what = "a symbolic link" if place.is_symlink() else "a folder" if place.is_dir() else error.strerror
+        raise StoreError(f"{place} is {what}, not the deal secret's file; put back a copy from your backup") from None
+    if secret is None:
+        return None
+    try:
+        RunKey.from_secret(secret)
+    except SeedError:
+        what = "empty" if not secret else "not a secret (64 hex digits)"
+        raise StoreError(f"{place} is {what}; put back a copy of it from your backup") from None
+    return secret
 
 
 def _create_private(path: Path) -> None:
@@ -136,12 +194,22 @@ class Store(PartialReads):
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
+        self.secret_file: Path | None = None  # where `secret()` found the secret
         if not create and not self.path.is_file():
             raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if create:
             _create_private(self.path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._begin(create)
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            if is_damage(error):
+                raise StoreDamaged(self.path, str(error)) from None
+            raise
+
+    def _begin(self, create: bool) -> None:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._use_wal()
         # WAL with synchronous=NORMAL: a committed game survives any crash or kill of arena;
@@ -179,6 +247,25 @@ class Store(PartialReads):
     def open(cls, out_dir: str | Path, *, create: bool = False) -> Store:
         """The store in a tournament's output folder (created only when `create`)."""
         return cls(Path(out_dir) / STORE_FILE, create=create)
+
+    def check(self) -> None:
+        """StoreDamaged unless SQLite's quick check of every page passes (about 1 s a GB:
+        what writes to a store, and the commands that read all of it, check it first;
+        once per process while the files are unchanged)."""
+        stamp = _stamp(self.path)
+        if _checked.get(self.path) == stamp:
+            return
+        try:
+            found = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as error:
+            if is_damage(error):
+                raise StoreDamaged(self.path, str(error)) from None
+            raise
+        if found != [("ok",)]:
+            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+            first = " ".join(str(found[0][0]).split())[:120]  # its first finding, on one line
+            raise StoreDamaged(self.path, f"{first}{more}")
+        _checked[self.path] = stamp
 
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
@@ -242,8 +329,9 @@ class Store(PartialReads):
         if os.environ.get(SECRET_DIR_ENV, "").strip():
             places.insert(0, self.secret_path())
         for place in places:
-            secret = read_secret_file(place)
+            secret = _read_secret(place)
             if secret is not None:
+                self.secret_file = place
                 return secret
         if self._meta("secret_kept") is not None:
             secret_id = self._meta("secret_id")
