@@ -73,6 +73,7 @@ app.add_typer(images_app, name="images")
 def main() -> None:
     """Entry point of the `arena` command."""
     from arena.config.botfolder import BotFolderError
+    from arena.diskfull import FULL_LINE, is_full
     from arena.limits import LimitsError
     from arena.play.match import MatchError
     from arena.registry.submit import SubmitRefused
@@ -91,6 +92,11 @@ def main() -> None:
     ) as mistake:
         say_error(f"arena: error: {mistake}")
         sys.exit(2)
+    except (OSError, sqlite3.OperationalError) as error:
+        if not is_full(error):
+            raise
+        errors.print(f"arena: error: {FULL_LINE} ({error})", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
     except sqlite3.DatabaseError as error:
         if not is_damage(error):
             raise

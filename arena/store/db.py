@@ -1,6 +1,7 @@
 """The tournament store: one SQLite file (WAL mode), `arena.sqlite` in the output folder.
 
-Each finished game is committed in one transaction, exactly once: a second result for
+Each finished game is committed in one transaction, exactly once (on a full disk the
+transaction is rolled back and written again once there is space: `arena.diskfull`): a second result for
 the same game key is refused (`DuplicateResult`), so a resume, a retried worker or a
 cluster can never count a game twice. Results are never edited; standings and ratings
 are recomputed from them in schedule order (`arena.ratings.ledger`), never finishing order.
@@ -39,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from arena.diskfull import SpaceWaiter, waits_for_space
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.partial import PartialReads
@@ -194,6 +196,7 @@ class Store(PartialReads):
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
+        self.space = SpaceWaiter(str(self.path.parent))  # a write on a full disk waits (arena.diskfull)
         self.secret_file: Path | None = None  # where `secret()` found the secret
         if not create and not self.path.is_file():
             raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
@@ -298,6 +301,7 @@ class Store(PartialReads):
         """The fingerprint of the stored settings (None in a new store)."""
         return self._meta("fingerprint")
 
+    @waits_for_space
     def save_settings(self, settings: dict[str, Any], fingerprint: str) -> None:
         """Store (or replace) the tournament settings and their fingerprint."""
         with self._db:
@@ -305,6 +309,7 @@ class Store(PartialReads):
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", fingerprint)
 
+    @waits_for_space
     def secret_path(self) -> Path:
         """Where the run's secret is kept: `$ARENA_SECRET_DIR/SECRET_ID.key` when that is set,
         else `secret.key` beside the store."""
@@ -342,6 +347,7 @@ class Store(PartialReads):
             )
         return None
 
+    @waits_for_space
     def save_secret(self, secret: str) -> str:
         """Keep the run's secret (in its own file, `secret_path`) unless one is kept already;
         returns the kept one."""
@@ -380,6 +386,7 @@ class Store(PartialReads):
 
     # -- bots -----------------------------------------------------------------------------
 
+    @waits_for_space
     def add_bots(self, bots: Iterable[BotRecord]) -> None:
         """Insert or update the tournament's bots."""
         with self._db:
@@ -400,6 +407,7 @@ class Store(PartialReads):
 
     # -- a league's members ---------------------------------------------------------------
 
+    @waits_for_space
     def add_member(self, bot: BotRecord, lineage: str, joined: int) -> None:
         """A bot joins the league from batch `joined` (its row in bots is added or updated)."""
         with self._db:
@@ -414,6 +422,7 @@ class Store(PartialReads):
                 (bot.bot, lineage, joined),
             )
 
+    @waits_for_space
     def set_member(self, bot: str, status: str, at: int, reason: str = "") -> None:
         """A member stops playing from batch `at` ('retired', 'removed', 'suspended')."""
         with self._db:
@@ -436,6 +445,7 @@ class Store(PartialReads):
 
     # -- the schedule ---------------------------------------------------------------------
 
+    @waits_for_space
     def schedule(self, games: Sequence[ScheduledGame], *, first_seq: int | None = None) -> None:
         """Add scheduled games; a key already stored must hold the same table and seed. A
         league numbers them from `first_seq` (its schedule sequence numbers)."""
@@ -460,12 +470,14 @@ class Store(PartialReads):
                     ),
                 )
 
+    @waits_for_space
     def drop_unfinished(self) -> int:
         """Forget scheduled games that have no result (before rescheduling); returns how many."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             return self._db.execute("DELETE FROM games WHERE status = 'scheduled'").rowcount
 
+    @waits_for_space
     def drop_scheduled(self, keys: Iterable[str]) -> int:
         """Forget these games unless they have a result (a league's games of a bot that
         left its registry); returns how many went."""
@@ -494,6 +506,7 @@ class Store(PartialReads):
 
     # -- results --------------------------------------------------------------------------
 
+    @waits_for_space
     def record(
         self,
         key: str,

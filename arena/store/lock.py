@@ -71,8 +71,11 @@ def one_writer(out_dir: str | Path, command: str) -> Iterator[None]:
             "command": command, "pid": os.getpid(), "host": socket.gethostname(),
             "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        os.ftruncate(descriptor, 0)
-        os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
+        try:
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
+        except OSError:
+            pass  # a full disk: the lock holds all the same; a second writer is told less
         yield
     finally:
         os.close(descriptor)  # lets go of the lock
