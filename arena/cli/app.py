@@ -5,6 +5,7 @@ can cause are printed as one line (no traceback) and exit with code 2."""
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from typing import Annotated
 
@@ -72,13 +73,14 @@ app.add_typer(images_app, name="images")
 def main() -> None:
     """Entry point of the `arena` command."""
     from arena.config.botfolder import BotFolderError
+    from arena.diskfull import FULL_LINE, is_full
     from arena.limits import LimitsError
     from arena.play.match import MatchError
     from arena.registry.submit import SubmitRefused
     from arena.play.tournament import TournamentError
     from arena.sandbox import SandboxError, UnknownSandbox
     from arena.site.model import ReportError
-    from arena.store.db import StoreError
+    from arena.store.db import StoreError, is_damage
     from arena.web.errors import WebError
 
     stop_on_sigterm()  # systemd, docker stop, Kubernetes: as Ctrl-C
@@ -89,6 +91,18 @@ def main() -> None:
         ReportError, WebError, LimitsError,
     ) as mistake:
         say_error(f"arena: error: {mistake}")
+        sys.exit(2)
+    except (OSError, sqlite3.OperationalError) as error:
+        if not is_full(error):
+            raise
+        errors.print(f"arena: error: {FULL_LINE} ({error})", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        # Met where no check was made first (a store damaged while it was read).
+        errors.print(f"arena: error: a store is damaged ({error}); put back a copy from your backup",
+                     highlight=False, markup=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)

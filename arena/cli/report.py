@@ -40,7 +40,9 @@ def report_command(
     It brings the site up to date: a file is written only when it changes (docs/report.md)."""
     from arena.site.model import load_site_data
     from arena.site.writer import SITE_DIR, write_site
+    from arena.store.db import check_store
 
+    check_store(out_dir)  # a damaged store is said, not half rendered
     try:
         data = load_site_data(out_dir, background=True)
         counts = write_site(

@@ -25,6 +25,9 @@ def standings_command(
     a league's bots are marked settled, provisional, retired or suspended."""
     import dataclasses
 
+    from arena.store.db import check_store
+
+    check_store(out_dir)  # a damaged store is said, not half read
     standings, settings, done, total = stored_standings(out_dir)
     if standings.league and not as_json:
         print_league(out_dir, hide_retired, (standings, settings, done))

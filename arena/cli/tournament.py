@@ -212,6 +212,7 @@ def secret_command(
     from arena.store.seeds import RunKey, SeedError
 
     with Store.open(out_dir) as store:
+        store.check()
         settings = store.settings() or {}
         stored = store.secret()
         games = store.games()
@@ -223,6 +224,10 @@ def secret_command(
                 if seed is not None
                 else f"{out_dir} has no secret yet (no game was scheduled)"
             )
+        kept = store.secret_file
+        if kept is not None and kept.stat().st_mode & 0o077:
+            say(f"arena: warning: {kept} can be read by others (mode {kept.stat().st_mode & 0o777:o}); "
+                f"chmod 600 {kept}", errors)
         print(stored)
         return
     try:

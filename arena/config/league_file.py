@@ -105,12 +105,14 @@ def load_league(
         source = f"league file {target}"
         data = read_file(target, source, table="league")
     else:
-        data["output"] = str(target.resolve())
         stored = _stored_settings(target)
         if stored is not None:
             data.update({key: value for key, value in stored.items() if key in LeagueConfig.model_fields})
             for key in ("games", "until_stable"):  # when to stop is this run's own choice
                 data.pop(key, None)
+        # The folder named is the league's, wherever it was first run (a folder moved, or
+        # put back from a backup, must not play into the place it came from).
+        data["output"] = str(target.resolve())
     rule_mistakes = apply_overrides(data, overrides, rule_args)
     if rule_mistakes:
         raise TournamentError(rule_mistakes, source)
@@ -123,6 +125,7 @@ def _stored_settings(folder: Path) -> dict[str, Any] | None:
     if not (folder / STORE_FILE).is_file():
         return None
     with Store.open(folder) as store:
+        store.check()  # damage said first, not met in the settings
         stored = store.settings()
     if stored is not None and stored.get("format") != FORMAT:
         raise TournamentError([f"{folder} holds a tournament, not a league; give the league another folder"])

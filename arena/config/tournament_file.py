@@ -351,6 +351,12 @@ def read_file(path: Path, source: str, table: str | None = None) -> dict[str, An
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TournamentError([f"{source} does not exist"], source) from None
+    except IsADirectoryError:
+        raise TournamentError(
+            [f"{path} is a folder, not a {table or 'tournament'} file (TOML); give the file, or flags alone"], source
+        ) from None
+    except OSError as error:
+        raise TournamentError([f"{path} cannot be read ({error.strerror})"], source) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise TournamentError([f"{path} is not valid TOML: {error}"], source) from None
     if table is not None:

@@ -47,6 +47,7 @@ from pathlib import Path
 from arena.botcopy import FolderLimits, FolderLimitsError
 from arena.config.botfolder import BotFolderError, broken_folders
 from arena.config.field import BotRef, SeatFactory
+from arena.diskfull import is_full
 from arena.config.fingerprint import changed_keys, fingerprint_of, settings_of
 from arena.config.league_file import FORMAT, LeagueConfig, load_league
 from arena.config.tournament_file import TournamentError
@@ -352,7 +353,12 @@ class _League(Membership, LeagueLedgers, Runner):
             if self.full_through:  # a resume: its first batch line names only who changes with it
                 self.settled = set(self.standings().settled_bots(self.active()))
             self.play()
-            self._save()  # stopped or done: the next run resumes from here
+            try:
+                self._save()  # stopped or done: the next run resumes from here
+            except Exception as error:
+                if not (self.stop.is_set() and is_full(error)):
+                    raise  # stopped on a full disk: the next run rates from the store
+
         finally:
             try:
                 self.close()
@@ -444,6 +450,7 @@ def check_league(config: LeagueConfig) -> None:
     if not (config.output_dir() / STORE_FILE).is_file():
         return
     with Store.open(config.output_dir()) as store:
+        store.check()
         _refuse_other_settings(store, config)
 
 
@@ -495,6 +502,7 @@ def _run_league(config, progress, in_process, stop, sandbox, before_batch, repor
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)
     try:
+        store.check()  # never write into a damaged file
         _refuse_other_settings(store, config)
         store.save_settings(settings, fingerprint)
         key = RunKey.of_store(config.seed, store)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from arena.config.field import BotRef, SeatFactory
 from arena.config.tournament_file import RunConfig
+from arena.diskfull import is_full
 from arena.play.executor import (
     GameSpec,
     PlayedGame,
@@ -73,6 +74,9 @@ class Runner:
         self.key = key  # the run's RunKey: deal and bot seeds come from it, and nothing else
         self.in_process = dict(in_process or {})
         self.stop = stop or threading.Event()
+        # A full disk is waited out (arena.diskfull), until Ctrl-C: then a game that cannot
+        # be stored is left to the resume.
+        store.space.stop = self.stop
         self.sandbox = sandbox  # a sandbox object of the caller's (tests), else the settings name one
         # This run's slots (arena.play.executor): a session never outlives its run, nor serves another.
         self.run_id = uuid.uuid4().hex[:12]
@@ -246,6 +250,10 @@ class Runner:
             store_game(self.store, played)
         except DuplicateResult:
             return
+        except Exception as error:
+            if drained and is_full(error):
+                return  # stopping on a full disk: the resume plays it again
+            raise
         self.played += 1
         self.game_stored(game, played, drained)
 

@@ -301,6 +301,7 @@ def _run_tournament(  # noqa: ANN202
     fingerprint = fingerprint_of(settings)
     store = Store.open(config.output_dir(), create=True)
     try:
+        store.check()  # never write into a damaged file
         before = store.settings()
         if before is not None and store.fingerprint() != fingerprint:
             changes = changed_settings(before, settings)

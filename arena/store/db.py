@@ -1,6 +1,7 @@
 """The tournament store: one SQLite file (WAL mode), `arena.sqlite` in the output folder.
 
-Each finished game is committed in one transaction, exactly once: a second result for
+Each finished game is committed in one transaction, exactly once (on a full disk the
+transaction is rolled back and written again once there is space: `arena.diskfull`): a second result for
 the same game key is refused (`DuplicateResult`), so a resume, a retried worker or a
 cluster can never count a game twice. Results are never edited; standings and ratings
 are recomputed from them in schedule order (`arena.ratings.ledger`), never finishing order.
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from arena.botcopy import RECORD_FILE, content_hash, has_build_step, hashed_files  # noqa: F401 - read here too
+from arena.diskfull import SpaceWaiter, waits_for_space
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.partial import PartialReads
@@ -52,7 +54,7 @@ from arena.store.records import (
     incident_of_row,
 )
 from arena.store.schema import SCHEMA, SCHEMA_VERSION, migrate
-from arena.store.seeds import read_secret_file, write_secret_file
+from arena.store.seeds import RunKey, SeedError, read_secret_file, write_secret_file
 
 STORE_FILE = "arena.sqlite"
 SECRET_FILE = "secret.key"  # beside the store, unless $ARENA_SECRET_DIR says where
@@ -67,6 +69,64 @@ class StoreError(Exception):
 
 class DuplicateResult(StoreError):
     """A second result for a game that is already stored: refused, never counted twice."""
+
+
+class StoreDamaged(StoreError):
+    """The store's file is damaged (overwritten, truncated, not a database): one line that
+    says so and what to do, instead of a traceback wherever a query first meets it."""
+
+    def __init__(self, path: Path, what: str):
+        super().__init__(f"{path} is damaged ({what}); put back a copy from your backup")
+
+
+def is_damage(error: BaseException) -> bool:
+    """True for SQLite's own word that a file is damaged or not a database at all (never
+    for a lock, a full disk or a read-only file: those are OperationalErrors of their own)."""
+    return isinstance(error, sqlite3.DatabaseError) and getattr(error, "sqlite_errorname", "") in (
+        "SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX", "SQLITE_CORRUPT_SEQUENCE", "SQLITE_CORRUPT_VTAB",
+    )
+
+
+_checked: dict[Path, tuple] = {}  # stores found sound in this process: their files' sizes and times
+
+
+def _stamp(path: Path) -> tuple:
+    """The sizes and modification times of a store's file and its write-ahead log."""
+    stamp = []
+    for place in (path, path.with_name(path.name + "-wal")):
+        try:
+            info = place.stat()
+            stamp.append((info.st_size, info.st_mtime_ns))
+        except OSError:
+            stamp.append(None)
+    return tuple(stamp)
+
+
+def check_store(out_dir: str | Path) -> None:
+    """StoreDamaged when the folder's store is damaged (`Store.check`); nothing when the
+    folder has no store (the command that needs one says so)."""
+    path = Path(out_dir) / STORE_FILE
+    if path.is_file():
+        with Store(path, create=False) as store:
+            store.check()
+
+
+def _read_secret(place: Path) -> str | None:
+    """The secret kept in `place` (None: no such file); StoreError, one line, when what is
+    there is not a secret's file (a folder, a link, empty, not a key)."""
+    try:
+        secret = read_secret_file(place)
+    except OSError as error:
+        what = "a symbolic link" if place.is_symlink() else "a folder" if place.is_dir() else error.strerror
+        raise StoreError(f"{place} is {what}, not the deal secret's file; put back a copy from your backup") from None
+    if secret is None:
+        return None
+    try:
+        RunKey.from_secret(secret)
+    except SeedError:
+        what = "empty" if not secret else "not a secret (64 hex digits)"
+        raise StoreError(f"{place} is {what}; put back a copy of it from your backup") from None
+    return secret
 
 
 def _create_private(path: Path) -> None:
@@ -89,12 +149,23 @@ class Store(PartialReads):
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
+        self.space = SpaceWaiter(str(self.path.parent))  # a write on a full disk waits (arena.diskfull)
+        self.secret_file: Path | None = None  # where `secret()` found the secret
         if not create and not self.path.is_file():
             raise StoreError(f"no tournament store at {self.path} (run `arena run` into that folder first)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if create:
             _create_private(self.path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._begin(create)
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            if is_damage(error):
+                raise StoreDamaged(self.path, str(error)) from None
+            raise
+
+    def _begin(self, create: bool) -> None:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._use_wal()
         # WAL with synchronous=NORMAL: a committed game survives any crash or kill of arena;
@@ -133,6 +204,25 @@ class Store(PartialReads):
         """The store in a tournament's output folder (created only when `create`)."""
         return cls(Path(out_dir) / STORE_FILE, create=create)
 
+    def check(self) -> None:
+        """StoreDamaged unless SQLite's quick check of every page passes (about 1 s a GB:
+        what writes to a store, and the commands that read all of it, check it first;
+        once per process while the files are unchanged)."""
+        stamp = _stamp(self.path)
+        if _checked.get(self.path) == stamp:
+            return
+        try:
+            found = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as error:
+            if is_damage(error):
+                raise StoreDamaged(self.path, str(error)) from None
+            raise
+        if found != [("ok",)]:
+            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+            first = " ".join(str(found[0][0]).split())[:120]  # its first finding, on one line
+            raise StoreDamaged(self.path, f"{first}{more}")
+        _checked[self.path] = stamp
+
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
         self._db.close()
@@ -164,6 +254,7 @@ class Store(PartialReads):
         """The fingerprint of the stored settings (None in a new store)."""
         return self._meta("fingerprint")
 
+    @waits_for_space
     def save_settings(self, settings: dict[str, Any], fingerprint: str) -> None:
         """Store (or replace) the tournament settings and their fingerprint."""
         with self._db:
@@ -171,6 +262,7 @@ class Store(PartialReads):
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", fingerprint)
 
+    @waits_for_space
     def secret_path(self) -> Path:
         """Where the run's secret is kept: `$ARENA_SECRET_DIR/SECRET_ID.key` when that is set,
         else `secret.key` beside the store."""
@@ -195,8 +287,9 @@ class Store(PartialReads):
         if os.environ.get(SECRET_DIR_ENV, "").strip():
             places.insert(0, self.secret_path())
         for place in places:
-            secret = read_secret_file(place)
+            secret = _read_secret(place)
             if secret is not None:
+                self.secret_file = place
                 return secret
         if self._meta("secret_kept") is not None:
             secret_id = self._meta("secret_id")
@@ -207,6 +300,7 @@ class Store(PartialReads):
             )
         return None
 
+    @waits_for_space
     def save_secret(self, secret: str) -> str:
         """Keep the run's secret (in its own file, `secret_path`) unless one is kept already;
         returns the kept one."""
@@ -245,6 +339,7 @@ class Store(PartialReads):
 
     # -- bots -----------------------------------------------------------------------------
 
+    @waits_for_space
     def add_bots(self, bots: Iterable[BotRecord]) -> None:
         """Insert or update the tournament's bots."""
         with self._db:
@@ -265,6 +360,7 @@ class Store(PartialReads):
 
     # -- a league's members ---------------------------------------------------------------
 
+    @waits_for_space
     def add_member(self, bot: BotRecord, lineage: str, joined: int) -> None:
         """A bot joins the league from batch `joined` (its row in bots is added or updated)."""
         with self._db:
@@ -279,6 +375,7 @@ class Store(PartialReads):
                 (bot.bot, lineage, joined),
             )
 
+    @waits_for_space
     def set_member(self, bot: str, status: str, at: int, reason: str = "") -> None:
         """A member stops playing from batch `at` ('retired', 'removed', 'suspended')."""
         with self._db:
@@ -301,6 +398,7 @@ class Store(PartialReads):
 
     # -- the schedule ---------------------------------------------------------------------
 
+    @waits_for_space
     def schedule(self, games: Sequence[ScheduledGame], *, first_seq: int | None = None) -> None:
         """Add scheduled games; a key already stored must hold the same table and seed. A
         league numbers them from `first_seq` (its schedule sequence numbers)."""
@@ -325,12 +423,14 @@ class Store(PartialReads):
                     ),
                 )
 
+    @waits_for_space
     def drop_unfinished(self) -> int:
         """Forget scheduled games that have no result (before rescheduling); returns how many."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             return self._db.execute("DELETE FROM games WHERE status = 'scheduled'").rowcount
 
+    @waits_for_space
     def drop_scheduled(self, keys: Iterable[str]) -> int:
         """Forget these games unless they have a result (a league's games of a bot that
         left its registry); returns how many went."""
@@ -359,6 +459,7 @@ class Store(PartialReads):
 
     # -- results --------------------------------------------------------------------------
 
+    @waits_for_space
     def record(
         self,
         key: str,

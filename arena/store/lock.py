@@ -38,7 +38,20 @@ class FolderBusy(StoreError):
     """Another arena writes to the folder (the message says which, and what to do)."""
 
 
+def check_folder(out_dir: str | Path) -> None:
+    """StoreError (one line) when the output folder cannot be one: it, or a folder it
+    would be made in, is a file."""
+    out_dir = Path(out_dir)
+    for place in (out_dir, *out_dir.parents):
+        if place.is_dir():
+            return
+        if place.exists() or place.is_symlink():
+            what = "is a file" if place == out_dir else f"would be made in {place}, a file"
+            raise StoreError(f"the output {out_dir} {what}, not a folder; name a folder (made if missing)")
+
+
 def _open(path: Path) -> int:
+    check_folder(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
 
@@ -58,8 +71,11 @@ def one_writer(out_dir: str | Path, command: str) -> Iterator[None]:
             "command": command, "pid": os.getpid(), "host": socket.gethostname(),
             "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        os.ftruncate(descriptor, 0)
-        os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
+        try:
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, (json.dumps(holder) + "\n").encode(), 0)
+        except OSError:
+            pass  # a full disk: the lock holds all the same; a second writer is told less
         yield
     finally:
         os.close(descriptor)  # lets go of the lock
@@ -68,6 +84,7 @@ def one_writer(out_dir: str | Path, command: str) -> Iterator[None]:
 def check_free(out_dir: str | Path) -> None:
     """FolderBusy if another arena holds the folder's writer lock now (said before
     anything is printed or started; the writer takes the lock itself)."""
+    check_folder(out_dir)
     path = Path(out_dir) / LOCK_FILE
     if not path.is_file():
         return

@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from arena.diskfull import waits_for_space
 from arena.store.records import GAME_COLUMNS, INCIDENT_COLUMNS, SEAT_COLUMNS, GameRow
 
 
@@ -98,12 +99,14 @@ class PartialReads:
             return None  # a store opened read-only from before states were saved
         return None if row is None else bytes(row[0])
 
+    @waits_for_space
     def save_state(self, name: str, value: bytes) -> None:
         """Keep `value` under `name`, replacing what was kept (one transaction)."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO saved_state (name, value) VALUES (?, ?)", (name, value))
 
+    @waits_for_space
     def forget_state(self, name: str) -> None:
         """Remove the state saved under `name` (none: nothing happens)."""
         with self._db:

@@ -30,6 +30,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.diskfull import FULL_UPLOAD, is_full
 from arena.web.unpack import MB, UploadLimits, UploadRefused
 
 WORKERS = 2
@@ -212,6 +213,8 @@ def main() -> int:
             answer = _open(request["body"], request["work"], UploadLimits(**request["limits"]), request["content_type"])
         except Exception as error:  # noqa: BLE001 - arena's own failure: that upload is refused, the worker lives
             answer = ("refused", 500, f"arena could not open the upload ({type(error).__name__}: {error})")
+            if is_full(error):
+                answer = ("refused", 507, FULL_UPLOAD)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
     return 0

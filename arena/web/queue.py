@@ -11,11 +11,18 @@ quarantine folder goes.
 Nothing lost: a restart (after kill -9, say) finds the submissions it was checking
 (state checking, building or smoke match) and checks them again from the start; an
 accepted bot already in the registry with the same content is recognised, not doubled.
+
+A full disk stops no worker: the check that met it (a write of the book, a validation
+refused or failed while the registry's disk had no room for the bot) says one line and is
+made again, from the start, once there is space (`arena.diskfull`); nothing is refused
+for it. Any other failure of arena's own refuses that submission with its line, and the
+worker goes on to the next.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import re
@@ -28,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botcopy import FolderLimits
+from arena.diskfull import SpaceWaiter, is_full, say
 from arena.registry.submit import abandoned_staging
 from arena.sandbox import Limits
 from arena.web.authors import DOOR, RUNNING, Book
@@ -37,6 +45,7 @@ from arena.web.validate import MARK
 QUARANTINE = "quarantine"
 VALIDATION_S = 900.0  # a validation that takes longer is stopped and refused
 STOP_S = 10.0  # how long a validation told to stop may take to close its sandbox
+ROOM_MB = 1  # room a disk keeps beside a bot's folder for its copy not to count as full
 
 
 @dataclass
@@ -67,7 +76,9 @@ class ValidationQueue:
         self._holding: set[str] = set()  # bot names being checked
         self._threads: list[threading.Thread] = []
         self._stop = False
+        self._stopping = threading.Event()  # set with _stop: ends a wait for space
         self._children: set[subprocess.Popen] = set()
+        self.space = SpaceWaiter(self.registry, f"the registry {self.registry}")
 
     def start(self) -> ValidationQueue:
         """Put back what a stopped server was checking, clear leftovers, start the workers."""
@@ -105,6 +116,7 @@ class ValidationQueue:
         STOP_S; its submission is checked again when the queue starts next."""
         with self._cond:
             self._stop = True
+            self._stopping.set()
             self._cond.notify_all()
             children = list(self._children)
         for child in children:
@@ -136,7 +148,10 @@ class ValidationQueue:
                         self._holding.discard(row.name)
                     return
             try:
-                self._check(row)
+                self.space.run(lambda: self._check(row), stop=self._stopping)
+            except Exception as error:  # noqa: BLE001 - the worker lives; that submission is refused with the line
+                if not self._stop:
+                    self._failed(row, error)
             finally:
                 self._sweep()  # a check killed with an earlier server may end only now
                 with self._cond:
@@ -164,6 +179,9 @@ class ValidationQueue:
         outcome = self._run_child(row.id, bot)
         if outcome is None:
             return  # the server stops: the submission is checked again when it starts
+        if "accepted" not in outcome and ("full" in outcome or _short_of_room(self.registry, bot)):
+            # Not the bot's doing: checked again, from the start, once there is space.
+            raise OSError(errno.ENOSPC, outcome.get("full") or "No space left on device")
         if "accepted" in outcome:
             accepted = outcome["accepted"]
             if not self._is_organiser(row.author):
@@ -175,6 +193,16 @@ class ValidationQueue:
             return
         reasons = outcome.get("refused") or [f"arena could not check it: {outcome.get('failed', 'no answer')}"]
         self._refuse(row.id, folder, [without_server_paths(reason, self.registry, bot) for reason in reasons])
+
+    def _failed(self, row, error: Exception) -> None:  # noqa: ANN001
+        """arena's own failure while checking a submission: said, and the submission refused
+        with the line (the worker goes on to the next)."""
+        line = f"arena could not check it ({type(error).__name__}: {error}); submit it again"
+        say(f"arena: submission {row.id} ({row.name}): {line}")
+        try:
+            self._refuse(row.id, quarantine_dir(self.registry) / row.id, [line])
+        except Exception as again:  # noqa: BLE001 - the book itself fails: the next start checks it again
+            say(f"arena: submission {row.id} stays queued ({type(again).__name__}: {again})")
 
     def _refuse(self, sub_id: str, folder: Path, reasons: list[str]) -> None:
         self.book.set_state(sub_id, "refused", reasons=reasons, stderr=_stderr_of(reasons))
@@ -220,6 +248,17 @@ class ValidationQueue:
         if not outcome and child.returncode and child.returncode < 0:
             return {"refused": [f"checking it took longer than {self.settings.timeout_s:.0f} s (the limit)"]}
         return outcome
+
+
+def _short_of_room(registry: Path, bot: Path) -> bool:
+    """True when the registry's disk has no room for a copy of the bot's folder (and
+    ROOM_MB more): a refusal or failure of its validation was then the disk's."""
+    try:
+        free = os.statvfs(registry)
+        size = sum(path.stat().st_size for path in bot.rglob("*") if path.is_file())
+    except OSError:
+        return False
+    return free.f_bavail * free.f_frsize < size + ROOM_MB * (1 << 20)
 
 
 def _bot_folder(unpacked: Path) -> Path | None:

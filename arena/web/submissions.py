@@ -42,6 +42,7 @@ from anyio import CapacityLimiter
 from fastapi import APIRouter, Query, Request, Security
 from fastapi.responses import JSONResponse
 
+from arena.diskfull import FULL_UPLOAD, is_full
 from arena.web import api_models as shapes
 from arena.web.api_models import BEARER, refusals
 from arena.web.authors import DOOR, Book
@@ -261,8 +262,13 @@ def door_router(door: Door) -> APIRouter:
                 return _error(429, f"more than {door.limits.per_hour} submissions in an hour (the limit); try later",
                               {"Retry-After": "600"})
         root = quarantine_dir(door.registry)
-        root.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
+        except OSError as error:
+            if not is_full(error):
+                raise
+            return _error(507, FULL_UPLOAD)
         try:
             body = work / "body"
             await _receive_upload(request, body, door.limits)
@@ -275,6 +281,11 @@ def door_router(door: Door) -> APIRouter:
             if upload is not None:
                 await door.in_upload_thread(door.book.refuse_upload, upload, refused.status, refused.line)
             return _error(refused.status, refused.line)
+        except (OSError, sqlite3.OperationalError) as error:  # the body, the book: the disk may be full
+            shutil.rmtree(work, ignore_errors=True)
+            if not is_full(error):
+                raise
+            return _error(507, FULL_UPLOAD)
         except BaseException:
             door.discard(work)  # not awaited: the request may be cancelled
             raise

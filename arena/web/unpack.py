@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from arena.botcopy import MAX_DEPTH as BOT_DEPTH
+from arena.diskfull import FULL_UPLOAD, is_full
 
 CHUNK = 1 << 16
 MB = 1 << 20
@@ -113,6 +114,8 @@ _UNREADABLE = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSErr
 
 
 def _corrupt(error: BaseException) -> UploadRefused:
+    if is_full(error):  # the server's disk, not the archive
+        return UploadRefused(507, FULL_UPLOAD)
     return UploadRefused(400, f"the archive is corrupt or unreadable ({error}); pack the bot folder again")
 
 

@@ -58,7 +58,10 @@ def main(argv: list[str]) -> int:
         _say({"refused": refused.reasons})
         return 0
     except Exception as error:  # noqa: BLE001 - arena's own failure: the submission is refused, the author told
-        _say({"failed": f"{type(error).__name__}: {error}"})
+        from arena.diskfull import is_full
+
+        # A full disk is not the bot's: the queue checks it again once there is space.
+        _say({"full": str(error)} if is_full(error) else {"failed": f"{type(error).__name__}: {error}"})
         return 0
     _say({"accepted": {
         "name": done.name, "version": done.version, "content_hash": done.content_hash,

@@ -166,7 +166,7 @@ def test_the_ratings_sit_below_the_runner_the_site_and_the_terminal():
 # only from its own package and from those below it. The leaves at the top of arena/ import
 # nothing of arena (but one another's vocabulary: none today).
 LAYERS = (
-    ("faults", "limits", "terminal", "resources", "botcopy"),  # vocabulary and leaves
+    ("faults", "limits", "terminal", "resources", "botcopy", "diskfull"),  # vocabulary and leaves
     ("sandbox",),  # running a bot: local processes, Docker, the language images
     ("langs",),  # a bot's build step, starter kits, `arena images`, `arena new`
     ("game",),  # one game: the protocol, seats, the referee, the record
