@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from arena.errors import ArenaError
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.partial import PartialReads
@@ -63,7 +64,7 @@ RECORD_FILE = "submission.json"  # a registry's record of a submitted bot (arena
 LOG_KEEP_CHARS = 4000
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """The store cannot do what was asked (missing, wrong schema, schedule conflict)."""
 
 

@@ -25,8 +25,9 @@ Where a secret is kept: a file of its own, mode 0600, never inside the results' 
 of the organiser's kept apart, $ARENA_SECRET_DIR), so that a copy of the store carries no
 secret. `write_secret_file` and `read_secret_file` do the file's part.
 
-Only the standard library is imported here, so a tool (or a test's "seer" bot trying to
-break it) can use this module without arena's other dependencies.
+Only the standard library is imported here (and arena/errors.py, itself the standard
+library alone), so a tool (or a test's "seer" bot trying to break it) can use this module
+without arena's other dependencies.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
+
 SECRET_BYTES = 32  # 256 bits (at least 128 are needed to be beyond guessing)
 PUBLIC_SEED_WARNING = (
     "seed {seed} is public: any bot that guesses it can compute every deal (the other "
@@ -46,7 +49,7 @@ PUBLIC_SEED_WARNING = (
 )
 
 
-class SeedError(ValueError):
+class SeedError(ArenaError, ValueError):
     """A stored or given secret is not a valid key (the message says what is expected)."""
 
 

@@ -20,7 +20,7 @@ from arena.game.protocol import (
     encode,
     json_schema,
 )
-from arena.sandbox.base import BotFault, Reason
+from arena.faults import BotFault, Reason
 from engine import get_game
 from tests.arena_bot_helper import HELPER, arena_bot
 

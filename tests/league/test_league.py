@@ -459,7 +459,8 @@ def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
 
 
 def test_a_failure_of_the_sandbox_itself_stops_the_league_saying_what_is_safe(tmp_path):
-    from arena.sandbox.base import Sandbox, SandboxError
+    from arena.faults import SandboxError
+    from arena.sandbox.base import Sandbox
 
     class Unreachable(Sandbox):
         name = "unreachable"

@@ -323,7 +323,7 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
     """The Docker image is built from the copy in the registry's staging folder, never
     from the submitter's folder (which may change after it was vetted)."""
     import arena.registry.submit
-    from arena.sandbox import BotFault, Reason
+    from arena.faults import BotFault, Reason
 
     seen = []
 

@@ -245,7 +245,7 @@ def test_a_docker_build_writes_only_build_and_has_no_network(docker_box, tmp_pat
 
 
 def test_a_failed_dockerfile_build_leaves_no_image_behind(docker_box, tmp_path):
-    from arena.sandbox import BotFault
+    from arena.faults import BotFault
 
     marker = f"arena-langs-{uuid.uuid4().hex}"
     bot = tmp_path / "bot"

@@ -20,9 +20,10 @@ import pytest
 from nimtest_game import nim_registered
 from runsc_engine import require_runsc
 
+from arena.faults import Reason
 from arena.game.referee import verify_replay
 from arena.play.match import MatchResult, run_match
-from arena.sandbox import Limits, Reason, get_sandbox
+from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.docker import engine_problem
 
 BOTS = Path(__file__).parents[1] / "bots"

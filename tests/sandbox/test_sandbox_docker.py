@@ -22,14 +22,8 @@ from pathlib import Path
 import pytest
 from runsc_engine import require_runsc
 
-from arena.sandbox import (
-    BotFault,
-    BotSpec,
-    Limits,
-    Reason,
-    SandboxError,
-    UnknownSandbox,
-)
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import BotSpec, Limits, UnknownSandbox
 from arena.sandbox.copies import COPIES
 from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotFault, Reason, SandboxError, get_sandbox
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import get_sandbox
 from arena.sandbox.docker import LABEL, OWNER_LABEL, DockerSandbox, default_image
 from tests.sandbox.test_sandbox_docker import (
     ECHO,

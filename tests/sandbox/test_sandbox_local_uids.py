@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxError
+from arena.faults import SandboxError
 from arena.sandbox.local import LocalSandbox, unshare_works
 from arena.sandbox.uids import DEFAULT, VARIABLE, configured_range
 

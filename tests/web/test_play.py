@@ -16,11 +16,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from arena.faults import Reason
 from arena.game.referee import play_game, verify_replay
 from arena.game.seats import InProcessBot
 from arena.human.seat import Channel, GameStopped, HumanSeat
 from arena.human.table import PlayHost, TableConfig
-from arena.sandbox.base import Reason
 from arena.store.db import Store
 from arena.web.play_server import play_app
 from tests.play_helpers import RANDOM, card_ids
