@@ -7,7 +7,6 @@ engine fails instead of skipping)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -29,14 +28,8 @@ LIMITS = Limits(startup_s=20.0, decision_s=2.0, time_bank_s=20.0)
 
 
 @pytest.fixture(scope="module")
-def docker_client():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def docker_client(docker_engine):
+    """A client that waits for a language image's build (a minute or two, once per machine)."""
     import docker
 
     return docker.from_env(timeout=1800)

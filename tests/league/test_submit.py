@@ -159,18 +159,10 @@ def test_the_shipped_bots_are_listed_in_their_plain_layout():
     assert {"random", "threeup-heuristic", "three-thirteen-heuristic", "node-simple"} <= names
 
 
-def _docker_base_image() -> str:
-    """The base image of the Docker sandbox; skip when no engine or image is here."""
-    from arena.sandbox.docker import default_image, engine_problem
+def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it(docker_engine, tmp_path):
+    from arena.sandbox.docker import default_image
 
-    problem = engine_problem()
-    if problem:
-        pytest.skip(problem)
-    return default_image()
-
-
-def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it(tmp_path):
-    base = _docker_base_image()
+    base = default_image()
     good = random_copy(tmp_path, name="boxed", version="1.0")
     (good / "Dockerfile").write_text(f"FROM {base}\nWORKDIR /bot\nCOPY . /bot/\n")
     with (good / "bot.toml").open("a") as toml:

@@ -38,7 +38,6 @@ from arena.play.tournament import (
     run_tournament,
     validate_config,
 )
-from arena.sandbox.docker import engine_problem
 from arena.store.db import Store, content_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,12 +247,7 @@ def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_di
     assert rows_per_game(tmp_path / "out") == {key: 3 for key in after}
 
 
-def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs, cluster):
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def test_docker_games_on_the_cluster_equal_a_local_docker_run(docker_engine, tmp_path, bot_dirs, cluster):
     from arena.sandbox.docker import default_image, folder_digest
 
     # A bot with its own Dockerfile: each worker builds its image on its own engine. Its

@@ -207,17 +207,6 @@ def test_the_last_stderr_lines_before_a_fault_are_all_kept_locally(tmp_path):
     assert [tail.splitlines()[-2:] for tail in tails] == [["first line", "second line"]] * 12
 
 
-@pytest.fixture(scope="module")
-def docker_engine():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-
-
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])
 def test_the_last_stderr_lines_before_a_fault_are_all_kept_in_docker(docker_engine, tmp_path, stdio):
     from arena.sandbox.docker import DockerSandbox

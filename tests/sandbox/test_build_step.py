@@ -217,14 +217,9 @@ def test_bot_toml_mistakes_of_language_and_build_are_listed_together(tmp_path):
 # ---------------------------------------------------------------- Docker
 
 @pytest.fixture(scope="module")
-def docker_box():
-    from arena.sandbox.docker import DockerSandbox, engine_problem
+def docker_box(docker_engine):
+    from arena.sandbox.docker import DockerSandbox
 
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
     box = DockerSandbox()
     yield box
     box.close()

@@ -21,7 +21,7 @@ import pytest
 from arena.play.match import run_match
 from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import Limits, get_sandbox
-from arena.sandbox.docker import engine_problem
+from tests.needs import need_docker
 
 BOTS = Path(__file__).parents[1] / "bots"
 EXAMPLES = Path(__file__).parents[2] / "bots"
@@ -57,11 +57,7 @@ class Recording:
 
 def _sandbox(name: str):
     if name == "docker":
-        problem = engine_problem()
-        if problem:
-            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
+        need_docker()
         return get_sandbox("docker")
     return get_sandbox("local", warn=False)
 
@@ -87,7 +83,7 @@ def _checked(said: list[str], games: int) -> list[str]:
     return [line for line in verdicts if "MATCH" in line]
 
 
-@pytest.mark.parametrize("sandbox_name", ["local", "docker"])
+@pytest.mark.parametrize("sandbox_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_a_paired_match_never_shows_a_process_one_deal_from_both_seats(tmp_path, sandbox_name):
     box = Recording(_sandbox(sandbox_name))
     bot = _deal_memory(tmp_path, "memory")

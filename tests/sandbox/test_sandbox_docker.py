@@ -2,9 +2,10 @@
 leftovers, images from a bot's Dockerfile. The engine's own failures:
 tests/sandbox/test_sandbox_docker_engine.py; .ci/docker-up: tests/project/test_docker_up.py.
 
-Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCKER=1
-(set by .ci/run), in which case they fail. The hostile-bot tests shared with the local
-sandbox live elsewhere; these are the Docker specifics.
+Tests that need an engine (the fixture `engine`, tests/sandbox/conftest.py) skip when
+none is reachable, unless ARENA_REQUIRE_DOCKER=1 (set by .ci/run), in which case they
+fail. The hostile-bot tests shared with the local sandbox live elsewhere; these are the
+Docker specifics.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from runsc_engine import require_runsc
 
 from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox import BotSpec, Limits, UnknownSandbox
@@ -33,31 +33,14 @@ from arena.sandbox.docker import (
     RUNSC_MEMORY_MB,
     DockerSandbox,
     default_image,
-    engine_problem,
     folder_digest,
     runsc_host_pids,
 )
+from tests.needs import need_runsc
 
 REPO = Path(__file__).resolve().parents[2]
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
 
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return docker_engine()
-
-
-def docker_engine():
-    """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    import docker
-
-    return docker.from_env(timeout=30)
 
 
 @pytest.fixture(params=["fifo", "attach"])
@@ -65,7 +48,7 @@ def sandbox(engine, request):
     """The sandbox in each way of carrying stdin/stdout: named pipes, the attach socket
     (runc); "runsc": pipes, under gVisor's kernel (KERNELS below)."""
     if request.param == "runsc":
-        require_runsc()
+        need_runsc()
         return DockerSandbox(stdio="fifo", runtime="runsc")
     return DockerSandbox(stdio=request.param, runtime="runc")
 

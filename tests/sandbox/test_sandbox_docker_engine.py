@@ -25,16 +25,10 @@ from tests.sandbox.test_sandbox_docker import (
     LIMITS,
     REPO,
     TIMING,
-    docker_engine,
     exists,
     make_bot,
     owner_gone_for_this_test_only,
 )
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return docker_engine()
 
 
 def test_unreachable_engine_is_a_sandbox_error(tmp_path):

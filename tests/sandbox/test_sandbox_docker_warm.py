@@ -3,7 +3,8 @@ confined as a cold container's bot (read from inside), nothing of one process re
 the next (the residue probe), faults charged to the bot only when it caused them, and
 the containers removed at close, at interpreter exit and after a kill -9.
 
-Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCKER=1.
+Tests that need an engine skip when none is reachable (or arena is not root), unless
+ARENA_REQUIRE_DOCKER=1: tests/sandbox/conftest.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-from runsc_engine import require_runsc
 
 from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox import BotSpec, Limits
@@ -35,9 +35,9 @@ from arena.sandbox.docker import (
     DockerBotProcess,
     DockerSandbox,
     WarmBotProcess,
-    engine_problem,
 )
 from arena.sandbox.docker import warm as warm_module
+from tests.needs import need_runsc
 
 BOTS = Path(__file__).parents[1] / "bots"
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
@@ -50,26 +50,8 @@ for line in sys.stdin:
 
 
 @pytest.fixture(scope="module")
-def engine():
-    """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    if os.geteuid() != 0:
-        pytest.skip("warm slots need arena to run as root (the pipes, the reset)")
-    import docker
-
-    return docker.from_env(timeout=30)
-
-
-@pytest.fixture
-def sandbox(engine):
-    """A docker sandbox whose slots are all removed after the test."""
-    sandbox = DockerSandbox(runtime="runc")
-    yield sandbox
-    sandbox.close()
+def engine(warm_engine):  # every Docker test here has warm slots (tests/sandbox/conftest.py)
+    return warm_engine
 
 
 def make_bot(folder: Path, code: str, name: str = "warm") -> BotSpec:
@@ -455,7 +437,7 @@ def test_slots_start_cold_when_asked_to_and_a_slot_keeps_its_bot(engine, tmp_pat
 
 
 def test_under_runsc_slots_start_cold_and_say_why_and_each_game_has_a_fresh_kernel(engine, tmp_path):
-    require_runsc()
+    need_runsc()
     bot = residue_bot(tmp_path)
     sandbox = DockerSandbox(runtime="runsc")
     try:

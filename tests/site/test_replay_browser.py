@@ -21,7 +21,7 @@ from arena.store.db import Store
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE_LOG, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
+from tests.site.test_report_browser import DESKTOP, PHONE, Watched, step_of
 from tests.site.test_report_pages_browser import _axe, violations
 
 RUMMY_RULES = {"max_turns_per_round": 12}

@@ -4,12 +4,12 @@ keys, switch to a seat's view, on a desktop and a phone viewport, from file:// a
 `arena serve`. A bot named like a script tag must run nothing: any dialog fails the test.
 Screenshots only when asked: ARENA_SCREENSHOTS=DIR (tests/screenshots.py).
 
-Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI).
+Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI): the
+fixture `browser`, tests/conftest.py.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -23,43 +23,8 @@ from engine.registry import get_game
 from tests.report_helpers import HOSTILE, build_tournament
 from tests.screenshots import keep_screenshot
 
-CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-def _need_browser():
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright  # noqa: F401
-    except ImportError:
-        missing = "the playwright package is not installed (pip install -e '.[test]')"
-    if missing is None and not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium, or .ci/chromium-up)"
-    if missing:
-        if os.environ.get("ARENA_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

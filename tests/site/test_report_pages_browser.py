@@ -21,7 +21,7 @@ from arena.store.db import Store
 from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)
+from tests.site.test_report_browser import DESKTOP, PHONE, Watched, standings_names
 
 GAMES = {
     "3up3down": {"seats": 3},

@@ -33,7 +33,7 @@ from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament
 from tests.screenshots import keep_screenshot
 from tests.league.test_league import NAMES, config, in_process
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
+from tests.site.test_report_browser import DESKTOP, PHONE, Watched, step_of
 from tests.site.test_report_pages_browser import _axe, violations
 
 # A folder bot that logs each decision and, at its fourth decision of a process, says why

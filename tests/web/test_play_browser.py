@@ -23,7 +23,7 @@ from arena.site.replay import replay_frames
 from arena.store.db import Store
 from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401 - the fixture
+from tests.site.test_report_browser import DESKTOP, PHONE, Watched
 from tests.site.test_report_pages_browser import _axe, violations
 
 # Short games keep the suite's wall time down: 3UP 3DOWN with the one-colour classic

@@ -11,7 +11,7 @@ import tarfile
 
 import httpx
 
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401  (a fixture)
+from tests.site.test_report_browser import DESKTOP, PHONE, Watched
 from tests.site.test_report_pages_browser import _axe, violations
 from tests.web_helpers import bot_folder, door_server, ladder_with_three_states, token_for
 
