@@ -26,6 +26,7 @@ import pathlib
 
 import pytest
 
+from tests import needs
 from tests.needs import ARGS, CHROMIUM, need_browser, need_docker
 
 # The files of a minute or more of the suite's time (at load 8-14; 3,200 s in all),
@@ -61,6 +62,11 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             item.add_marker(pytest.mark.browser)
         if "docker_engine" in item.fixturenames:
             item.add_marker(pytest.mark.docker)
+
+
+@pytest.hookimpl(tryfirst=True)  # before its fixtures are set up
+def pytest_runtest_setup(item) -> None:
+    needs.RUNNING = item  # need_docker and need_browser check the test is marked for the tier
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@
 Without it a test is skipped, unless CI asked for it (ARENA_REQUIRE_DOCKER=1,
 ARENA_REQUIRE_BROWSER=1: .ci/run sets both), where it fails instead: a missing engine or
 browser must not pass CI as a row of skips. tests/conftest.py's fixtures `docker_engine`
-and `browser` call these; a test whose need depends on a parameter calls them itself
-(or asks for the fixture with `request.getfixturevalue`).
+and `browser` call these; a test whose need depends on a parameter calls them itself.
+Either way the test must carry the marker (`docker`, `browser`) that keeps it out of the
+fast tier: a test that needs one without it fails, saying so, engine or not.
 """
 
 from __future__ import annotations
@@ -26,7 +27,20 @@ ARGS = [
 ]
 
 
-def _missing(problem: str, required: str) -> None:
+RUNNING = None  # the test item being set up or run (tests/conftest.py sets it)
+
+
+def _marked(marker: str, what: str) -> None:
+    if RUNNING is not None and RUNNING.get_closest_marker(marker) is None:
+        pytest.fail(
+            f"{RUNNING.nodeid} needs {what} but is not marked `{marker}` (ask for the fixture "
+            f"`{'docker_engine' if marker == 'docker' else 'browser'}`, or mark its parameter: "
+            f"pytest.param(..., marks=pytest.mark.{marker}))"
+        )
+
+
+def missing(problem: str, required: str) -> None:
+    """Skip for `problem`, or fail when the environment variable `required` is 1 (CI)."""
     if os.environ.get(required) == "1":
         pytest.fail(f"{required}=1 but {problem}")
     pytest.skip(problem)
@@ -37,9 +51,11 @@ def need_docker(image: str | None = None) -> None:
     (default: the Docker sandbox's base image)."""
     from arena.sandbox.docker import engine_problem
 
+    _marked("docker", "a Docker engine")
+
     problem = engine_problem(image)
     if problem:
-        _missing(problem, "ARENA_REQUIRE_DOCKER")
+        missing(problem, "ARENA_REQUIRE_DOCKER")
 
 
 def need_runsc() -> None:
@@ -54,9 +70,22 @@ def need_runsc() -> None:
 
 def need_browser() -> None:
     """Skip (or fail, under ARENA_REQUIRE_BROWSER=1) unless playwright and Chromium are here."""
+    _marked("browser", "Chromium")
     try:
         from playwright.sync_api import sync_playwright  # noqa: F401
     except ImportError:
-        _missing("the playwright package is not installed (pip install -e '.[test]')", "ARENA_REQUIRE_BROWSER")
+        missing("the playwright package is not installed (pip install -e '.[test]')", "ARENA_REQUIRE_BROWSER")
     if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium, or .ci/chromium-up)", "ARENA_REQUIRE_BROWSER")
+        missing(f"no Chromium at {CHROMIUM} (apt-get install chromium, or .ci/chromium-up)", "ARENA_REQUIRE_BROWSER")
+
+
+def sandbox_named(name: str, **settings):  # noqa: ANN201 - a Sandbox
+    """arena's sandbox `local` (without its warning for a trusted run) or `docker` (after
+    need_docker: skipped, or failed under ARENA_REQUIRE_DOCKER=1, without an engine),
+    made with `settings` (a docker sandbox's runtime)."""
+    from arena.sandbox import get_sandbox
+
+    if name == "docker":
+        need_docker()
+        return get_sandbox("docker", **settings)
+    return get_sandbox("local", warn=False, **settings)

@@ -5,19 +5,10 @@ failure; never a traceback. These commands printed their errors their own way (`
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 from arena.langs.kits import available
 from arena.sandbox.languages import LANGUAGES
-
-
-def arena(*args: str, cwd, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=120,
-        env={**os.environ, **(env or {})},
-    )
+from tests.command import arena
 
 
 def test_a_kit_that_does_not_exist_is_one_arena_error_line(tmp_path):

@@ -464,7 +464,7 @@ def test_node_bot_brings_a_dockerfile_with_node():
     assert "FROM node:20-slim" in lines and any(line.startswith("COPY bot.js") for line in lines)
 
 
-def test_node_bot_plays_in_docker_from_its_own_image():
+def test_node_bot_plays_in_docker_from_its_own_image(docker_engine):
     # Skipped even in CI: these machines cannot pull node:20-slim (see bots/README.md).
     from arena.sandbox.docker import engine_problem
 

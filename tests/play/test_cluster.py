@@ -4,6 +4,7 @@ bots travel by content hash; mistakes (address, unreachable scheduler) are one l
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -36,13 +37,12 @@ from arena.play.tournament import (
     TournamentInterrupted,
     load_tournament,
     run_tournament,
-    validate_config,
 )
 from arena.store.db import Store, content_hash
+from tests.tournaments import tournament_config
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
-SHORT = {"max_turns": 60}  # short games: the tests are about where games run, not the game
 # Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.
 LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
 WAIT_S = 60.0
@@ -54,19 +54,9 @@ LOOPBACK = {
 }
 
 
-@pytest.fixture(scope="module")
-def bot_dirs(tmp_path_factory) -> list[Path]:
-    """The example bots random and threeup-heuristic, plus two renamed copies of random."""
-    base = tmp_path_factory.mktemp("bots")
-    folders = []
-    for name, source in (("random", "random"), ("heuristic", "threeup-heuristic"), ("ann", "random"), ("bob", "random")):
-        folder = base / name
-        shutil.copytree(BOTS / source, folder, ignore=shutil.ignore_patterns("__pycache__"))
-        toml = (folder / "bot.toml").read_text()
-        toml = toml.replace(f'name = "{source}"', f'name = "{name}"')
-        (folder / "bot.toml").write_text(toml)
-        folders.append(folder)
-    return folders
+# bot_dirs (tests/play/conftest.py): the example bots random and threeup-heuristic, plus two
+# renamed copies of random.
+BOT_DIRS = (("random", "random"), ("heuristic", "threeup-heuristic"), ("ann", "random"), ("bob", "random"))
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +70,7 @@ def cluster():
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
 
 
-def config(out: Path, bots, **settings):
-    data = {
-        "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 7, "rules": SHORT,
-        "limits": LIMITS, "output": str(out),
-    }
-    data.update(settings)
-    return validate_config(data)
+config = functools.partial(tournament_config, seed=7, limits=LIMITS)
 
 
 def stored(out: Path) -> dict:

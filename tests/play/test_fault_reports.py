@@ -4,8 +4,6 @@ run`; and incident numbers in the bot's own terms (the request ids it saw)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,16 +14,10 @@ from arena.faults import BotFault, Reason, explain_fault, fault_hint
 from arena.game.referee import play_game
 from arena.game.seats import InProcessBot, Seat
 from arena.play.match import run_match
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
-
-
-def arena(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def bot_folder(folder: Path, command: str, code: str = "", games: str = '["3up3down"]') -> Path:

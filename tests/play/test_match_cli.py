@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,15 +13,10 @@ import pytest
 from arena.game.record import GameResult
 from arena.game.referee import verify_replay
 from arena.store.seeds import RunKey
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 def test_a_match_prints_places_standings_and_writes_replays(tmp_path):

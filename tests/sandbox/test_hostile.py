@@ -23,7 +23,7 @@ from arena.faults import Reason
 from arena.game.referee import verify_replay
 from arena.play.match import MatchResult, run_match
 from arena.sandbox import Limits, get_sandbox
-from tests.needs import need_docker, need_runsc
+from tests.needs import need_runsc, sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"
 # In every hostile bot's command line and its background child's: the copies say
@@ -70,15 +70,13 @@ def sandbox(request):
     """Each sandbox by name; docker skips without an engine unless ARENA_REQUIRE_DOCKER=1.
     "docker-runsc": the docker sandbox under gVisor's kernel (its slots start cold, so
     one case covers both designs there); skips without runsc, as docker does."""
-    if request.param.startswith("docker"):
-        need_docker()
-        if request.param == "docker-runsc":
-            need_runsc()
-            return _WarmSlotPerBot(get_sandbox("docker", runtime="runsc"))
-        if request.param == "docker-warm":
-            return _WarmSlotPerBot(get_sandbox("docker", runtime="runc"))
-        return get_sandbox("docker", runtime="runc")
-    return get_sandbox("local", warn=False)
+    if request.param == "local":
+        return sandbox_named("local")
+    if request.param == "docker-runsc":
+        need_runsc()
+        return _WarmSlotPerBot(sandbox_named("docker", runtime="runsc"))
+    box = sandbox_named("docker", runtime="runc")
+    return _WarmSlotPerBot(box) if request.param == "docker-warm" else box
 
 
 # Bots that only break the protocol: the referee judges them the same whatever kernel

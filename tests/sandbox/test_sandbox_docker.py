@@ -15,7 +15,6 @@ import socket
 import struct
 import subprocess
 import sys
-import textwrap
 import time
 import uuid
 from pathlib import Path
@@ -36,6 +35,7 @@ from arena.sandbox.docker import (
     folder_digest,
     runsc_host_pids,
 )
+from tests.bot_folders import code_bot as make_bot  # a bot from bot.py's code
 from tests.needs import need_runsc
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,18 +60,6 @@ KERNELS = pytest.mark.parametrize("sandbox", ["fifo", "attach", "runsc"], indire
 
 # Per-decision think times and stderr lines vary with the machine's timing, not with the game.
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
-
-
-def make_bot(folder: Path, code: str, name: str = "probe", **files: str) -> BotSpec:
-    """A bot folder with bot.py = `code` (plus `files`), readable by the container's user."""
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)
-    (folder / "bot.py").write_text(textwrap.dedent(code))
-    for filename, content in files.items():
-        (folder / filename).write_text(textwrap.dedent(content))
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
 
 
 def exists(engine, container_id: str) -> bool:

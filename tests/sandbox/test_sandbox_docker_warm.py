@@ -9,13 +9,13 @@ ARENA_REQUIRE_DOCKER=1: tests/sandbox/conftest.py.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -37,6 +37,7 @@ from arena.sandbox.docker import (
     WarmBotProcess,
 )
 from arena.sandbox.docker import warm as warm_module
+from tests.bot_folders import code_bot
 from tests.needs import need_runsc
 
 BOTS = Path(__file__).parents[1] / "bots"
@@ -54,12 +55,7 @@ def engine(warm_engine):  # every Docker test here has warm slots (tests/sandbox
     return warm_engine
 
 
-def make_bot(folder: Path, code: str, name: str = "warm") -> BotSpec:
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)
-    (folder / "bot.py").write_text(textwrap.dedent(code))
-    (folder / "bot.py").chmod(0o644)
-    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
+make_bot = functools.partial(code_bot, name="warm")  # a bot from bot.py's code (tests/bot_folders.py)
 
 
 def residue_bot(tmp_path: Path) -> BotSpec:

@@ -17,8 +17,6 @@ import re
 import shutil
 import sqlite3
 import stat
-import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -31,6 +29,7 @@ from arena.play.tournament import TournamentInterrupted, run_tournament, validat
 from arena.sandbox.base import Limits
 from arena.store.db import Store, StoreError
 from arena.store.seeds import RunKey, SeedError
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 SEER = ROOT / "tests" / "bots" / "seer"
@@ -315,10 +314,6 @@ def test_a_public_seed_tournament_stores_no_secret(tmp_path):
     with Store.open(tmp_path / "out") as store:
         assert store.secret() is None
         assert [game.seed for game in store.games()] == [RunKey.from_seed(9).deal_seed("00001-00001")]
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def test_arena_secret_prints_the_secret_and_checks_a_published_one(tmp_path):

@@ -18,7 +18,7 @@ from nimtest_game import nim_registered
 
 from arena.play.match import run_match
 from arena.sandbox import Limits, get_sandbox
-from tests.needs import need_docker
+from tests.needs import sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"
 DECISION_S = 0.002  # below the spinner's 3 ms: every decision draws on the bank
@@ -34,10 +34,7 @@ def nim():
 
 @pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox(request):
-    if request.param == "docker":
-        need_docker()
-        return get_sandbox("docker")
-    return get_sandbox("local", warn=False)
+    return sandbox_named(request.param)
 
 
 def _copy(name: str, into: Path) -> Path:

@@ -20,44 +20,13 @@ from arena.site.writer import slug
 from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
+from tests.browser_helpers import DESKTOP, PHONE, Watched, standings_names, step_of
 from tests.report_helpers import HOSTILE, build_tournament
 from tests.screenshots import keep_screenshot
-
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
 
 @pytest.fixture(scope="module")
 def cup(tmp_path_factory) -> Path:
     return build_tournament(tmp_path_factory.mktemp("browser") / "cup")
-
-
-class Watched:
-    """A page whose dialogs (an alert would mean injected script ran) and script errors are kept."""
-
-    def __init__(self, browser, viewport, **options):
-        self.page = browser.new_page(viewport=viewport, **options)
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.page.on("dialog", self._dialog)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def _dialog(self, dialog) -> None:
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def check(self) -> None:
-        assert self.dialogs == [], f"a page opened a dialog: {self.dialogs}"
-        assert self.errors == [], f"script errors: {self.errors}"
-        self.page.close()
-
-
-def standings_names(page) -> list[str]:
-    return page.locator("#standings tbody tr td:nth-child(2) a").all_inner_texts()
-
-
-def step_of(page) -> int:
-    return int(page.locator("#replay-table").get_attribute("data-step"))
 
 
 def hand_cards(page, seat: int) -> list[int]:

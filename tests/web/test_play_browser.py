@@ -23,8 +23,7 @@ from arena.site.replay import replay_frames
 from arena.store.db import Store
 from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched
-from tests.site.test_report_pages_browser import _axe, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, violations
 
 # Short games keep the suite's wall time down: 3UP 3DOWN with the one-colour classic
 # deck (24 cards: the 3UP and 3DOWN are reached soon), Three Thirteen's eleven rounds at
@@ -268,7 +267,7 @@ def test_a_reload_rejoins_the_game_in_progress_and_two_people_play_in_two_tabs(b
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_axe_finds_no_violation_on_the_play_page(browser, game, viewport, tmp_path):  # noqa: F811
-    axe = _axe()
+    axe = axe_checker()
     served = Served(TableConfig(game=game, bots=[RANDOM], rules=GAMES[game][0], out=tmp_path / "axe", seed=5))
     try:
         player = Player(browser, viewport, served.link(0))

@@ -9,7 +9,7 @@ from arena.store.db import Store
 from arena.web.app import serve_site
 from tests.league.test_league import NAMES, config, in_process, registry_of
 from tests.needs import ARGS, CHROMIUM, need_browser
-from tests.site.test_report_browser import Watched, step_of
+from tests.browser_helpers import Watched, step_of
 
 
 def test_a_served_leagues_game_page_shows_its_replay(tmp_path):
