@@ -1,6 +1,6 @@
 """Bot folders for tests, made one way: copies of an example or test bot under other names,
-a copy of the random bot with a bot.toml of its own, a bot written from a few lines of
-Python, and the paths they come from."""
+a copy of the random bot with a bot.toml of its own, a bot written from its command line
+(and a few lines of Python), and the paths they come from."""
 
 from __future__ import annotations
 
@@ -44,14 +44,33 @@ def random_bot(folder: Path, name: str, version: str = "1.0", *, games: str = '[
     return folder
 
 
-def code_bot(folder: Path, code: str, name: str = "probe", **files: str) -> BotSpec:
-    """A bot that runs bot.py = `code` (plus `files`), readable by the container's user and
-    by nobody (the local sandbox's user under root)."""
+def written_bot(folder: Path, command: str, code: str = "", *, version: str = "1.0", games: str = '["3up3down"]') -> Path:
+    """A bot folder named as `folder` is: bot.toml with `command` (TOML) and `games`, and
+    bot.py = `code` when given; readable by everyone (the local sandbox runs bots as nobody
+    under root)."""
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(
+        f'name = "{folder.name}"\nversion = "{version}"\ncommand = {command}\ngames = {games}\n'
+    )
+    if code:
+        (folder / "bot.py").write_text(textwrap.dedent(code))
+    folder.chmod(0o755)
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    return folder
+
+
+def code_bot(folder: Path, code: str, name: str = "probe", dockerfile: str | None = None, **files: str) -> BotSpec:
+    """A bot that runs bot.py = `code` (plus `files`, and its own Dockerfile when given),
+    readable by the container's user and by nobody (the local sandbox's user under root)."""
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
     (folder / "bot.py").write_text(textwrap.dedent(code))
     for filename, content in files.items():
         (folder / filename).write_text(textwrap.dedent(content))
+    if dockerfile is not None:
+        (folder / "Dockerfile").write_text(dockerfile)
     for path in folder.iterdir():
         path.chmod(0o644)
-    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
+    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"),
+                   dockerfile=None if dockerfile is None else "Dockerfile")

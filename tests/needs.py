@@ -65,7 +65,7 @@ def need_runsc() -> None:
     import docker
 
     if "runsc" not in (docker.from_env(timeout=30).info().get("Runtimes") or {}):
-        _missing("the Docker engine has no runsc runtime (.ci/docker-up registers it)", "ARENA_REQUIRE_DOCKER")
+        missing("the Docker engine has no runsc runtime (.ci/docker-up registers it)", "ARENA_REQUIRE_DOCKER")
 
 
 def need_browser() -> None:

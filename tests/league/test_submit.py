@@ -13,19 +13,13 @@ import pytest
 from arena.registry.submit import SubmitRefused, list_registry, submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
+from tests.bot_folders import RANDOM, ROOT, random_bot, written_bot
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "bots" / "random"
 QUICK = Limits(startup_s=10.0, decision_s=1.0, time_bank_s=2.0)
 
 
 def random_copy(where: Path, name: str = "lucky", version: str = "2.0", games: str = '["3up3down"]') -> Path:
-    folder = where / name
-    shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = {games}\n'
-    )
-    return folder
+    return random_bot(where / name, name, version, games=games)
 
 
 def test_a_good_bot_is_copied_under_name_and_version_with_its_hash(tmp_path):
@@ -95,12 +89,7 @@ def test_a_bad_bot_toml_is_refused_with_every_mistake(tmp_path):
 
 
 def test_a_bot_that_faults_in_the_smoke_match_is_refused_with_the_incident(tmp_path):
-    bot = tmp_path / "crasher"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crasher"\nversion = "1"\ngames = ["3up3down"]\n'
-        'command = ["python3", "-c", "import sys; sys.exit(5)"]\n'
-    )
+    bot = written_bot(tmp_path / "crasher", '["python3", "-c", "import sys; sys.exit(5)"]', version="1")
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bot, tmp_path / "registry", limits=QUICK)
     assert refused.value.reasons == [

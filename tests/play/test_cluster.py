@@ -39,10 +39,10 @@ from arena.play.tournament import (
     run_tournament,
 )
 from arena.store.db import Store, content_hash
+from tests import polling
+from tests.bot_folders import BOTS, ROOT
 from tests.tournaments import tournament_config
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "bots"
 # Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.
 LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
 WAIT_S = 60.0
@@ -86,15 +86,7 @@ def rows_per_game(out: Path) -> dict[str, int]:
         return dict(db.execute("SELECT game_key, COUNT(*) FROM seats GROUP BY game_key").fetchall())
 
 
-def wait_until(condition, what: str, timeout_s: float = WAIT_S):
-    """Poll `condition` until it returns something true; fail naming `what` after the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+wait_until = functools.partial(polling.wait_until, timeout_s=WAIT_S, every_s=0.05)
 
 
 def test_a_killed_worker_loses_nothing_and_the_results_equal_a_local_run(tmp_path, bot_dirs, cluster):

@@ -5,7 +5,6 @@ run`; and incident numbers in the bot's own terms (the request ids it saw)."""
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,24 +13,11 @@ from arena.faults import BotFault, Reason, explain_fault, fault_hint
 from arena.game.referee import play_game
 from arena.game.seats import InProcessBot, Seat
 from arena.play.match import run_match
+from tests.bot_folders import written_bot as bot_folder  # a folder readable by everyone
 from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
-
-
-def bot_folder(folder: Path, command: str, code: str = "", games: str = '["3up3down"]') -> Path:
-    """A bot folder readable by everyone (the local sandbox runs bots as nobody under root)."""
-    folder.mkdir(parents=True)
-    (folder / "bot.toml").write_text(
-        f'name = "{folder.name}"\nversion = "1.0"\ncommand = {command}\ngames = {games}\n'
-    )
-    if code:
-        (folder / "bot.py").write_text(textwrap.dedent(code))
-    folder.chmod(0o755)
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return folder
 
 
 # A bot that logs two lines and then answers with an illegal index (its stdout overtakes its stderr).

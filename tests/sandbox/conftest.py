@@ -1,9 +1,14 @@
-"""The sandbox tests' Docker fixtures: the engine by the name these tests give it, and the
-sandbox a test of warm slots gets (files with sandboxes of their own define `sandbox`)."""
+"""The sandbox tests' fixtures: the Docker engine by the name these tests give it, the
+sandbox a test of warm slots gets (files with sandboxes of their own define `sandbox`),
+and a folder other users may read (`place`)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +35,14 @@ def sandbox(engine):
     sandbox = DockerSandbox(runtime="runc")
     yield sandbox
     sandbox.close()
+
+
+@pytest.fixture
+def place() -> Iterator[Path]:
+    """A folder outside /tmp, open to others; removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-", dir="/var/tmp"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)

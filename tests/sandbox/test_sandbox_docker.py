@@ -36,6 +36,7 @@ from arena.sandbox.docker import (
     runsc_host_pids,
 )
 from tests.bot_folders import code_bot as make_bot  # a bot from bot.py's code
+from tests.docker_helpers import exists
 from tests.needs import need_runsc
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,16 +61,6 @@ KERNELS = pytest.mark.parametrize("sandbox", ["fifo", "attach", "runsc"], indire
 
 # Per-decision think times and stderr lines vary with the machine's timing, not with the game.
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
-
-
-def exists(engine, container_id: str) -> bool:
-    import docker
-
-    try:
-        engine.containers.get(container_id)
-    except docker.errors.NotFound:
-        return False
-    return True
 
 
 ECHO = """
@@ -485,16 +476,8 @@ def remove_images(engine, *tags: str) -> None:
 
 def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
     folder = tmp_path / "built"
-    make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
-    (folder / "Dockerfile").write_text(
-        f"FROM {default_image()}\n{OWN_LAYERS}COPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
-    )
-    bot = BotSpec(
-        name="built",
-        folder=folder,
-        command=("python3", "bot.py"),
-        dockerfile="Dockerfile",
-    )
+    dockerfile = f"FROM {default_image()}\n{OWN_LAYERS}COPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
+    bot = make_bot(folder, DOCKERFILE_BOT, "built", dockerfile, **{"greeting.txt": "hello from my image\n"})
     tag = sandbox.image_for(bot)
     changed = None
     assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
@@ -664,16 +647,8 @@ def test_an_oom_flag_the_engine_sets_after_the_exit_is_still_out_of_memory(statu
 
 def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path):
     folder = tmp_path / "shell-less"
-    make_bot(folder, ECHO)
-    (folder / "Dockerfile").write_text(
-        f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
-    )
-    bot = BotSpec(
-        name="shell-less",
-        folder=folder,
-        command=("python3", "bot.py"),
-        dockerfile="Dockerfile",
-    )
+    dockerfile = f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
+    bot = make_bot(folder, ECHO, "shell-less", dockerfile)
     tag = f"arena-bot-shell-less:{folder_digest(folder)[:16]}"
     try:
         process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"

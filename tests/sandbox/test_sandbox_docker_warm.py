@@ -38,6 +38,7 @@ from arena.sandbox.docker import (
 )
 from arena.sandbox.docker import warm as warm_module
 from tests.bot_folders import code_bot
+from tests.docker_helpers import exists
 from tests.needs import need_runsc
 
 BOTS = Path(__file__).parents[1] / "bots"
@@ -69,16 +70,6 @@ def residue_bot(tmp_path: Path) -> BotSpec:
 def ask(process, *request) -> object:
     process.send_line(json.dumps(request).encode())
     return json.loads(process.receive_line(LIMITS.startup_s))
-
-
-def exists(engine, container_id: str) -> bool:
-    import docker
-
-    try:
-        engine.containers.get(container_id)
-    except docker.errors.NotFound:
-        return False
-    return True
 
 
 def test_a_slot_keeps_one_container_and_starts_a_fresh_process_in_it_each_time(engine, sandbox, tmp_path):

@@ -245,13 +245,18 @@ def _bytes_of_store(out: Path) -> bytes:
     return b"".join(path.read_bytes() for path in sorted(out.glob("arena.sqlite*")))
 
 
-def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
-    """A copy of arena.sqlite (and its -wal) carries no secret: it is DIR/secret.key, 0600."""
-    out = tmp_path / "out"
+def _stopped_at_once(out: Path) -> str:
+    """A Swiss tournament in `out` stopped after its first game; the secret it stored."""
     stop = threading.Event()
     with pytest.raises(TournamentInterrupted):
         _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
-    secret = (out / "secret.key").read_text().strip()
+    return (out / "secret.key").read_text().strip()
+
+
+def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
+    """A copy of arena.sqlite (and its -wal) carries no secret: it is DIR/secret.key, 0600."""
+    out = tmp_path / "out"
+    secret = _stopped_at_once(out)
     assert re.fullmatch(r"[0-9a-f]{64}", secret)
     assert stat.S_IMODE((out / "secret.key").stat().st_mode) == 0o600
     assert secret.encode() not in _bytes_of_store(out) and bytes.fromhex(secret) not in _bytes_of_store(out)
@@ -267,10 +272,7 @@ def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
 
 def test_a_store_that_kept_its_secret_inside_moves_it_out_on_open(tmp_path):
     out = tmp_path / "out"
-    stop = threading.Event()
-    with pytest.raises(TournamentInterrupted):
-        _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
-    secret = (out / "secret.key").read_text().strip()
+    secret = _stopped_at_once(out)
     # As arena kept it before: a meta row (written while the store is in WAL mode, with
     # more writes after it), and no file.
     (out / "secret.key").unlink()
