@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.web.authors import Book
 from arena.cli.authors import serve_door
-from tests.bot_folders import random_bot
+from tests.bot_folders import RANDOM, random_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,9 +25,9 @@ Where a secret is kept: a file of its own, mode 0600, never inside the results' 
 of the organiser's kept apart, $ARENA_SECRET_DIR), so that a copy of the store carries no
 secret. `write_secret_file` and `read_secret_file` do the file's part.
 
-Only the standard library is imported here (and arena/errors.py, itself the standard
-library alone), so a tool (or a test's "seer" bot trying to break it) can use this module
-without arena's other dependencies.
+Only the standard library is imported here, so a tool (or a test's "seer" bot trying to
+break it) can use this file alone, without arena's other dependencies; within arena its
+`SeedError` is an `ArenaError` (arena/errors.py), and a ValueError either way.
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+try:
+    from arena.errors import ArenaError
+except ImportError:  # this file alone (a tool, a test's seer bot): the standard library only
+
+    class ArenaError(Exception):  # type: ignore[no-redef]
+        """arena's errors' base, when this file runs without arena (SeedError is still a ValueError)."""
 
 SECRET_BYTES = 32  # 256 bits (at least 128 are needed to be beyond guessing)
 PUBLIC_SEED_WARNING = (

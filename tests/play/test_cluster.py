@@ -40,7 +40,7 @@ from arena.play.tournament import (
 )
 from arena.store.db import Store, content_hash
 from tests import polling
-from tests.bot_folders import BOTS, ROOT
+from tests.bot_folders import BOTS
 from tests.tournaments import tournament_config
 
 # Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.

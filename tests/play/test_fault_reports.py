@@ -4,7 +4,6 @@ run`; and incident numbers in the bot's own terms (the request ids it saw)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest

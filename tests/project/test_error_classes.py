@@ -158,3 +158,24 @@ def test_no_command_catches_an_arena_error_but_main():
                         if name in shown
                     )
     assert caught == set()
+
+
+def test_the_seeds_module_still_works_alone_with_the_standard_library(tmp_path):
+    """arena/store/seeds.py promises a tool (and the seer test bot) that it runs as a file
+    alone: its SeedError is an ArenaError inside arena only."""
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "arena" / "store").mkdir(parents=True)
+    (tmp_path / "arena" / "__init__.py").write_text("")
+    (tmp_path / "arena" / "store" / "__init__.py").write_text("")
+    shutil.copy(ROOT / "arena" / "store" / "seeds.py", tmp_path / "arena" / "store" / "seeds.py")
+    probe = (
+        "import sys\nsys.path.insert(0, '.')\n"
+        "from arena.store.seeds import RunKey, SeedError\n"
+        "try:\n    RunKey.from_secret('not hex')\nexcept ValueError as error:\n"
+        "    print(type(error).__name__, type(error).__mro__[1].__module__)\n"
+    )
+    run = subprocess.run([sys.executable, "-I", "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "SeedError arena.store.seeds\n", "")

@@ -22,7 +22,7 @@ from nimtest_game import nim_registered
 from arena.faults import Reason
 from arena.game.referee import verify_replay
 from arena.play.match import MatchResult, run_match
-from arena.sandbox import Limits, get_sandbox
+from arena.sandbox import Limits
 from tests.needs import need_runsc, sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"

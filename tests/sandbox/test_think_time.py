@@ -17,7 +17,7 @@ import pytest
 from nimtest_game import nim_registered
 
 from arena.play.match import run_match
-from arena.sandbox import Limits, get_sandbox
+from arena.sandbox import Limits
 from tests.needs import sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"
