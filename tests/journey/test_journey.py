@@ -104,14 +104,8 @@ class Steps:
 
 
 @pytest.fixture(scope="module")
-def docker_client():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def docker_client(docker_engine):
+    """A client that waits for a kit's language image to build (minutes, once per machine)."""
     import docker
 
     return docker.from_env(timeout=1800)

@@ -8,8 +8,8 @@ from arena.league.ladder import run_league
 from arena.store.db import Store
 from arena.web.app import serve_site
 from tests.league.test_league import NAMES, config, in_process, registry_of
-from tests.needs import ARGS, CHROMIUM, need_browser
 from tests.browser_helpers import Watched, step_of
+from tests.needs import ARGS, CHROMIUM, need_browser
 
 
 def test_a_served_leagues_game_page_shows_its_replay(tmp_path):
