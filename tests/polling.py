@@ -16,5 +16,5 @@ def wait_until(condition, what: str, timeout_s: float, every_s: float = 0.2):  #
         if value:
             return value
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+            pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}; last: {value!r}")
         time.sleep(every_s)

@@ -1,8 +1,10 @@
 """Tournaments for tests, set up one way: short 3UP 3DOWN games at tables of three, from
-bot folders, validated as `arena run` validates a file (tests/play/ gives each file its seed)."""
+bot folders, validated as `arena run` validates a file (tests/play/ gives each file its seed);
+and how many games a run in another process has stored so far."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,3 +19,13 @@ def tournament_config(out: Path, bots: Iterable[Path], **settings) -> Tournament
     data.update(settings)
     data["output"] = str(out)
     return validate_config(data)
+
+
+def done_games(out: Path) -> int:
+    """The games a tournament or league in another process has stored in `out` so far (read
+    only; 0 before its store has its tables)."""
+    try:
+        with sqlite3.connect(f"file:{out / 'arena.sqlite'}?mode=ro", uri=True) as db:
+            return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+    except sqlite3.Error:
+        return 0

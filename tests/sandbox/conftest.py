@@ -1,6 +1,6 @@
 """The sandbox tests' fixtures: the Docker engine by the name these tests give it, the
 sandbox a test of warm slots gets (files with sandboxes of their own define `sandbox`),
-and a folder other users may read (`place`)."""
+and folders other users may read (`place`, `open_tmp`)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,23 @@ def sandbox(engine):
     sandbox.close()
 
 
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder outside /tmp, open to others; removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-", dir="/var/tmp"))
+def _open_folder(under: str | None) -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-", dir=under))
     folder.chmod(0o755)
     try:
         yield folder
     finally:
-        shutil.rmtree(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def place() -> Iterator[Path]:
+    """A folder outside /tmp, open to others; removed afterwards."""
+    yield from _open_folder("/var/tmp")
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A scratch folder user nobody can reach (pytest's own sits in a folder of mode 700),
+    so that a bot or a build run as nobody under root runs here as it does anywhere."""
+    yield from _open_folder(None)

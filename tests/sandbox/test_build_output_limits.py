@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -55,14 +54,9 @@ for number in range(20):
 
 
 @pytest.fixture
-def tmp_path():
-    """A scratch folder user nobody can reach (pytest's own sits in a folder of mode 700)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+def tmp_path(open_tmp):
+    """A scratch folder user nobody can reach (tests/sandbox/conftest.py)."""
+    return open_tmp
 
 
 @pytest.fixture(autouse=True)

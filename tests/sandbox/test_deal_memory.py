@@ -22,6 +22,7 @@ from arena.play.match import run_match
 from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import Limits, get_sandbox
 from tests.needs import sandbox_named
+from tests.sandbox_helpers import RecordingSandbox
 
 BOTS = Path(__file__).parents[1] / "bots"
 EXAMPLES = Path(__file__).parents[2] / "bots"
@@ -29,20 +30,8 @@ LIMITS = Limits(startup_s=10.0, decision_s=2.0, time_bank_s=5.0, memory_mb=256, 
 TOURNAMENT_LIMITS = {"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256}
 
 
-class Recording:
+class Recording(RecordingSandbox):
     """A sandbox that keeps every process it starts, to read each one's whole stderr at the end."""
-
-    def __init__(self, sandbox):
-        self.sandbox = sandbox
-        self.processes = []
-
-    def __getattr__(self, name):
-        return getattr(self.sandbox, name)
-
-    def start(self, bot, limits, **kwargs):
-        process = self.sandbox.start(bot, limits, **kwargs)
-        self.processes.append((bot.name, process))
-        return process
 
     def said(self, bot: str) -> list[str]:
         """Every 'DEAL-MEMORY' line of the bot's processes (each process's whole log)."""

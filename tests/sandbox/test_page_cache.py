@@ -27,6 +27,7 @@ import pytest
 from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import get_sandbox
 from arena.sandbox.docker import DockerSandbox
+from tests.sandbox_helpers import RecordingSandbox
 
 BOTS = Path(__file__).parents[1] / "bots"
 EXAMPLES = Path(__file__).parents[2] / "bots"
@@ -36,20 +37,8 @@ BITS = 192  # the payload of one message
 GAMES = 4
 
 
-class Recording:
+class Recording(RecordingSandbox):
     """A sandbox that keeps every process it starts, to read each one's stderr at the end."""
-
-    def __init__(self, sandbox):
-        self.sandbox = sandbox
-        self.processes = []
-
-    def __getattr__(self, name):
-        return getattr(self.sandbox, name)
-
-    def start(self, bot, limits, **kwargs):
-        process = self.sandbox.start(bot, limits, **kwargs)
-        self.processes.append((bot.name, process))
-        return process
 
     def carried_bits(self) -> tuple[int, int]:
         """(bits read by a process from a message another process put, games checked)."""

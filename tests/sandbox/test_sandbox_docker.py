@@ -36,7 +36,7 @@ from arena.sandbox.docker import (
     runsc_host_pids,
 )
 from tests.bot_folders import code_bot as make_bot  # a bot from bot.py's code
-from tests.docker_helpers import exists
+from tests.sandbox_helpers import exists
 from tests.needs import need_runsc
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ import pytest
 from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox import get_sandbox
 from arena.sandbox.docker import LABEL, OWNER_LABEL, DockerSandbox, default_image
-from tests.docker_helpers import exists
+from tests.sandbox_helpers import exists
 from tests.sandbox.test_sandbox_docker import (
     ECHO,
     LIMITS,

@@ -38,7 +38,7 @@ from arena.sandbox.docker import (
 )
 from arena.sandbox.docker import warm as warm_module
 from tests.bot_folders import code_bot
-from tests.docker_helpers import exists
+from tests.sandbox_helpers import exists
 from tests.needs import need_runsc
 
 BOTS = Path(__file__).parents[1] / "bots"
