@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import functools
 import html
+import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
