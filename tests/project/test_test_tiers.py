@@ -17,30 +17,48 @@ FILES = ["tests/sandbox/test_think_time.py", "tests/web/test_web_docker.py", "te
          "tests/play/test_cluster.py", "tests/ratings/test_sprt.py"]
 
 
-def collected(marks: str, *files: str) -> set[str]:
+# A plugin that prints each collected test with the tier markers tests/conftest.py put on it.
+SHOW_MARKERS = """
+def pytest_collection_finish(session):
+    for item in session.items:
+        marks = sorted({mark.name for mark in item.iter_markers()} & {"docker", "browser", "slow"})
+        print("TIER", item.nodeid, ",".join(marks))
+"""
+
+
+@pytest.fixture(scope="module")
+def tiers(tmp_path_factory) -> dict[str, set[str]]:
+    """Each test of FILES (its file and name, parameters left out) -> its tier markers."""
+    plugin = tmp_path_factory.mktemp("plugin")
+    (plugin / "show_markers.py").write_text(SHOW_MARKERS)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "-m", marks, *files],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "show_markers", "--collect-only", *FILES],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])},
     )
-    assert done.returncode in (0, 5), done.stdout[-2000:]  # 5: nothing selected
-    return {line.split("::")[0] + "::" + line.split("::")[1] for line in done.stdout.splitlines() if "::" in line}
+    assert done.returncode == 0, done.stdout[-2000:]
+    found: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("TIER "):
+            _, test, *marks = line.split(" ")
+            found[test] = set(marks[0].split(",")) - {""} if marks else set()
+    return found
 
 
-def test_the_fast_tier_holds_no_docker_browser_or_slow_test():
-    fast = collected("not docker and not browser and not slow", *FILES)
-    files = {test.split("::")[0] for test in fast}
-    assert files == {"tests/sandbox/test_think_time.py", "tests/ratings/test_sprt.py"}
-    every = collected("docker or not docker", *FILES)
-    assert {test for test in every if "[docker]" in test} and not {test for test in fast if "[docker]" in test}
+def test_the_fast_tier_holds_no_docker_browser_or_slow_test(tiers):
+    fast = {test for test, marks in tiers.items() if not marks}
+    assert {test.split("::")[0] for test in fast} == {"tests/sandbox/test_think_time.py", "tests/ratings/test_sprt.py"}
+    assert any("[docker]" in test for test in tiers) and not any("[docker]" in test for test in fast)
 
 
-def test_each_marker_names_its_tests():
-    docker = collected("docker", *FILES)
+def test_each_marker_names_its_tests(tiers):
+    docker = {test for test, marks in tiers.items() if "docker" in marks}
     assert "tests/web/test_web_docker.py::test_an_upload_with_a_dockerfile_is_built_and_smoke_tested_in_docker" in docker
     assert any(test.startswith("tests/sandbox/test_think_time.py::") and "[docker]" in test for test in docker)
     assert any(test.startswith("tests/play/test_cluster.py::test_docker_games") for test in docker)
-    assert {test.split("::")[0] for test in collected("browser", *FILES)} == {"tests/site/test_report_browser.py"}
-    assert {test.split("::")[0] for test in collected("slow", *FILES)} == {"tests/play/test_cluster.py"}
+    browser = {test.split("::")[0] for test, marks in tiers.items() if "browser" in marks}
+    assert browser == {"tests/site/test_report_browser.py"}
+    assert {test.split("::")[0] for test, marks in tiers.items() if "slow" in marks} == {"tests/play/test_cluster.py"}
 
 
 @pytest.mark.parametrize("required, outcome", [("1", "1 error"), ("", "1 skipped")])
