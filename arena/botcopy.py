@@ -64,6 +64,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.errors import ArenaError
+
 CHUNK = 1 << 20
 MB = 1 << 20
 MAX_PROBLEMS = 20  # lines told; the rest are counted
@@ -79,7 +81,7 @@ MAX_FILES_ENV = "ARENA_BOT_MAX_FILES"
 MAX_FILE_MB_ENV = "ARENA_BOT_MAX_FILE_MB"
 
 
-class FolderLimitsError(ValueError):
+class FolderLimitsError(ArenaError, ValueError):
     """A limit given by the organiser is not a whole number of at least 1."""
 
 

@@ -1,11 +1,14 @@
 """Why a bot forfeits, and how arena tells a bot's fault from its own: one vocabulary for
 the sandboxes (which detect most faults), the protocol (a bad line), the referee and the
-game record (`Incident.reason`). A leaf module: the standard library only.
+game record (`Incident.reason`). A leaf module: the standard library only (and
+arena/errors.py, below it: arena's own failure is an `ArenaError` shown as one line).
 """
 
 from __future__ import annotations
 
 import enum
+
+from arena.errors import ArenaError
 
 
 class Reason(str, enum.Enum):
@@ -29,8 +32,11 @@ class BotFault(Exception):
         self.detail = detail
 
 
-class SandboxError(Exception):
+class SandboxError(ArenaError):
     """arena's own machinery failed (not the bot's fault): an internal error."""
+
+    exit_code = 1
+    kind = "internal error"
 
 
 # ------------------------------------------------------------- what a fault tells its author

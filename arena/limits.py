@@ -19,8 +19,8 @@ time since its previous game, `arena.game.seats.RemoteBot`), with the sum of its
 budgets as its process limit. Only `arena match`, whose bot process plays every game of
 the match, counts the budget for the whole match (it has no `--cpu-s`: the default).
 
-A leaf module: the standard library and pydantic only (the sandboxes, the protocol and the
-config all import it).
+A leaf module: the standard library and pydantic only, and `ArenaError` (arena/errors.py)
+for its one error (the sandboxes, the protocol and the config all import it).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from arena.errors import ArenaError
 
 
 def _limit(default: float | int, help: str, *, told: str | None = None, **bounds: float) -> Any:  # noqa: A002
@@ -115,7 +117,7 @@ LimitsInfo = create_model(
 )
 
 
-class LimitsError(ValueError):
+class LimitsError(ArenaError, ValueError):
     """Limit flags out of their bounds; `mistakes` has one line per flag."""
 
     def __init__(self, mistakes: list[str]):

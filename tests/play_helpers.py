@@ -1,8 +1,10 @@
-"""Helpers of the human seat's tests: a table served by uvicorn on a loopback port, and
-what a seat may know at each step of a stored game (to compare what a page received)."""
+"""Helpers of the human seat's tests: a table served by uvicorn on a loopback port, the
+authors' door with `arena play`'s router on it, and what a seat may know at each step of a
+stored game (to compare what a page received)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,23 @@ class Served:
     def close(self) -> None:
         self.host.close()
         self.server.shutdown()
+
+
+def ladder_door(tmp_path: Path):  # noqa: ANN201
+    """A registry holding the random bot as random/1.0, its door with the author alice, and
+    `arena play`'s router on it (local sandbox, games in tmp_path/human-games): (door,
+    alice's token, the tables' host, the app of site, door and router)."""
+    from arena.web.door_pages import door_app
+    from arena.web.door_play import door_play_router
+    from arena.web.submissions import Door
+
+    registry = tmp_path / "registry"
+    shutil.copytree(RANDOM, registry / "random" / "1.0")
+    door = Door(registry=registry)
+    token = door.book.add("alice")
+    host = PlayHost()
+    router = door_play_router(door, sandbox="local", host=host, out=tmp_path / "human-games")
+    return door, token, host, door_app(tmp_path / "site", door, routers=[router])
 
 
 def card_ids(value: Any, game: str) -> set[int]:

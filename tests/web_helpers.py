@@ -5,28 +5,34 @@ from __future__ import annotations
 
 import contextlib
 import io
-import shutil
 import tarfile
 from pathlib import Path
 
 from arena.web.authors import Book
 from arena.cli.authors import serve_door
+from tests.bot_folders import RANDOM, random_bot
 
 ROOT = Path(__file__).resolve().parent.parent
-RANDOM = ROOT / "bots" / "random"
 
 
 def bot_folder(where: Path, name: str, version: str = "1.0", *, games=("3up3down",), extra: str = "") -> Path:
     """A copy of bots/random named `name` (plays `games`); `extra` is added to bot.py's start."""
-    folder = where / f"{name}-{version}"
-    shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
     listed = ", ".join(f'"{game}"' for game in games)
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = [{listed}]\n'
-    )
+    folder = random_bot(where / f"{name}-{version}", name, version, games=f"[{listed}]")
     if extra:
         source = (folder / "bot.py").read_text()
         (folder / "bot.py").write_text(extra + "\n" + source)
+    return folder
+
+
+def files_at(folder: Path, files: dict[str, str | bytes]) -> Path:
+    """`folder` holding `files` (each path relative to it: text or bytes), folders made as needed."""
+    for relative, content in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            (folder / relative).write_bytes(content)
+        else:
+            (folder / relative).write_text(content)
     return folder
 
 

@@ -1,7 +1,7 @@
 """The `arena` command: its commands in the order `arena --help` lists them, each from the
 module of its group (games, match, tournament, standings, bots, report, league; authors and
 images from arena/web and arena/langs). Thin: parse, call the layers, print. Errors a user
-can cause are printed as one line (no traceback) and exit with code 2."""
+can cause (`ArenaError`) are caught once, in `main`: one line (no traceback), its exit code."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from typing import Annotated
 import typer
 
 from arena.cli import bots, games, league, match, report, standings, tournament
+from arena.cli.authors import authors_app  # light: Typer only
 from arena.cli.console import UsageError, errors, say_error
-from arena.cli.signals import stop_on_sigterm, stopped_code
 from arena.cli.flags import SeveralAfterOneFlag
 from arena.cli.langs import images_app  # light: Typer only
-from arena.cli.authors import authors_app  # light: Typer only
+from arena.cli.signals import stop_on_sigterm, stopped_code
+from arena.errors import ArenaError
 from engine import GameError
 
 app = typer.Typer(
@@ -71,33 +72,28 @@ app.add_typer(images_app, name="images")
 
 
 def main() -> None:
-    """Entry point of the `arena` command."""
-    from arena.config.botfolder import BotFolderError
-    from arena.diskfull import FULL_LINE, is_full
-    from arena.limits import LimitsError
-    from arena.play.match import MatchError
-    from arena.registry.submit import SubmitRefused
-    from arena.play.tournament import TournamentError
-    from arena.sandbox import SandboxError, UnknownSandbox
-    from arena.site.model import ReportError
-    from arena.store.db import StoreError, is_damage
-    from arena.web.errors import WebError
-
+    """Entry point of the `arena` command: every error a user can cause, and arena's own
+    failure, is an `ArenaError` (arena/errors.py), caught here alone: its line, no
+    traceback, its exit code (2 for a user's mistake, 1 for an internal error)."""
     stop_on_sigterm()  # systemd, docker stop, Kubernetes: as Ctrl-C
     try:
         app()
-    except (
-        GameError, UsageError, BotFolderError, MatchError, UnknownSandbox, TournamentError, StoreError, SubmitRefused,
-        ReportError, WebError, LimitsError,
-    ) as mistake:
-        say_error(f"arena: error: {mistake}")
-        sys.exit(2)
+    except (ArenaError, GameError) as caught:
+        # The games' own errors (an unknown game, a bad rule option) are a user's mistake;
+        # engine/ knows nothing of arena, so they are given arena's shape here.
+        error = caught if isinstance(caught, ArenaError) else UsageError(str(caught))
+        say_error(error.shown())
+        sys.exit(error.exit_code)
     except (OSError, sqlite3.OperationalError) as error:
+        from arena.diskfull import FULL_LINE, is_full
+
         if not is_full(error):
             raise
         errors.print(f"arena: error: {FULL_LINE} ({error})", highlight=False, markup=False, soft_wrap=True)
         sys.exit(1)
     except sqlite3.DatabaseError as error:
+        from arena.store.db import is_damage
+
         if not is_damage(error):
             raise
         # Met where no check was made first (a store damaged while it was read).
@@ -107,7 +103,3 @@ def main() -> None:
     except KeyboardInterrupt:
         errors.print("arena: interrupted; finished games are stored: run the same command to resume", highlight=False)
         sys.exit(stopped_code())
-    except SandboxError as failure:
-        # arena's own machinery (e.g. the Docker engine) failed: never the bot's fault.
-        say_error(f"arena: internal error: {failure}")
-        sys.exit(1)

@@ -81,15 +81,12 @@ def submit_command(
         raise typer.Exit(
             submit_remote(bot_dir, to, read_token(token_file), say=say, league=league is not None, wait_s=wait_s)
         )
-    from arena.botcopy import FolderLimits, FolderLimitsError
+    from arena.botcopy import FolderLimits
     from arena.limits import limits_from_flags
     from arena.registry.submit import submit_bot
     from arena.play.tournament import load_tournament
 
-    try:
-        folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
-    except FolderLimitsError as error:
-        raise UsageError(str(error)) from None
+    folder_limits = FolderLimits.from_env(total_mb=max_bot_mb, files=max_bot_files, file_mb=max_file_mb)
     limits = limits_from_flags(decision_s=decision_s, time_bank_s=time_bank_s, startup_s=startup_s, memory_mb=memory_mb)
     # A tournament's or a league's file sets the limits and the sandbox instead (a league's, its registry too).
     config = load_tournament(tournament) if tournament is not None else None

@@ -9,6 +9,7 @@ import sys
 
 from rich.console import Console
 
+from arena.errors import ArenaError
 from arena.terminal import wrapped
 
 
@@ -25,7 +26,7 @@ console = _live(Console())
 errors = _live(Console(stderr=True))
 
 
-class UsageError(Exception):
+class UsageError(ArenaError):
     """A mistake on the command line that the user can fix; printed as one line."""
 
 

@@ -17,13 +17,26 @@ images_app = typer.Typer(
 )
 
 
+def _engine(timeout_s: int):  # noqa: ANN202 - docker's client, imported here only
+    """The Docker engine's client; SandboxError (an internal error, one line) when none answers."""
+    import docker
+
+    from arena.faults import SandboxError
+
+    try:
+        client = docker.from_env(timeout=timeout_s)
+        client.ping()
+    except Exception as error:  # noqa: BLE001 - any failure: no engine here
+        raise SandboxError(f"the Docker engine is not reachable ({error}); start it (.ci/docker-up)") from None
+    return client
+
+
 @images_app.command("build")
 def images_build(
     languages: Annotated[Optional[list[str]], typer.Argument(help="Languages to build (default: all).")] = None,
 ) -> None:
     """Build the images of LANGUAGES that are missing (each takes a minute or two once)."""
-    import docker
-
+    from arena.cli.console import UsageError
     from arena.sandbox.docker.engine import default_image
     from arena.sandbox.languages import (
         LANGUAGES,
@@ -34,26 +47,11 @@ def images_build(
     wanted = languages or list(LANGUAGES)
     for language in wanted:
         if language not in LANGUAGES:
-            typer.echo(wrapped(f"arena: error: {unknown_language(language)}"), err=True)
-            raise typer.Exit(2)
-    try:
-        client = docker.from_env(timeout=1800)
-        client.ping()
-    except Exception as error:  # noqa: BLE001 - any failure: no engine here
-        typer.echo(wrapped(f"arena: error: the Docker engine is not reachable ({error}); start it (.ci/docker-up)"),
-                   err=True)
-        raise typer.Exit(1) from None
+            raise UsageError(unknown_language(language))
+    client = _engine(timeout_s=1800)
     base = default_image()
     for language in wanted:
-        try:
-            tag, built = build_language_image(client, language, base, typer.echo)
-        except docker.errors.ImageNotFound:
-            typer.echo(wrapped(f"arena: error: the base image {base} is not present; build it with .ci/docker-up"),
-                       err=True)
-            raise typer.Exit(1) from None
-        except RuntimeError as error:
-            typer.echo(wrapped(f"arena: error: {error}"), err=True)
-            raise typer.Exit(1) from None
+        tag, built = build_language_image(client, language, base, typer.echo)
         typer.echo(f"{language:7} {tag} ({'built' if built else 'present'})")
 
 
@@ -65,7 +63,7 @@ def images_list() -> None:
     from arena.sandbox.docker.engine import default_image
     from arena.sandbox.languages import LANGUAGES, image_tag
 
-    client = docker.from_env(timeout=30)
+    client = _engine(timeout_s=30)
     base = default_image()
     for language, chosen in LANGUAGES.items():
         tag = image_tag(language, base)
@@ -79,17 +77,13 @@ def images_list() -> None:
 
 
 def new_command(bot_dir: str, language: str) -> None:
-    """Copy a starter kit (what `arena new` does); exit 2 with one line when it cannot."""
+    """Copy a starter kit (what `arena new` does); a `KitError` (one line, exit 2) when it cannot."""
     import shlex
 
-    from arena.langs.kits import KitError, new_bot
+    from arena.langs.kits import new_bot
     from arena.resources import bots_dir
 
-    try:
-        made = new_bot(bot_dir, language)
-    except KitError as error:
-        typer.echo(wrapped(f"arena: error: {error}"), err=True)
-        raise typer.Exit(2) from None
+    made = new_bot(bot_dir, language)
     # Commands to copy as they are: the last is the kit README's own line (RANDOM_BOT, ".").
     typer.echo(wrapped(f"made {made} from the {language} kit; read its README.md. Play it against arena's random "
                        "bot, in Docker as a league plays it:", hanging=0))

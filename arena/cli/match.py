@@ -72,7 +72,7 @@ def match_command(
 ) -> None:
     """Play GAMES games between the bots in BOT_DIRS and print places, scores and incidents."""
     from arena.limits import limits_from_flags
-    from arena.ratings.sprt import SprtError, SprtSettings
+    from arena.ratings.sprt import SprtSettings
     from arena.play.match import run_match, standings
 
     settings = None
@@ -83,10 +83,7 @@ def match_command(
             raise UsageError(f"{', '.join(given)} {settings_are} with --sprt ELO0 ELO1")
         games = 1 if games is None else games
     else:
-        try:
-            settings = SprtSettings(sprt[0], sprt[1], 0.05 if alpha is None else alpha, 0.05 if beta is None else beta)
-        except SprtError as mistake:
-            raise UsageError(str(mistake)) from None
+        settings = SprtSettings(sprt[0], sprt[1], 0.05 if alpha is None else alpha, 0.05 if beta is None else beta)
         if len(bot_dirs) != 2:
             raise UsageError(
                 f"--sprt compares exactly two bots (the first, e.g. your new version, against the second); "
@@ -212,7 +209,7 @@ def play_command(
     exactly what your seat may see and offers your legal moves; each finished game is stored
     in --out (`arena report OUT` draws its replays); Ctrl-C stops.
     """
-    from arena.human.table import PlayError, TableConfig
+    from arena.human.table import TableConfig
     from arena.limits import limits_from_flags
     from arena.web.play_server import run_play
 
@@ -227,7 +224,5 @@ def play_command(
         )
         # Unwrapped: its lines end in links (a seat's holds its token), each whole on its line.
         run_play(config, port=port, open_browser=not no_open, say=say_json)
-    except PlayError as mistake:
-        raise UsageError(str(mistake)) from None
     except KeyboardInterrupt:
         console.print("stopped; every finished game is stored", highlight=False)

@@ -209,7 +209,7 @@ def secret_command(
     tournament ran with it set; never in DIR/arena.sqlite.
     """
     from arena.store.db import Store
-    from arena.store.seeds import RunKey, SeedError
+    from arena.store.seeds import RunKey
 
     with Store.open(out_dir) as store:
         store.check()
@@ -230,10 +230,7 @@ def secret_command(
                 f"chmod 600 {kept}", errors)
         print(stored)
         return
-    try:
-        key = RunKey.from_secret(check)
-    except SeedError as error:
-        raise UsageError(str(error)) from None
+    key = RunKey.from_secret(check)
     wrong = [game.key for game in games if key.deal_seed(game.deal) != game.seed]
     if wrong:
         say(f"arena: {len(wrong)} of {len(games)} games do not have the deal seed this secret gives: "

@@ -20,6 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.sandbox.base import BotSpec
 from arena.sandbox.languages import LANGUAGES
 
@@ -36,7 +37,7 @@ def shown_path(path: str | Path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-class BotFolderError(ValueError):
+class BotFolderError(ArenaError, ValueError):
     """A bot folder or its bot.toml is wrong; the message lists every mistake
     (`of_manifest`: the bot.toml's; else the folder's own, e.g. its name)."""
 

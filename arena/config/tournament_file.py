@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 
+from arena.errors import ArenaError
 from arena.limits import LimitsSettings
 from arena.ratings.ledger import RatingSettings
 from engine.api import GameError
@@ -80,7 +81,7 @@ def default_bot_process(sandbox: str) -> str:
     return "per-slot" if sandbox == "local" else "per-game"
 
 
-class TournamentError(ValueError):
+class TournamentError(ArenaError, ValueError):
     """A tournament cannot run as given; `mistakes` has one line per mistake."""
 
     def __init__(self, mistakes: Sequence[str], source: str = "tournament", data: Mapping[str, Any] | None = None):

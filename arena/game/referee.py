@@ -16,16 +16,17 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from arena.errors import ArenaError
+from arena.faults import BotFault, Reason
 from arena.game.protocol import GameOver, Start
 from arena.game.record import GameResult, Incident, Replay
 from arena.game.seats import Seat
-from arena.sandbox.base import BotFault, Reason
 from engine.api import Action, Game, GameError, State
 from engine.players import random_action
 from engine.registry import get_game
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(ArenaError):
     """A stored result does not re-simulate to the same game."""
 
 

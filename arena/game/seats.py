@@ -36,7 +36,8 @@ from arena.game.protocol import (
     encode_events,
     encode_request,
 )
-from arena.sandbox.base import BotFault, BotProcess, BotSpec, Limits, Reason, Sandbox
+from arena.faults import BotFault, Reason
+from arena.sandbox.base import BotProcess, BotSpec, Limits, Sandbox
 from arena.sandbox.common import TimeBank
 from engine.api import Action, Event, Observation
 

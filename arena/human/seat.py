@@ -25,10 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arena.faults import BotFault, Reason
 from arena.game.protocol import GameOver, Start
 from arena.game.seats import Seat
 from arena.human.turn_help import Hint
-from arena.sandbox.base import BotFault, Reason
 from engine.api import Action, Event, Observation
 from engine.registry import get_game
 

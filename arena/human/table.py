@@ -22,12 +22,14 @@ from typing import Any
 
 from arena.config.botfolder import BotFolderError, BotManifest, load_bot
 from arena.config.field import unique_names
+from arena.errors import ArenaError
+from arena.faults import SandboxError
 from arena.game.protocol import GameOver
 from arena.game.seats import Seat
-from arena.human.turn_help import hint_for
 from arena.human.seat import Channel, GameStopped, HumanSeat
+from arena.human.turn_help import hint_for
 from arena.play.executor import play_seats, remote_bot, store_game
-from arena.sandbox import Limits, Sandbox, SandboxError, get_sandbox
+from arena.sandbox import Limits, Sandbox, get_sandbox
 from arena.store.db import BotRecord, Store, StoreError, content_hash
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.seeds import RunKey
@@ -38,7 +40,7 @@ HUMAN_KIND = "human"  # the store's bots.kind of a person
 DEFAULT_OUT = Path("arena-play")
 
 
-class PlayError(ValueError):
+class PlayError(ArenaError, ValueError):
     """A table cannot be set up as asked (the message says what to change)."""
 
 

@@ -102,7 +102,7 @@ def _image_of(spec: Any, box: Any) -> str | None:
     """The image a Docker build runs in (None locally); BuildFailed when it cannot be made."""
     if getattr(box, "name", "local") != "docker":
         return None
-    from arena.sandbox.base import BotFault
+    from arena.faults import BotFault
 
     try:
         return box.image_for(spec)
@@ -288,7 +288,7 @@ def _sources_and_folders(folder: Path):
 
 def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float, folder_limits: FolderLimits) -> None:
     """The build in a container of the bot's image: see the module docstring."""
-    from arena.sandbox.base import BotFault, SandboxError
+    from arena.faults import BotFault, SandboxError
     from arena.sandbox.docker.engine import ENGINE_ERRORS, remove_quietly
 
     try:

@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.resources import shipped
 
 KIT_NAMES = {"c": "c", "cpp": "cpp", "rust": "rust", "go": "go", "java": "java", "node": "node",
@@ -18,7 +19,7 @@ _NAME_LINE = re.compile(r'^name = ".*"$', re.M)
 _BAD_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
-class KitError(ValueError):
+class KitError(ArenaError, ValueError):
     """A kit cannot be copied as asked (one line)."""
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from arena.botcopy import vet_bot_folder
 from arena.config.botfolder import BotFolderError, load_bot, shown_path
 from arena.config.field import BotRef
+from arena.faults import BotFault
 from arena.langs.build import BuildFailed, run_build
 from arena.play.executor import load_spec
 from arena.registry.submit import RegistryEntry, list_registry, playable_problem
-from arena.sandbox import BotFault
 from arena.store.db import MemberRow
 from arena.store.keys import ScheduledGame
 

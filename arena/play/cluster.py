@@ -56,7 +56,7 @@ from arena.play.executor import (
     play_scheduled_game,
     sandbox_named,
 )
-from arena.sandbox import BotFault, SandboxError
+from arena.faults import BotFault, SandboxError
 from arena.store.db import content_hash, hashed_files
 
 CONNECT_TIMEOUT_S = 15.0

@@ -43,11 +43,12 @@ from pydantic import BaseModel, Field
 
 from arena.config.field import BotRef, SeatFactory
 from arena.config.tournament_file import LimitsConfig, Strict, TournamentError
+from arena.faults import BotFault, SandboxError
 from arena.game.protocol import Hello, MatchOver
 from arena.game.record import GameResult
 from arena.game.referee import Step, play_game
 from arena.game.seats import RemoteBot, Seat
-from arena.sandbox import BotFault, BotSpec, Limits, Sandbox, SandboxError, get_sandbox
+from arena.sandbox import BotSpec, Limits, Sandbox, get_sandbox
 from arena.store.db import Store
 from arena.store.keys import ScheduledGame
 from arena.store.keys import rotation_of as key_rotation

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from arena.config.botfolder import load_bot
 from arena.config.field import unique_names
+from arena.errors import ArenaError
 from arena.game.protocol import MatchOver
 from arena.game.record import GameResult
 from arena.game.referee import Step
@@ -40,7 +41,7 @@ from engine.api import Game
 from engine.registry import get_game
 
 
-class MatchError(ValueError):
+class MatchError(ArenaError, ValueError):
     """A match cannot be set up as asked (the message says what is allowed)."""
 
 

@@ -277,7 +277,7 @@ class Runner:
 def stopped_by(failure: BaseException) -> BaseException:
     """What a run (a tournament's or a league's) raises when arena's own failure stopped it
     after the games in flight: a sandbox's own failure (the engine, say) says what is safe."""
-    from arena.sandbox import SandboxError
+    from arena.faults import SandboxError
 
     if type(failure) is SandboxError:
         error = SandboxError(

@@ -45,12 +45,13 @@ from arena.ratings.results import (
     store_ledger,
     stored_standings,
 )
-from arena.ratings.skills import RatingSettings, RatingSettingsError
+from arena.faults import BotFault
 from arena.play.executor import GameSpec, PlayedGame, load_spec, play_scheduled_game
 from arena.play.runner import Runner, render_report
+from arena.ratings.skills import RatingSettings, RatingSettingsError
+from arena.sandbox import Sandbox
 from arena.schedule.formats import ScheduleError, gauntlet, round_robin
 from arena.schedule.swiss import SwissEntry, swiss_round
-from arena.sandbox import BotFault, Sandbox
 from arena.store.db import Store
 from arena.store.keys import ScheduledGame
 from arena.store.lock import one_writer

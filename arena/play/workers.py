@@ -52,7 +52,7 @@ from arena.play.executor import (
     rotation_of,
     sandbox_named,
 )
-from arena.sandbox import SandboxError
+from arena.faults import SandboxError
 
 # How often a worker checks that the runner is still there.
 PARENT_CHECK_S = 0.5

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import mpmath
 import trueskill
 
+from arena.errors import ArenaError
 from arena.ratings import confidence as _confidence
 from arena.ratings import trueskill_ffa
 
@@ -32,7 +33,7 @@ FALLBACK_DIGITS = 60
 DUPLICATE_UPDATES = ("hand", "deal", "rotation")
 
 
-class RatingSettingsError(ValueError):
+class RatingSettingsError(ArenaError, ValueError):
     """A rating setting is out of range; the message says which and what is allowed."""
 
 

@@ -42,6 +42,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
+
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)  # a pair's score, by bucket
 NORMALIZED = (0.0, 0.25, 0.5, 0.75, 1.0)  # the same per game: a pair's score / 2
 EMPTY_BUCKET = 1e-3  # pairs an empty bucket counts as in the LLR (fastchess's regularization)
@@ -51,7 +53,7 @@ MAX_ELO = 1000  # the largest Elo bound (a 99.7% score); beyond it the scores ro
 DEFAULT_GAMES = 20_000  # the most games of `arena match --sprt` unless --games says otherwise
 
 
-class SprtError(ValueError):
+class SprtError(ArenaError, ValueError):
     """An SPRT asked for with settings that cannot work (the message says what is allowed)."""
 
 

@@ -47,10 +47,12 @@ from arena.config.botfolder import (  # noqa: F401 - REGISTRY_ENV, default_regis
     load_bot,
     registry_folders,
 )
+from arena.errors import ArenaError
+from arena.faults import BotFault, SandboxError
 from arena.langs.build import BuildFailed, run_build
-from arena.resources import bots_dir
 from arena.play.match import MatchError, run_match
-from arena.sandbox import BotFault, Limits, SandboxError, get_sandbox
+from arena.resources import bots_dir
+from arena.sandbox import Limits, get_sandbox
 from arena.sandbox.access import NOBODY, nobody_may
 from arena.store.db import RECORD_FILE, content_hash
 from engine.api import GameError
@@ -61,7 +63,7 @@ RECORD = RECORD_FILE
 SMOKE_GAMES = 2
 
 
-class SubmitRefused(ValueError):
+class SubmitRefused(ArenaError, ValueError):
     """The bot was not accepted; `reasons` has one line per reason."""
 
     def __init__(self, folder: Path, reasons: list[str]):

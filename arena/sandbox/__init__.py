@@ -10,20 +10,19 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from arena.errors import ArenaError
+from arena.faults import SandboxError
 from arena.sandbox.base import (
-    BotFault,
     BotProcess,
     BotSpec,
     Limits,
-    Reason,
     Sandbox,
-    SandboxError,
 )
 
 SANDBOXES = ("local", "docker")
 
 
-class UnknownSandbox(ValueError):
+class UnknownSandbox(ArenaError, ValueError):
     """No sandbox of that name (a user mistake: the message lists the known ones)."""
 
 
@@ -49,13 +48,10 @@ def get_sandbox(name: str, **settings: Any) -> Sandbox:
 
 __all__ = [
     "SANDBOXES",
-    "BotFault",
     "BotProcess",
     "BotSpec",
     "Limits",
-    "Reason",
     "Sandbox",
-    "SandboxError",
     "UnknownSandbox",
     "get_sandbox",
 ]

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from arena.sandbox.base import SandboxError
+from arena.faults import SandboxError
 
 NOBODY = 65534  # uid and gid: nobody and nogroup on Debian, Ubuntu and python:*-slim
 

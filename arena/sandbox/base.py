@@ -3,7 +3,8 @@
 A `Sandbox` starts a bot and returns a `BotProcess`: a running bot that takes lines on
 stdin and gives lines on stdout, within `Limits` (their one definition: `arena.limits`).
 Every fault of the bot is a `BotFault` with a `Reason`; a failure of arena's own
-machinery (e.g. the Docker engine) is a `SandboxError` and is never charged to the bot.
+machinery (e.g. the Docker engine) is a `SandboxError` and is never charged to the bot
+(both in arena/faults.py).
 
 Shared building blocks for implementations (line caps, stderr log, time bank, exit
 words) are in `arena.sandbox.common`, the send and receive loop every sandbox's process
@@ -24,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The fault vocabulary is shared with the protocol and the game record (arena/faults.py).
-from arena.faults import BotFault, Reason, SandboxError  # noqa: F401 (their home; imported from here too)
+# The fault vocabulary is shared with the protocol and the game record: import it from its
+# home, arena/faults.py (tests/project/test_errors.py checks that nobody imports it from here).
+from arena.faults import BotFault, Reason
 from arena.limits import Limits  # noqa: F401 (their one definition; imported from here too)
 
 

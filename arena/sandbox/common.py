@@ -13,7 +13,8 @@ import threading
 from collections import deque
 from pathlib import Path
 
-from arena.sandbox.base import BotFault, Limits, Reason
+from arena.faults import BotFault, Reason
+from arena.sandbox.base import Limits
 
 
 class LineBuffer:

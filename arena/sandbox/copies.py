@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from arena.botcopy import MAX_FILES_ENV, MAX_MB_ENV, FolderLimits, FolderLimitsError
-from arena.sandbox.base import SandboxError
+from arena.faults import SandboxError
 
 CHUNK = 1 << 20
 

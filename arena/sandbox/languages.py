@@ -94,8 +94,11 @@ def build_language_image(
     client: Any, language: str, base: str, say: Callable[[str], None] = lambda line: None
 ) -> tuple[str, bool]:
     """Build the language's image if it is not there; (its tag, whether it was built).
-    RuntimeError with the build's last lines when apt-get or the engine fails."""
+    SandboxError when the base image is missing, or with the build's last lines when
+    apt-get or the engine fails."""
     import docker.errors
+
+    from arena.faults import SandboxError
 
     tag = image_tag(language, base)
     try:
@@ -103,12 +106,15 @@ def build_language_image(
         return tag, False
     except docker.errors.ImageNotFound:
         pass
-    client.images.get(base)  # ImageNotFound: the caller says to run .ci/docker-up
+    try:
+        client.images.get(base)
+    except docker.errors.ImageNotFound:
+        raise SandboxError(f"the base image {base} is not present; build it with .ci/docker-up") from None
     say(f"building {tag} ({' '.join(LANGUAGES[language].packages)})")
     try:
         build_image(client, recipe(language, base), tag, {LANG_LABEL: language, "arena.sandbox": "language"})
     except RuntimeError as error:
-        raise RuntimeError(f"the {language} image did not build: {error}") from None
+        raise SandboxError(f"the {language} image did not build: {error}") from None
     return tag, True
 
 

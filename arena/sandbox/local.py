@@ -85,15 +85,9 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox.access import NOBODY, check_readable_by_nobody, closed_ancestor
-from arena.sandbox.base import (
-    BotFault,
-    BotSpec,
-    Limits,
-    Reason,
-    Sandbox,
-    SandboxError,
-)
+from arena.sandbox.base import BotSpec, Limits, Sandbox
 from arena.sandbox.binary import program_problem
 from arena.sandbox.cgroups import remove_leftovers
 from arena.sandbox.copies import remove_leftovers as remove_copies

@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from arena.sandbox.base import Limits, SandboxError
+from arena.faults import SandboxError
+from arena.sandbox.base import Limits
 from arena.sandbox.cgroups import BotCgroup
-from arena.sandbox.local_process import KEYRING_FILTER, NAMESPACES, SHIM
 from arena.sandbox.keyring import keyctl_number
+from arena.sandbox.local_process import KEYRING_FILTER, NAMESPACES, SHIM
 from arena.sandbox.uids import UidLease
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.sandbox.base import BotFault, BotSpec, Limits, Reason, SandboxError
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox.base import BotSpec, Limits
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.common import children_of, fault_for_exit
 from arena.sandbox.copies import FolderCopy

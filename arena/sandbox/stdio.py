@@ -19,7 +19,8 @@ import time
 from abc import abstractmethod
 from collections.abc import Callable
 
-from arena.sandbox.base import BotFault, BotProcess, Limits, Reason
+from arena.faults import BotFault, Reason
+from arena.sandbox.base import BotProcess, Limits
 from arena.sandbox.common import STOPPED_READING, LineBuffer, StderrLog, input_wait_s
 
 CHUNK = 1 << 16  # one read

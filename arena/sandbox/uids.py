@@ -28,7 +28,7 @@ import os
 import pwd
 from pathlib import Path
 
-from arena.sandbox.base import SandboxError
+from arena.faults import SandboxError
 
 VARIABLE = "ARENA_LOCAL_UIDS"
 LEASES = Path("/run/arena-uids")

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from arena.errors import ArenaError
 from arena.store.keys import ScheduledGame, deal_key
 from arena.store.seeds import RunKey
 
@@ -20,7 +21,7 @@ MIN_SEATS = 2
 MAX_SEATS = 6
 
 
-class ScheduleError(ValueError):
+class ScheduleError(ArenaError, ValueError):
     """A schedule was asked for that cannot exist (too few bots, bad seat count, ...)."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.game.record import Incident
 from arena.ratings.confidence import Confidence
 from arena.ratings.ledger import BotStanding, RatedGame
@@ -24,7 +25,7 @@ from arena.store.db import BotRecord, GameRow, MemberRow, SeatRow
 from arena.store.keys import deal_of
 
 
-class ReportError(Exception):
+class ReportError(ArenaError):
     """The site cannot be rendered (no store in the folder, unknown replay option)."""
 
 

@@ -40,6 +40,7 @@ from typing import Any, Self
 
 from arena.botcopy import RECORD_FILE, content_hash, has_build_step, hashed_files  # noqa: F401 - read here too
 from arena.diskfull import SpaceWaiter, waits_for_space
+from arena.errors import ArenaError
 from arena.game.record import GameResult, Incident, Replay
 from arena.store.keys import ScheduledGame, key_order
 from arena.store.partial import PartialReads
@@ -63,7 +64,7 @@ SECRET_DIR_ENV = "ARENA_SECRET_DIR"
 LOG_KEEP_CHARS = 4000
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """The store cannot do what was asked (missing, wrong schema, schedule conflict)."""
 
 

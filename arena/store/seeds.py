@@ -26,7 +26,8 @@ of the organiser's kept apart, $ARENA_SECRET_DIR), so that a copy of the store c
 secret. `write_secret_file` and `read_secret_file` do the file's part.
 
 Only the standard library is imported here, so a tool (or a test's "seer" bot trying to
-break it) can use this module without arena's other dependencies.
+break it) can use this file alone, without arena's other dependencies; within arena its
+`SeedError` is an `ArenaError` (arena/errors.py), and a ValueError either way.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+try:
+    from arena.errors import ArenaError
+except ImportError:  # this file alone (a tool, a test's seer bot): the standard library only
+
+    class ArenaError(Exception):  # type: ignore[no-redef]
+        """arena's errors' base, when this file runs without arena (SeedError is still a ValueError)."""
+
 SECRET_BYTES = 32  # 256 bits (at least 128 are needed to be beyond guessing)
 PUBLIC_SEED_WARNING = (
     "seed {seed} is public: any bot that guesses it can compute every deal (the other "
@@ -46,7 +54,7 @@ PUBLIC_SEED_WARNING = (
 )
 
 
-class SeedError(ValueError):
+class SeedError(ArenaError, ValueError):
     """A stored or given secret is not a valid key (the message says what is expected)."""
 
 

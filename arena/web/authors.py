@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
+
 DOOR = ".door"
 BOOK = "door.sqlite"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
@@ -72,7 +74,7 @@ CREATE INDEX IF NOT EXISTS submissions_by_state ON submissions(state, seq);
 """
 
 
-class AuthorError(ValueError):
+class AuthorError(ArenaError, ValueError):
     """A mistake in an account command (unknown author, bad name); the message says what to do."""
 
 

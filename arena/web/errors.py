@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
 
-class WebError(ValueError):
+
+class WebError(ArenaError, ValueError):
     """A server cannot start or a client cannot go on as asked; the message says what to change."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botcopy import FolderLimits
-from arena.diskfull import SpaceWaiter, is_full, say
+from arena.diskfull import SpaceWaiter, say
 from arena.registry.submit import abandoned_staging
 from arena.sandbox import Limits
 from arena.web.authors import DOOR, RUNNING, Book

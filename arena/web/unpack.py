@@ -16,7 +16,7 @@ refused for what its headers say leaves nothing to remove), then again while wri
   refusal too.
 The folder is then checked again by `arena.botcopy` when `arena.registry.submit` takes it in.
 An archive whose entries all sit in one top folder (as `tar czf bot.tar.gz my-bot/` makes)
-has that folder as the bot. Standard library only.
+has that folder as the bot. Standard library only (and `ArenaError`, arena/errors.py).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 
 from arena.botcopy import MAX_DEPTH as BOT_DEPTH
 from arena.diskfull import FULL_UPLOAD, is_full
+from arena.errors import ArenaError
 
 CHUNK = 1 << 16
 MB = 1 << 20
@@ -52,7 +53,7 @@ class UploadLimits:
     per_address: int = 600  # requests per address per minute (a flood is refused)
 
 
-class UploadRefused(Exception):
+class UploadRefused(ArenaError):
     """An upload refused: the HTTP status and one line saying why and what is allowed
     (always one line: a character that is not printable, such as a newline in an entry's
     name, is written as its escape)."""

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine import all_games
+from tests.command import arena
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 PAIR = (str(BOTS / "random"), str(BOTS / "random"))
-
-
-def arena(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_games_json_lists_every_game_with_seat_range_and_options():

@@ -11,7 +11,6 @@ import os
 import re
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from arena.web.client import pack
 from tests.league.test_league_stops import put
 from tests.web.test_web_resume import SLOW_START, processes_mentioning
 from tests.web_helpers import bot_folder, token_for
+from tests.tournaments import done_games as stored  # games stored so far, read only
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "80"}
@@ -56,14 +56,6 @@ def alive(process: tuple[int, str]) -> bool:
     except OSError:
         return False
     return fields[19] == process[1] and fields[0] != "Z"
-
-
-def stored(out: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{out / 'arena.sqlite'}?mode=ro", uri=True) as db:
-            return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def wait_for(condition, what: str, timeout: float = 90.0, watch=None):  # noqa: ANN001, ANN201

@@ -4,16 +4,15 @@ order, and tables and the progress bar that fit 80 columns with nothing cut."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from tests import command
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
@@ -21,11 +20,7 @@ LONG_NAMES = ("alphabet-soup-strategist-v2", "bob-the-very-careful-bot", "cat-ov
 VERY_LONG = "a-really-quite-long-bot-name-for-testing-width-x"  # 48 characters
 
 
-def arena(*args: str, columns: int = 80, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-        env={**os.environ, "COLUMNS": str(columns)},
-    )
+arena = functools.partial(command.arena, columns=80)
 
 
 @pytest.fixture(scope="module")

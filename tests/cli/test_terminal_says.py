@@ -6,6 +6,7 @@ name@version."""
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -19,6 +20,7 @@ import pytest
 
 from arena.game.seats import InProcessBot
 from arena.league.ladder import LeagueInterrupted, render, run_league, where_it_stands
+from tests import command
 from tests.league.test_league import (
     NAMES,
     WAIT_S,
@@ -33,11 +35,7 @@ from tests.league.test_league import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-        env={**os.environ, "COLUMNS": "80"},
-    )
+arena = functools.partial(command.arena, columns=80)
 
 
 def test_each_batch_names_the_bots_that_settled_or_unsettled_with_it(tmp_path):

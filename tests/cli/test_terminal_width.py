@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.app import app
+from tests import command
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
@@ -31,10 +32,7 @@ LONG = "cat-overthinker-deluxe-edition"
 
 
 def arena(*args: str, cwd: Path = ROOT, ok: bool = True) -> subprocess.CompletedProcess:
-    run = subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=600,
-        env={**os.environ, "COLUMNS": str(WIDTH), "PYTHONPATH": str(ROOT)},
-    )
+    run = command.arena(*args, cwd=cwd, columns=WIDTH, env={"PYTHONPATH": str(ROOT)}, timeout=600)
     if ok:
         assert run.returncode == 0, (args, run.stdout, run.stderr)
     return run

@@ -8,8 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -17,6 +15,7 @@ from pydantic import ValidationError
 
 from arena.game.protocol import game_adapters, game_json_schema, json_schema
 from engine import GameError, all_games, get_game
+from tests.command import arena
 
 GAMES = [game.name for game in all_games()]
 
@@ -208,10 +207,6 @@ def test_the_three_thirteen_shapes_refuse_wrong_ones():
         lambda v: v.update(laid_down=[{"kind": "pair", "cards": [], "ranks": []}]),
     ):
         assert shapes.refuses_observation(changed(view, change))
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_arena_schema_game_prints_the_games_shapes_and_plain_schema_the_protocol():

@@ -20,11 +20,11 @@ from arena.game.protocol import (
     encode,
     json_schema,
 )
-from arena.sandbox.base import BotFault, Reason
+from arena.faults import BotFault, Reason
 from engine import get_game
 from tests.arena_bot_helper import HELPER, arena_bot
+from tests.bot_folders import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
 REFEREE_TYPES = {"hello", "start", "events", "request", "game_over", "match_over"}
 BOT_TYPES = {"ready", "action"}

@@ -18,12 +18,12 @@ from arena.game.referee import (
     play_game,
     verify_replay,
 )
+from arena.faults import BotFault, Reason
 from arena.game.seats import InProcessBot, Seat
+from arena.play.match import run_match, standings
 from arena.ratings.ledger import RatedGame
 from arena.ratings.ledger import standings as rating_standings
-from arena.play.match import run_match, standings
 from arena.sandbox import Limits, get_sandbox
-from arena.sandbox.base import BotFault, Reason
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -261,7 +261,8 @@ def test_overruns_draw_on_the_time_bank_until_it_is_spent(tmp_path):
 
 
 def test_a_failure_of_the_sandbox_itself_is_an_error_not_a_forfeit(tmp_path):
-    from arena.sandbox.base import Sandbox, SandboxError
+    from arena.faults import SandboxError
+    from arena.sandbox.base import Sandbox
 
     class Unreachable(Sandbox):
         name = "unreachable"

@@ -28,9 +28,10 @@ from arena.game.protocol import (
     encode_events,
     encode_request,
 )
+from arena.faults import Reason
 from arena.game.referee import play_game
 from arena.game.seats import RemoteBot
-from arena.sandbox.base import BotProcess, BotSpec, Limits, Reason, Sandbox
+from arena.sandbox.base import BotProcess, BotSpec, Limits, Sandbox
 from engine import get_game
 
 READY = json.dumps({"type": "ready", "name": "recorder", "version": "1", "protocol": PROTOCOL_VERSION}).encode()

@@ -12,17 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.faults import BotFault, Reason, SandboxError
 from arena.game.protocol import PROTOCOL_VERSION, Hello, LimitsInfo
 from arena.game.seats import RemoteBot
-from arena.sandbox.base import (
-    BotFault,
-    BotProcess,
-    BotSpec,
-    Limits,
-    Reason,
-    Sandbox,
-    SandboxError,
-)
+from arena.sandbox.base import BotProcess, BotSpec, Limits, Sandbox
 
 READY = json.dumps({"type": "ready", "name": "scripted", "version": "1", "protocol": PROTOCOL_VERSION}).encode()
 

@@ -30,6 +30,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from tests.polling import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
 RANDOM = BOTS / "random"
@@ -75,15 +77,8 @@ def arena(*args: str, cwd: Path, token: str | None = None, timeout: float = 900.
 
 
 def until(what: str, check, timeout_s: float = WAIT_S, every_s: float = 1.0):  # noqa: ANN001, ANN201
-    """Poll `check()` until it returns something true; that value."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout_s:.0f} s for {what}; last: {found!r}")
-        time.sleep(every_s)
+    """Poll `check()` until it returns something true; that value (tests/polling.py)."""
+    return wait_until(check, what, timeout_s, every_s)
 
 
 class Steps:
@@ -104,14 +99,8 @@ class Steps:
 
 
 @pytest.fixture(scope="module")
-def docker_client():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def docker_client(docker_engine):
+    """A client that waits for a kit's language image to build (minutes, once per machine)."""
     import docker
 
     return docker.from_env(timeout=1800)

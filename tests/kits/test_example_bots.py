@@ -11,7 +11,6 @@ import ast
 import importlib.util
 import itertools
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -447,24 +446,12 @@ def test_node_bot_answers_hello_and_requests_and_ignores_unknown_messages():
     assert answers[1:] == [{"type": "action", "id": 1, "index": 1}]
 
 
-def docker_problem(image: str | None = None) -> str | None:
-    """Why the Docker tests cannot run here (no engine, no image), or None."""
-    from arena.sandbox.docker import engine_problem
-
-    return engine_problem(image)
-
-
 @pytest.mark.parametrize(
     "folder, game",
     [(BOTS / "threeup-heuristic", "3up3down"), (BOTS / "three-thirteen-heuristic", "three-thirteen")],
     ids=["threeup-heuristic", "three-thirteen-heuristic"],
 )
-def test_python_example_bots_play_in_docker_on_the_base_image(folder, game):
-    problem = docker_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":  # CI has an engine and the base image
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def test_python_example_bots_play_in_docker_on_the_base_image(docker_engine, folder, game):
     match = run_match(game, [folder, BOTS / "random"], games=1, seed=5, sandbox="docker")
     assert match.sandbox == "docker"
     assert match.games[0].incidents == []
@@ -477,9 +464,11 @@ def test_node_bot_brings_a_dockerfile_with_node():
     assert "FROM node:20-slim" in lines and any(line.startswith("COPY bot.js") for line in lines)
 
 
-def test_node_bot_plays_in_docker_from_its_own_image():
+def test_node_bot_plays_in_docker_from_its_own_image(docker_engine):
     # Skipped even in CI: these machines cannot pull node:20-slim (see bots/README.md).
-    problem = docker_problem("node:20-slim")
+    from arena.sandbox.docker import engine_problem
+
+    problem = engine_problem("node:20-slim")
     if problem:
         pytest.skip(f"{problem} (the node bot's image is built FROM node:20-slim)")
     match = run_match("3up3down", [BOTS / "node-simple", BOTS / "random"], games=1, seed=5, sandbox="docker")

@@ -69,17 +69,6 @@ def test_the_local_sandbox_reads_a_program_for_another_processor_before_it_start
     )
 
 
-@pytest.fixture(scope="module")
-def docker_ready():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-
-
 def bot(folder: Path, command: str, extra: str = "") -> Path:
     folder.mkdir()
     (folder / "bot.toml").write_text(
@@ -96,7 +85,7 @@ def crash_line(folder: Path) -> str:
     return incident.detail
 
 
-def test_docker_says_what_is_wrong_and_what_to_do_in_one_line(docker_ready, tmp_path):
+def test_docker_says_what_is_wrong_and_what_to_do_in_one_line(docker_engine, tmp_path):
     from arena.sandbox.docker.engine import default_image
 
     base = default_image()

@@ -7,7 +7,6 @@ engine fails instead of skipping)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from arena.play.match import run_match
 from arena.registry.submit import playable_problem, submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
@@ -29,14 +29,8 @@ LIMITS = Limits(startup_s=20.0, decision_s=2.0, time_bank_s=20.0)
 
 
 @pytest.fixture(scope="module")
-def docker_client():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def docker_client(docker_engine):
+    """A client that waits for a language image's build (a minute or two, once per machine)."""
     import docker
 
     return docker.from_env(timeout=1800)
@@ -84,8 +78,8 @@ def test_arena_new_prints_the_command_its_kit_readme_writes(tmp_path, monkeypatc
         assert "set RANDOM_BOT as `arena new` printed" in readme
         assert 'arena match three-thirteen . "$RANDOM_BOT" --sandbox docker' in readme
         assert "RANDOM_BOT " not in readme.replace("set RANDOM_BOT as", "")  # no other spelling of it
-    wrong = CliRunner().invoke(app, ["new", "x", "--language", "python3"])
-    assert wrong.exit_code == 2 and wrong.stderr.startswith("arena: error: no starter kit for 'python3'; kits: ")
+    wrong = arena("new", "x", "--language", "python3", cwd=tmp_path)  # through main, which catches ArenaError
+    assert wrong.returncode == 2 and wrong.stderr.startswith("arena: error: no starter kit for 'python3'; kits: ")
 
 
 def test_every_kit_says_the_name_of_its_bot_toml(tmp_path):

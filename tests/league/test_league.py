@@ -5,6 +5,7 @@ reaches it, a bot that forfeits every game is suspended until a new version come
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -14,7 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -36,9 +36,9 @@ from arena.registry.submit import SubmitRefused, submit_bot
 from arena.schedule.formats import key_order
 from arena.site.model import load_site_data
 from arena.store.db import Store, StoreError
+from tests.bot_folders import RANDOM, ROOT, random_bot
+from tests.polling import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "bots" / "random"
 SHORT = {"max_turns": 60}  # short games: the tests are about the league, not the game
 # Generous: a slow start on a loaded machine must not become a forfeit in one league only.
 LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
@@ -48,12 +48,7 @@ NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")
 
 def bot_folder(where: Path, name: str, version: str = "1.0", source: Path = RANDOM) -> Path:
     """A copy of the random bot named `name` at `version`."""
-    folder = where / name
-    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = ["3up3down"]\n'
-    )
-    return folder
+    return random_bot(where / name, name, version, source=source)
 
 
 def registry_of(where: Path, names=NAMES) -> Path:
@@ -86,12 +81,7 @@ def config(out: Path, registry: Path, **settings) -> LeagueConfig:
     return LeagueConfig(**data)
 
 
-def wait_for(condition, what: str, timeout: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
+wait_for = functools.partial(wait_until, timeout_s=WAIT_S)
 
 
 def stored_count(out: Path) -> int:
@@ -459,7 +449,8 @@ def test_suspension_is_shown_with_its_reason_in_the_standings(tmp_path):
 
 
 def test_a_failure_of_the_sandbox_itself_stops_the_league_saying_what_is_safe(tmp_path):
-    from arena.sandbox.base import Sandbox, SandboxError
+    from arena.faults import SandboxError
+    from arena.sandbox.base import Sandbox
 
     class Unreachable(Sandbox):
         name = "unreachable"

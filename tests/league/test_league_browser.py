@@ -13,11 +13,11 @@ from arena.league.ladder import run_league
 from arena.site.writer import slug
 from arena.web.app import serve_site
 from tests.league.test_league import NAMES, bot_folder, config, in_process, registry_of
-from tests.site.test_report_browser import ARGS, CHROMIUM, _need_browser
+from tests.needs import ARGS, CHROMIUM, need_browser
 
 
 def test_served_standings_and_bot_pages_follow_the_league(tmp_path):
-    _need_browser()
+    need_browser()
     from playwright.sync_api import sync_playwright
 
     registry = registry_of(tmp_path, ("ann",))

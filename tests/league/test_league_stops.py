@@ -50,22 +50,7 @@ def unplayed(out: Path) -> list[tuple[str, ...]]:
 
 
 def test_a_league_stopped_with_a_replaced_versions_games_unplayed_resumes_and_plays_them(tmp_path):
-    registry = tmp_path / "registry"
-    for name in ("va", "vb", "vc"):
-        put(registry, name)
-    out = tmp_path / "league"
-    stop = threading.Event()
-
-    def replace_and_stop(batch: int) -> None:
-        if batch == 2:  # batch 1 is scheduled, not played: vb 2.0 retires vb 1.0 from batch 2
-            put(registry, "vb", "2.0")
-            stop.set()
-
-    try:
-        run_league(config(out, registry), before_batch=replace_and_stop, stop=stop, report=False)
-    except LeagueInterrupted:
-        pass
-    assert any("vb@1.0" in bots for bots in unplayed(out))  # the point of the test
+    registry, out = stopped_with_vb_10_unplayed(tmp_path)  # asserts vb@1.0's games unplayed: the point of the test
     outcome = run_league(config(out, registry, games=12), report=False)
     assert outcome.done == 12 and not unplayed(out)
     with Store.open(out) as store:
@@ -84,7 +69,7 @@ def stopped_with_vb_10_unplayed(tmp_path: Path) -> tuple[Path, Path]:
     stop = threading.Event()
 
     def replace_and_stop(batch: int) -> None:
-        if batch == 2:
+        if batch == 2:  # batch 1 is scheduled, not played: vb 2.0 retires vb 1.0 from batch 2
             put(registry, "vb", "2.0")
             stop.set()
 

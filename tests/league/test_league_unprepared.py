@@ -130,12 +130,9 @@ def test_a_folder_that_becomes_unreadable_while_the_league_runs_suspends_its_bot
     assert any(game.round >= bob.left_at for game in games)  # ann and cat played on
 
 
-def test_a_bot_whose_image_does_not_build_is_suspended_with_the_builds_reason(tmp_path):
-    from arena.sandbox.docker import default_image, engine_problem
+def test_a_bot_whose_image_does_not_build_is_suspended_with_the_builds_reason(docker_engine, tmp_path):
+    from arena.sandbox.docker import default_image
 
-    problem = engine_problem()
-    if problem:
-        pytest.skip(problem)
     registry = registry_with(tmp_path, ("ann", "bob", "cat"))
     cat = registry / "cat" / "1.0"
     (cat / "Dockerfile").write_text(f"FROM {default_image()}\nRUN exit 3\n")

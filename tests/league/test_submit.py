@@ -13,19 +13,13 @@ import pytest
 from arena.registry.submit import SubmitRefused, list_registry, submit_bot
 from arena.sandbox import Limits
 from arena.store.db import content_hash
+from tests.bot_folders import RANDOM, ROOT, random_bot, written_bot
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "bots" / "random"
 QUICK = Limits(startup_s=10.0, decision_s=1.0, time_bank_s=2.0)
 
 
 def random_copy(where: Path, name: str = "lucky", version: str = "2.0", games: str = '["3up3down"]') -> Path:
-    folder = where / name
-    shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\ngames = {games}\n'
-    )
-    return folder
+    return random_bot(where / name, name, version, games=games)
 
 
 def test_a_good_bot_is_copied_under_name_and_version_with_its_hash(tmp_path):
@@ -95,12 +89,7 @@ def test_a_bad_bot_toml_is_refused_with_every_mistake(tmp_path):
 
 
 def test_a_bot_that_faults_in_the_smoke_match_is_refused_with_the_incident(tmp_path):
-    bot = tmp_path / "crasher"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crasher"\nversion = "1"\ngames = ["3up3down"]\n'
-        'command = ["python3", "-c", "import sys; sys.exit(5)"]\n'
-    )
+    bot = written_bot(tmp_path / "crasher", '["python3", "-c", "import sys; sys.exit(5)"]', version="1")
     with pytest.raises(SubmitRefused) as refused:
         submit_bot(bot, tmp_path / "registry", limits=QUICK)
     assert refused.value.reasons == [
@@ -159,18 +148,10 @@ def test_the_shipped_bots_are_listed_in_their_plain_layout():
     assert {"random", "threeup-heuristic", "three-thirteen-heuristic", "node-simple"} <= names
 
 
-def _docker_base_image() -> str:
-    """The base image of the Docker sandbox; skip when no engine or image is here."""
-    from arena.sandbox.docker import default_image, engine_problem
+def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it(docker_engine, tmp_path):
+    from arena.sandbox.docker import default_image
 
-    problem = engine_problem()
-    if problem:
-        pytest.skip(problem)
-    return default_image()
-
-
-def test_with_docker_the_bots_image_is_built_first_and_a_failed_build_refuses_it(tmp_path):
-    base = _docker_base_image()
+    base = default_image()
     good = random_copy(tmp_path, name="boxed", version="1.0")
     (good / "Dockerfile").write_text(f"FROM {base}\nWORKDIR /bot\nCOPY . /bot/\n")
     with (good / "bot.toml").open("a") as toml:
@@ -323,7 +304,7 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
     """The Docker image is built from the copy in the registry's staging folder, never
     from the submitter's folder (which may change after it was vetted)."""
     import arena.registry.submit
-    from arena.sandbox import BotFault, Reason
+    from arena.faults import BotFault, Reason
 
     seen = []
 

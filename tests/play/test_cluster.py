@@ -4,6 +4,7 @@ bots travel by content hash; mistakes (address, unreachable scheduler) are one l
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -36,14 +37,12 @@ from arena.play.tournament import (
     TournamentInterrupted,
     load_tournament,
     run_tournament,
-    validate_config,
 )
-from arena.sandbox.docker import engine_problem
 from arena.store.db import Store, content_hash
+from tests import polling
+from tests.bot_folders import BOTS
+from tests.tournaments import tournament_config
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "bots"
-SHORT = {"max_turns": 60}  # short games: the tests are about where games run, not the game
 # Generous limits: a loaded machine must not turn a slow start into a forfeit in one run only.
 LIMITS = {"startup_s": 60.0, "decision_s": 20.0, "time_bank_s": 60.0}
 WAIT_S = 60.0
@@ -55,19 +54,9 @@ LOOPBACK = {
 }
 
 
-@pytest.fixture(scope="module")
-def bot_dirs(tmp_path_factory) -> list[Path]:
-    """The example bots random and threeup-heuristic, plus two renamed copies of random."""
-    base = tmp_path_factory.mktemp("bots")
-    folders = []
-    for name, source in (("random", "random"), ("heuristic", "threeup-heuristic"), ("ann", "random"), ("bob", "random")):
-        folder = base / name
-        shutil.copytree(BOTS / source, folder, ignore=shutil.ignore_patterns("__pycache__"))
-        toml = (folder / "bot.toml").read_text()
-        toml = toml.replace(f'name = "{source}"', f'name = "{name}"')
-        (folder / "bot.toml").write_text(toml)
-        folders.append(folder)
-    return folders
+# bot_dirs (tests/play/conftest.py): the example bots random and threeup-heuristic, plus two
+# renamed copies of random.
+BOT_DIRS = (("random", "random"), ("heuristic", "threeup-heuristic"), ("ann", "random"), ("bob", "random"))
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +70,7 @@ def cluster():
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
 
 
-def config(out: Path, bots, **settings):
-    data = {
-        "game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 7, "rules": SHORT,
-        "limits": LIMITS, "output": str(out),
-    }
-    data.update(settings)
-    return validate_config(data)
+config = functools.partial(tournament_config, seed=7, limits=LIMITS)
 
 
 def stored(out: Path) -> dict:
@@ -103,15 +86,7 @@ def rows_per_game(out: Path) -> dict[str, int]:
         return dict(db.execute("SELECT game_key, COUNT(*) FROM seats GROUP BY game_key").fetchall())
 
 
-def wait_until(condition, what: str, timeout_s: float = WAIT_S):
-    """Poll `condition` until it returns something true; fail naming `what` after the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+wait_until = functools.partial(polling.wait_until, timeout_s=WAIT_S, every_s=0.05)
 
 
 def test_a_killed_worker_loses_nothing_and_the_results_equal_a_local_run(tmp_path, bot_dirs, cluster):
@@ -248,12 +223,7 @@ def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_di
     assert rows_per_game(tmp_path / "out") == {key: 3 for key in after}
 
 
-def test_docker_games_on_the_cluster_equal_a_local_docker_run(tmp_path, bot_dirs, cluster):
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def test_docker_games_on_the_cluster_equal_a_local_docker_run(docker_engine, tmp_path, bot_dirs, cluster):
     from arena.sandbox.docker import default_image, folder_digest
 
     # A bot with its own Dockerfile: each worker builds its image on its own engine. Its

@@ -4,10 +4,6 @@ run`; and incident numbers in the bot's own terms (the request ids it saw)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,30 +12,11 @@ from arena.faults import BotFault, Reason, explain_fault, fault_hint
 from arena.game.referee import play_game
 from arena.game.seats import InProcessBot, Seat
 from arena.play.match import run_match
+from tests.bot_folders import written_bot as bot_folder  # a folder readable by everyone
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
-
-
-def arena(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def bot_folder(folder: Path, command: str, code: str = "", games: str = '["3up3down"]') -> Path:
-    """A bot folder readable by everyone (the local sandbox runs bots as nobody under root)."""
-    folder.mkdir(parents=True)
-    (folder / "bot.toml").write_text(
-        f'name = "{folder.name}"\nversion = "1.0"\ncommand = {command}\ngames = {games}\n'
-    )
-    if code:
-        (folder / "bot.py").write_text(textwrap.dedent(code))
-    folder.chmod(0o755)
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return folder
 
 
 # A bot that logs two lines and then answers with an illegal index (its stdout overtakes its stderr).
@@ -205,17 +182,6 @@ def test_the_last_stderr_lines_before_a_fault_are_all_kept_locally(tmp_path):
     tails = [incident.log_tail for game in match.games for incident in game.incidents]
     assert len(tails) == 12
     assert [tail.splitlines()[-2:] for tail in tails] == [["first line", "second line"]] * 12
-
-
-@pytest.fixture(scope="module")
-def docker_engine():
-    from arena.sandbox.docker import engine_problem
-
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
 
 
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,15 +12,11 @@ import pytest
 from arena.game.record import GameResult
 from arena.game.referee import verify_replay
 from arena.store.seeds import RunKey
+from tests.bot_folders import written_bot
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
 
 
 def test_a_match_prints_places_standings_and_writes_replays(tmp_path):
@@ -57,11 +51,8 @@ def test_verbose_shows_every_action_and_the_end_of_each_game():
 
 
 def test_a_crashing_bot_is_shown_as_an_incident_and_the_match_completes(tmp_path):
-    crasher = tmp_path / "crasher"
-    crasher.mkdir()
-    (crasher / "bot.toml").write_text(
-        'name = "crasher"\nversion = "0.1"\ngames = ["3up3down"]\n'
-        'command = ["python3", "-c", "import sys; print(\'bye\', file=sys.stderr); sys.exit(5)"]\n'
+    crasher = written_bot(
+        tmp_path / "crasher", '["python3", "-c", "import sys; print(\'bye\', file=sys.stderr); sys.exit(5)"]', version="0.1"
     )
     run = arena("match", "3up3down", str(crasher), RANDOM, "--games", "2", "--rule", "max_turns=20")
     assert run.returncode == 0, run.stderr

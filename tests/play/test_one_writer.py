@@ -24,6 +24,7 @@ from arena.site.writer import write_site
 from arena.store.lock import FolderBusy, one_writer, rendering
 from tests.report_helpers import build_league
 from tests.league.test_league_stops import put
+from tests.tournaments import done_games as stored  # games stored so far, read only
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -41,14 +42,6 @@ def registry_of(where: Path) -> Path:
     for name in ("va", "vb", "vc"):
         put(registry, name)
     return registry
-
-
-def stored(out: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{out / 'arena.sqlite'}?mode=ro", uri=True) as db:
-            return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def wait_for(condition, what: str, timeout: float = 60.0) -> None:

@@ -3,6 +3,7 @@ kill -9 loses nothing finished, changed settings are refused."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -25,31 +26,12 @@ from arena.play.tournament import (
     validate_config,
 )
 from arena.store.db import Store
+from tests.tournaments import SHORT, tournament_config
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "bots" / "random"
-SHORT = {"max_turns": 60}  # short games: the tests are about the runner, not the game
-
-
-@pytest.fixture(scope="module")
-def bot_dirs(tmp_path_factory) -> list[Path]:
-    """Six copies of the random bot under different names (deterministic: seeded by the referee)."""
-    base = tmp_path_factory.mktemp("bots")
-    folders = []
-    for name in ("ann", "bob", "cat", "dan", "eve", "fay"):
-        folder = base / name
-        shutil.copytree(RANDOM, folder, ignore=shutil.ignore_patterns("__pycache__"))
-        toml = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
-        (folder / "bot.toml").write_text(toml)
-        folders.append(folder)
-    return folders
-
-
-def config(out: Path, bots, **settings):
-    data = {"game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 11, "rules": SHORT}
-    data.update(settings)
-    data["output"] = str(out)
-    return validate_config(data)
+# bot_dirs (tests/play/conftest.py): six copies of the random bot under different names
+# (deterministic: seeded by the referee).
+BOT_DIRS = tuple((name, "random") for name in ("ann", "bob", "cat", "dan", "eve", "fay"))
+config = functools.partial(tournament_config, seed=11)
 
 
 def results_of(out: Path) -> dict:

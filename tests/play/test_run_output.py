@@ -4,25 +4,20 @@ interrupted by Ctrl-C, and output that fits 80 columns (the real command, in a s
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests import command
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
 
 
-def arena(*args: str, columns: int = 80) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=300,
-        env={**os.environ, "COLUMNS": str(columns)},
-    )
+arena = functools.partial(command.arena, columns=80)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,7 @@ from arena.play.tournament import (
     resolve_bots,
     validate_config,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = ROOT / "bots"
+from tests.bot_folders import BOTS, ROOT
 
 
 def write(tmp_path: Path, text: str) -> Path:

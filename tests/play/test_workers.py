@@ -5,8 +5,8 @@ even when it is killed."""
 
 from __future__ import annotations
 
+import functools
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,32 +22,14 @@ from arena.schedule.formats import round_robin
 from arena.play.tournament import resolve_bots, run_tournament, validate_config
 from arena.play.workers import WorkerPool
 from arena.store.db import Store
+from tests.tournaments import SHORT, tournament_config
 
 ROOT = Path(__file__).resolve().parents[2]
-SHORT = {"max_turns": 60}
 # How long a bot took and what it wrote while deciding differ from run to run.
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
-
-
-@pytest.fixture(scope="module")
-def bot_dirs(tmp_path_factory) -> list[Path]:
-    """Four copies of the random bot under different names."""
-    base = tmp_path_factory.mktemp("bots")
-    folders = []
-    for name in ("ann", "bob", "cat", "dan"):
-        folder = base / name
-        shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
-        toml = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
-        (folder / "bot.toml").write_text(toml)
-        folders.append(folder)
-    return folders
-
-
-def config(out: Path, bots, **settings):
-    data = {"game": "3up3down", "seats": 3, "bots": [str(b) for b in bots], "seed": 5, "rules": SHORT}
-    data.update(settings)
-    data["output"] = str(out)
-    return validate_config(data)
+# bot_dirs (tests/play/conftest.py): four copies of the random bot under different names.
+BOT_DIRS = tuple((name, "random") for name in ("ann", "bob", "cat", "dan"))
+config = functools.partial(tournament_config, seed=5)
 
 
 def a_spec(tmp_path: Path, bot_dirs) -> GameSpec:

@@ -6,12 +6,13 @@ running when the site's data scripts changed, and nobody knew)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.needs import need_docker
 
 ROOT = Path(__file__).resolve().parents[2]
 # Benches with a smoke test of their own that checks their figures too
@@ -32,14 +33,12 @@ def test_every_bench_is_on_the_harness():
         assert "sys.path.insert(0, str(Path(__file__)" not in text, f"bench/{name}.py edits sys.path to find arena"
 
 
-@pytest.mark.parametrize("name", BENCHES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.docker) if name in NEEDS_DOCKER else name for name in BENCHES]
+)
 def test_a_quick_run_prints_its_figures_and_the_machine(name, tmp_path):
     if name in NEEDS_DOCKER:
-        from arena.sandbox.docker import engine_problem
-
-        problem = engine_problem()
-        if problem and os.environ.get("ARENA_REQUIRE_DOCKER") != "1":
-            pytest.skip(f"no Docker engine: {problem}")
+        need_docker()
     saved = tmp_path / "figures.json"
     done = subprocess.run(
         [sys.executable, "-m", f"bench.{name}", "--quick", "--json", "--save", str(saved)],

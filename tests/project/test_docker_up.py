@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox.docker import default_image
-from tests.sandbox.test_sandbox_docker import REPO, docker_engine
+from tests.sandbox.test_sandbox_docker import REPO
 
 # --- .ci/docker-up: the mirror comes from the machine's own apt sources ------------------
 
@@ -60,8 +60,8 @@ def test_docker_up_writes_no_host_name():
     assert "debian.org" not in script and "docker.io/" not in script and "http://" not in script
 
 
-def test_docker_up_is_quiet_and_does_nothing_when_all_is_there():
-    engine = docker_engine()
+def test_docker_up_is_quiet_and_does_nothing_when_all_is_there(docker_engine):
+    engine = docker_engine
     if not (shutil.which("dockerd") and shutil.which("debootstrap")):
         pytest.skip("docker-up would install packages here")
     image_id = engine.images.get(default_image()).id

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +25,7 @@ from arena.ratings.sprt import (
     sprt_status,
 )
 from arena.store.seeds import RunKey
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "bots" / "random")
@@ -315,12 +314,6 @@ def test_settings_that_cannot_work_are_refused(args, message):
 
 
 # ------------------------------------------------------------------ the command
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False
-    )
 
 
 def unwrapped(text: str) -> list[str]:

@@ -303,7 +303,8 @@ def test_an_image_is_never_built_from_a_folder_with_a_link_and_hashing_one_follo
     target (a link to a fifo would stall it)."""
     import docker.errors
 
-    from arena.sandbox import BotFault, BotSpec
+    from arena.faults import BotFault
+    from arena.sandbox import BotSpec
     from arena.sandbox.docker.images import DockerImages, folder_digest
 
     built = []

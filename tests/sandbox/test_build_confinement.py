@@ -22,7 +22,6 @@ import os
 import resource
 import shutil
 import socket
-import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -47,15 +46,10 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def tmp_path():
-    """A scratch folder user nobody can reach (pytest's own sits in a folder of mode 700),
-    so that a build runs on main as it does here."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+def tmp_path(open_tmp):
+    """A scratch folder user nobody can reach (tests/sandbox/conftest.py), so that a build
+    runs on main as it does here."""
+    return open_tmp
 
 
 def make_bot(folder: Path, script: str, name: str = "hostile") -> Path:

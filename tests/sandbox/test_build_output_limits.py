@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from arena.botcopy import MAX_FILES_ENV, MAX_MB_ENV
 from arena.registry.submit import SubmitRefused, submit_bot
 from arena.sandbox import Limits
+from tests.needs import need_docker
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "bots" / "random"
@@ -54,14 +54,9 @@ for number in range(20):
 
 
 @pytest.fixture
-def tmp_path():
-    """A scratch folder user nobody can reach (pytest's own sits in a folder of mode 700)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+def tmp_path(open_tmp):
+    """A scratch folder user nobody can reach (tests/sandbox/conftest.py)."""
+    return open_tmp
 
 
 @pytest.fixture(autouse=True)
@@ -86,17 +81,11 @@ def make_bot(folder: Path, script: str) -> Path:
 
 def _sandbox(name: str) -> str:
     if name == "docker":
-        from arena.sandbox.docker import engine_problem
-
-        problem = engine_problem()
-        if problem:
-            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
+        need_docker()
     return name
 
 
-@pytest.mark.parametrize("sandbox", ["docker", "local"])
+@pytest.mark.parametrize("sandbox", [pytest.param("docker", marks=pytest.mark.docker), "local"])
 @pytest.mark.parametrize("script", [MANY_FILES, MANY_BYTES], ids=["12004-files", "40-mb"])
 def test_a_build_that_writes_past_the_folder_limits_is_refused_in_one_line(tmp_path, sandbox, script):
     bot = make_bot(tmp_path / "bot", script)
@@ -107,7 +96,7 @@ def test_a_build_that_writes_past_the_folder_limits_is_refused_in_one_line(tmp_p
     assert not registry.exists()
 
 
-@pytest.mark.parametrize("sandbox", ["docker", "local"])
+@pytest.mark.parametrize("sandbox", [pytest.param("docker", marks=pytest.mark.docker), "local"])
 def test_a_build_within_the_limits_is_kept_whole(tmp_path, sandbox):
     bot = make_bot(tmp_path / "bot", FITS)
     done = submit_bot(bot, tmp_path / "registry", sandbox=_sandbox(sandbox), limits=QUICK)
@@ -116,7 +105,7 @@ def test_a_build_within_the_limits_is_kept_whole(tmp_path, sandbox):
     assert (done.folder / "build" / "f7").read_bytes() == b"y" * 10_000
 
 
-def test_a_docker_build_meets_the_limit_as_it_writes(tmp_path, monkeypatch):
+def test_a_docker_build_meets_the_limit_as_it_writes(docker_engine, tmp_path, monkeypatch):
     # Past the room the write itself fails (no space left on build/'s tmpfs): shown here by
     # what the build says of its first failure, with arena's own look at the full folder
     # left out (else the refusal is the one line above, without the build's output).
@@ -124,7 +113,6 @@ def test_a_docker_build_meets_the_limit_as_it_writes(tmp_path, monkeypatch):
     from arena.langs import build as build_module
     from arena.sandbox.docker import DockerSandbox
 
-    _sandbox("docker")
     bot = make_bot(tmp_path / "bot", """
 import errno
 for number in range(40):

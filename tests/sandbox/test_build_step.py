@@ -217,14 +217,9 @@ def test_bot_toml_mistakes_of_language_and_build_are_listed_together(tmp_path):
 # ---------------------------------------------------------------- Docker
 
 @pytest.fixture(scope="module")
-def docker_box():
-    from arena.sandbox.docker import DockerSandbox, engine_problem
+def docker_box(docker_engine):
+    from arena.sandbox.docker import DockerSandbox
 
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
     box = DockerSandbox()
     yield box
     box.close()
@@ -245,7 +240,7 @@ def test_a_docker_build_writes_only_build_and_has_no_network(docker_box, tmp_pat
 
 
 def test_a_failed_dockerfile_build_leaves_no_image_behind(docker_box, tmp_path):
-    from arena.sandbox import BotFault
+    from arena.faults import BotFault
 
     marker = f"arena-langs-{uuid.uuid4().hex}"
     bot = tmp_path / "bot"

@@ -21,7 +21,8 @@ import pytest
 from arena.play.match import run_match
 from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import Limits, get_sandbox
-from arena.sandbox.docker import engine_problem
+from tests.needs import sandbox_named
+from tests.sandbox_helpers import RecordingSandbox
 
 BOTS = Path(__file__).parents[1] / "bots"
 EXAMPLES = Path(__file__).parents[2] / "bots"
@@ -29,20 +30,8 @@ LIMITS = Limits(startup_s=10.0, decision_s=2.0, time_bank_s=5.0, memory_mb=256, 
 TOURNAMENT_LIMITS = {"startup_s": 10.0, "decision_s": 2.0, "time_bank_s": 5.0, "memory_mb": 256}
 
 
-class Recording:
+class Recording(RecordingSandbox):
     """A sandbox that keeps every process it starts, to read each one's whole stderr at the end."""
-
-    def __init__(self, sandbox):
-        self.sandbox = sandbox
-        self.processes = []
-
-    def __getattr__(self, name):
-        return getattr(self.sandbox, name)
-
-    def start(self, bot, limits, **kwargs):
-        process = self.sandbox.start(bot, limits, **kwargs)
-        self.processes.append((bot.name, process))
-        return process
 
     def said(self, bot: str) -> list[str]:
         """Every 'DEAL-MEMORY' line of the bot's processes (each process's whole log)."""
@@ -53,17 +42,6 @@ class Recording:
             for line in process.stderr_text().splitlines()
             if line.startswith("DEAL-MEMORY")
         ]
-
-
-def _sandbox(name: str):
-    if name == "docker":
-        problem = engine_problem()
-        if problem:
-            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
-        return get_sandbox("docker")
-    return get_sandbox("local", warn=False)
 
 
 def _deal_memory(into: Path, where: str) -> Path:
@@ -87,9 +65,9 @@ def _checked(said: list[str], games: int) -> list[str]:
     return [line for line in verdicts if "MATCH" in line]
 
 
-@pytest.mark.parametrize("sandbox_name", ["local", "docker"])
+@pytest.mark.parametrize("sandbox_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_a_paired_match_never_shows_a_process_one_deal_from_both_seats(tmp_path, sandbox_name):
-    box = Recording(_sandbox(sandbox_name))
+    box = Recording(sandbox_named(sandbox_name))
     bot = _deal_memory(tmp_path, "memory")
     result = run_match(
         "3up3down", [bot, tmp_path / "random"], games=6, sandbox=box, limits=LIMITS, paired=True
@@ -103,7 +81,7 @@ def test_a_paired_match_never_shows_a_process_one_deal_from_both_seats(tmp_path,
 
 
 def test_a_plain_match_deals_every_game_afresh(tmp_path):
-    box = Recording(_sandbox("local"))
+    box = Recording(sandbox_named("local"))
     bot = _deal_memory(tmp_path, "memory")
     result = run_match("3up3down", [bot, tmp_path / "random"], games=6, sandbox=box, limits=LIMITS)
     assert len({game.seed for game in result.games}) == 6
@@ -118,7 +96,7 @@ def test_a_plain_match_deals_every_game_afresh(tmp_path):
 def test_a_duplicate_tournament_never_shows_a_process_one_deal_from_both_seats(tmp_path, form, bot_process):
     # Every format's games go through the same slots (one per bot and seat rotation): the
     # bot plays 6 games, 3 deals from both seats, in one process per rotation (per-slot).
-    box = Recording(_sandbox("local"))
+    box = Recording(sandbox_named("local"))
     bot = _deal_memory(tmp_path, "memory")
     shape = {
         "round-robin": {"cycles": 3, "bots": [str(bot), str(tmp_path / "random")]},
@@ -143,7 +121,7 @@ def test_a_key_stored_in_one_game_is_not_read_in_the_next(tmp_path, bot_process)
     # Without a filter, every local bot (user nobody as root, else the organiser) shares a
     # user keyring, and a process without a session keyring of its own shares one too: the
     # rotation-1 process would read the setup cards its rotation-0 twin stored.
-    box = Recording(_sandbox("local"))
+    box = Recording(sandbox_named("local"))
     bot = _deal_memory(tmp_path, "keyring")
     config = TournamentConfig(
         game="3up3down", seats=2, duplicate=True, cycles=2, bots=[str(bot), str(tmp_path / "random")],
@@ -163,11 +141,11 @@ def test_a_key_stored_in_one_game_is_not_read_in_the_next(tmp_path, bot_process)
     assert len(attempts) == 4 * 6
 
 
-def test_the_docker_sandbox_closes_the_kernel_keyring(tmp_path):
+def test_the_docker_sandbox_closes_the_kernel_keyring(docker_engine, tmp_path):
     # Docker's default seccomp profile refuses add_key, request_key and keyctl (EPERM);
     # without it the containers' user nobody (the host's uid 65534: no user namespace)
     # would share one user keyring.
-    box = Recording(_sandbox("docker"))
+    box = Recording(sandbox_named("docker"))
     bot = _deal_memory(tmp_path, "keyring")
     run_match("3up3down", [bot, tmp_path / "random"], games=2, sandbox=box, limits=LIMITS, paired=True)
     said = box.said("deal-memory")

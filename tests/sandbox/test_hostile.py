@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 from nimtest_game import nim_registered
-from runsc_engine import require_runsc
 
+from arena.faults import Reason
 from arena.game.referee import verify_replay
 from arena.play.match import MatchResult, run_match
-from arena.sandbox import Limits, Reason, get_sandbox
-from arena.sandbox.docker import engine_problem
+from arena.sandbox import Limits
+from tests.needs import need_runsc, sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"
 # In every hostile bot's command line and its background child's: the copies say
@@ -48,6 +48,9 @@ def nim():
         yield game
 
 
+DOCKER_CASES = ("docker", "docker-warm", "docker-runsc")  # marked `docker`: not in the fast tier
+
+
 class _WarmSlotPerBot:
     """The docker sandbox with a warm slot per bot, as a run asks for one (a fresh process
     per game in the bot's long-lived container); everything else is the sandbox's own."""
@@ -62,29 +65,25 @@ class _WarmSlotPerBot:
         return self._sandbox.start(bot, limits, slot=slot or bot.name)
 
 
-@pytest.fixture(params=["local", "docker", "docker-warm", "docker-runsc"])
+@pytest.fixture(params=["local", *(pytest.param(name, marks=pytest.mark.docker) for name in DOCKER_CASES)])
 def sandbox(request):
     """Each sandbox by name; docker skips without an engine unless ARENA_REQUIRE_DOCKER=1.
     "docker-runsc": the docker sandbox under gVisor's kernel (its slots start cold, so
     one case covers both designs there); skips without runsc, as docker does."""
-    if request.param.startswith("docker"):
-        problem = engine_problem()
-        if problem:
-            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
-        if request.param == "docker-runsc":
-            require_runsc()
-            return _WarmSlotPerBot(get_sandbox("docker", runtime="runsc"))
-        if request.param == "docker-warm":
-            return _WarmSlotPerBot(get_sandbox("docker", runtime="runc"))
-        return get_sandbox("docker", runtime="runc")
-    return get_sandbox("local", warn=False)
+    if request.param == "local":
+        return sandbox_named("local")
+    if request.param == "docker-runsc":
+        need_runsc()
+        return _WarmSlotPerBot(sandbox_named("docker", runtime="runsc"))
+    box = sandbox_named("docker", runtime="runc")
+    return _WarmSlotPerBot(box) if request.param == "docker-warm" else box
 
 
 # Bots that only break the protocol: the referee judges them the same whatever kernel
 # runs them, so they are not played again under runsc.
-PROTOCOL_ONLY = pytest.mark.parametrize("sandbox", ["local", "docker", "docker-warm"], indirect=True)
+PROTOCOL_ONLY = pytest.mark.parametrize(
+    "sandbox", ["local", *(pytest.param(name, marks=pytest.mark.docker) for name in DOCKER_CASES[:2])], indirect=True
+)
 
 
 def _copy(name: str, into: Path) -> Path:

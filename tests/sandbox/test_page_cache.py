@@ -26,7 +26,8 @@ import pytest
 
 from arena.play.tournament import TournamentConfig, run_tournament
 from arena.sandbox import get_sandbox
-from arena.sandbox.docker import DockerSandbox, engine_problem
+from arena.sandbox.docker import DockerSandbox
+from tests.sandbox_helpers import RecordingSandbox
 
 BOTS = Path(__file__).parents[1] / "bots"
 EXAMPLES = Path(__file__).parents[2] / "bots"
@@ -36,20 +37,8 @@ BITS = 192  # the payload of one message
 GAMES = 4
 
 
-class Recording:
+class Recording(RecordingSandbox):
     """A sandbox that keeps every process it starts, to read each one's stderr at the end."""
-
-    def __init__(self, sandbox):
-        self.sandbox = sandbox
-        self.processes = []
-
-    def __getattr__(self, name):
-        return getattr(self.sandbox, name)
-
-    def start(self, bot, limits, **kwargs):
-        process = self.sandbox.start(bot, limits, **kwargs)
-        self.processes.append((bot.name, process))
-        return process
 
     def carried_bits(self) -> tuple[int, int]:
         """(bits read by a process from a message another process put, games checked)."""
@@ -108,11 +97,6 @@ def _play(box, tmp_path: Path, bot_process: str) -> Recording:
 
 
 def _docker(warm: bool):
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
     box = DockerSandbox(warm=warm)
     if warm and box.warm_reason(box.image) is not None:
         pytest.skip(f"warm slots start cold here: {box.warm_reason(box.image)}")
@@ -133,13 +117,14 @@ def test_a_local_bot_carries_nothing_through_the_page_cache_of_its_folder(tmp_pa
 
 @pytest.mark.parametrize("where", ["tmpfs", "disk"])
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_a_docker_bot_carries_nothing_through_the_page_cache_of_its_folder(tmp_path, monkeypatch, where, warm):
+def test_a_docker_bot_carries_nothing_through_the_page_cache_of_its_folder(docker_engine, tmp_path, monkeypatch, where,
+                                                                           warm):
     _copies_on(where, tmp_path, monkeypatch)
     recording = _play(_docker(warm), tmp_path, "per-game")
     assert recording.carried_bits() == (0, GAMES)
 
 
-def test_a_docker_bot_per_slot_carries_nothing_between_its_concurrent_processes(tmp_path):
+def test_a_docker_bot_per_slot_carries_nothing_between_its_concurrent_processes(docker_engine, tmp_path):
     recording = _play(_docker(True), tmp_path, "per-slot")
     assert recording.carried_bits() == (0, GAMES)
 

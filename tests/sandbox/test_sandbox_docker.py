@@ -2,9 +2,10 @@
 leftovers, images from a bot's Dockerfile. The engine's own failures:
 tests/sandbox/test_sandbox_docker_engine.py; .ci/docker-up: tests/project/test_docker_up.py.
 
-Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCKER=1
-(set by .ci/run), in which case they fail. The hostile-bot tests shared with the local
-sandbox live elsewhere; these are the Docker specifics.
+Tests that need an engine (the fixture `engine`, tests/sandbox/conftest.py) skip when
+none is reachable, unless ARENA_REQUIRE_DOCKER=1 (set by .ci/run), in which case they
+fail. The hostile-bot tests shared with the local sandbox live elsewhere; these are the
+Docker specifics.
 """
 
 from __future__ import annotations
@@ -14,22 +15,14 @@ import socket
 import struct
 import subprocess
 import sys
-import textwrap
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from runsc_engine import require_runsc
 
-from arena.sandbox import (
-    BotFault,
-    BotSpec,
-    Limits,
-    Reason,
-    SandboxError,
-    UnknownSandbox,
-)
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import BotSpec, Limits, UnknownSandbox
 from arena.sandbox.copies import COPIES
 from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
@@ -39,31 +32,16 @@ from arena.sandbox.docker import (
     RUNSC_MEMORY_MB,
     DockerSandbox,
     default_image,
-    engine_problem,
     folder_digest,
     runsc_host_pids,
 )
+from tests.bot_folders import code_bot as make_bot  # a bot from bot.py's code
+from tests.sandbox_helpers import exists
+from tests.needs import need_runsc
 
 REPO = Path(__file__).resolve().parents[2]
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
 
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return docker_engine()
-
-
-def docker_engine():
-    """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    import docker
-
-    return docker.from_env(timeout=30)
 
 
 @pytest.fixture(params=["fifo", "attach"])
@@ -71,7 +49,7 @@ def sandbox(engine, request):
     """The sandbox in each way of carrying stdin/stdout: named pipes, the attach socket
     (runc); "runsc": pipes, under gVisor's kernel (KERNELS below)."""
     if request.param == "runsc":
-        require_runsc()
+        need_runsc()
         return DockerSandbox(stdio="fifo", runtime="runsc")
     return DockerSandbox(stdio=request.param, runtime="runc")
 
@@ -83,28 +61,6 @@ KERNELS = pytest.mark.parametrize("sandbox", ["fifo", "attach", "runsc"], indire
 
 # Per-decision think times and stderr lines vary with the machine's timing, not with the game.
 TIMING = {"replay": {"actions": {"__all__": {"think_s", "stderr"}}}}
-
-
-def make_bot(folder: Path, code: str, name: str = "probe", **files: str) -> BotSpec:
-    """A bot folder with bot.py = `code` (plus `files`), readable by the container's user."""
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)
-    (folder / "bot.py").write_text(textwrap.dedent(code))
-    for filename, content in files.items():
-        (folder / filename).write_text(textwrap.dedent(content))
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
-
-
-def exists(engine, container_id: str) -> bool:
-    import docker
-
-    try:
-        engine.containers.get(container_id)
-    except docker.errors.NotFound:
-        return False
-    return True
 
 
 ECHO = """
@@ -520,16 +476,8 @@ def remove_images(engine, *tags: str) -> None:
 
 def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox, tmp_path):
     folder = tmp_path / "built"
-    make_bot(folder, DOCKERFILE_BOT, **{"greeting.txt": "hello from my image\n"})
-    (folder / "Dockerfile").write_text(
-        f"FROM {default_image()}\n{OWN_LAYERS}COPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
-    )
-    bot = BotSpec(
-        name="built",
-        folder=folder,
-        command=("python3", "bot.py"),
-        dockerfile="Dockerfile",
-    )
+    dockerfile = f"FROM {default_image()}\n{OWN_LAYERS}COPY bot.py greeting.txt /app/\nWORKDIR /app\nUSER 65534\n"
+    bot = make_bot(folder, DOCKERFILE_BOT, "built", dockerfile, **{"greeting.txt": "hello from my image\n"})
     tag = sandbox.image_for(bot)
     changed = None
     assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
@@ -699,16 +647,8 @@ def test_an_oom_flag_the_engine_sets_after_the_exit_is_still_out_of_memory(statu
 
 def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path):
     folder = tmp_path / "shell-less"
-    make_bot(folder, ECHO)
-    (folder / "Dockerfile").write_text(
-        f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
-    )
-    bot = BotSpec(
-        name="shell-less",
-        folder=folder,
-        command=("python3", "bot.py"),
-        dockerfile="Dockerfile",
-    )
+    dockerfile = f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
+    bot = make_bot(folder, ECHO, "shell-less", dockerfile)
     tag = f"arena-bot-shell-less:{folder_digest(folder)[:16]}"
     try:
         process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"

@@ -17,23 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BotFault, Reason, SandboxError, get_sandbox
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import get_sandbox
 from arena.sandbox.docker import LABEL, OWNER_LABEL, DockerSandbox, default_image
+from tests.sandbox_helpers import exists
 from tests.sandbox.test_sandbox_docker import (
     ECHO,
     LIMITS,
     REPO,
     TIMING,
-    docker_engine,
-    exists,
     make_bot,
     owner_gone_for_this_test_only,
 )
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return docker_engine()
 
 
 def test_unreachable_engine_is_a_sandbox_error(tmp_path):

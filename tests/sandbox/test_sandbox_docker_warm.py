@@ -3,26 +3,27 @@ confined as a cold container's bot (read from inside), nothing of one process re
 the next (the residue probe), faults charged to the bot only when it caused them, and
 the containers removed at close, at interpreter exit and after a kill -9.
 
-Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCKER=1.
+Tests that need an engine skip when none is reachable (or arena is not root), unless
+ARENA_REQUIRE_DOCKER=1: tests/sandbox/conftest.py.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from runsc_engine import require_runsc
 
-from arena.sandbox import BotFault, BotSpec, Limits, Reason, SandboxError
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import BotSpec, Limits
 from arena.sandbox.copies import COPIES
 from arena.sandbox.uids import DEFAULT
 from arena.sandbox.docker import (
@@ -34,9 +35,11 @@ from arena.sandbox.docker import (
     DockerBotProcess,
     DockerSandbox,
     WarmBotProcess,
-    engine_problem,
 )
 from arena.sandbox.docker import warm as warm_module
+from tests.bot_folders import code_bot
+from tests.sandbox_helpers import exists
+from tests.needs import need_runsc
 
 BOTS = Path(__file__).parents[1] / "bots"
 LIMITS = Limits(startup_s=20, memory_mb=96, cpus=0.5, pids=32, file_size_mb=4, open_files=48)
@@ -49,34 +52,11 @@ for line in sys.stdin:
 
 
 @pytest.fixture(scope="module")
-def engine():
-    """A docker SDK client; skip (or fail under ARENA_REQUIRE_DOCKER=1) without an engine."""
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    if os.geteuid() != 0:
-        pytest.skip("warm slots need arena to run as root (the pipes, the reset)")
-    import docker
-
-    return docker.from_env(timeout=30)
+def engine(warm_engine):  # every Docker test here has warm slots (tests/sandbox/conftest.py)
+    return warm_engine
 
 
-@pytest.fixture
-def sandbox(engine):
-    """A docker sandbox whose slots are all removed after the test."""
-    sandbox = DockerSandbox(runtime="runc")
-    yield sandbox
-    sandbox.close()
-
-
-def make_bot(folder: Path, code: str, name: str = "warm") -> BotSpec:
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)
-    (folder / "bot.py").write_text(textwrap.dedent(code))
-    (folder / "bot.py").chmod(0o644)
-    return BotSpec(name=name, folder=folder, command=("python3", "bot.py"))
+make_bot = functools.partial(code_bot, name="warm")  # a bot from bot.py's code (tests/bot_folders.py)
 
 
 def residue_bot(tmp_path: Path) -> BotSpec:
@@ -90,16 +70,6 @@ def residue_bot(tmp_path: Path) -> BotSpec:
 def ask(process, *request) -> object:
     process.send_line(json.dumps(request).encode())
     return json.loads(process.receive_line(LIMITS.startup_s))
-
-
-def exists(engine, container_id: str) -> bool:
-    import docker
-
-    try:
-        engine.containers.get(container_id)
-    except docker.errors.NotFound:
-        return False
-    return True
 
 
 def test_a_slot_keeps_one_container_and_starts_a_fresh_process_in_it_each_time(engine, sandbox, tmp_path):
@@ -454,7 +424,7 @@ def test_slots_start_cold_when_asked_to_and_a_slot_keeps_its_bot(engine, tmp_pat
 
 
 def test_under_runsc_slots_start_cold_and_say_why_and_each_game_has_a_fresh_kernel(engine, tmp_path):
-    require_runsc()
+    need_runsc()
     bot = residue_bot(tmp_path)
     sandbox = DockerSandbox(runtime="runsc")
     try:

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import BotSpec, Limits
-from arena.sandbox.docker import DockerSandbox, default_image, engine_problem
+from arena.sandbox.docker import DockerSandbox, default_image
 from arena.sandbox.docker import warm as warm_module
 
 BOTS = Path(__file__).parents[1] / "bots"
@@ -37,24 +37,8 @@ GAMES = 4
 
 
 @pytest.fixture(scope="module")
-def engine():
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
-    if os.geteuid() != 0:
-        pytest.skip("warm slots need arena to run as root (the pipes, the reset)")
-    import docker
-
-    return docker.from_env(timeout=30)
-
-
-@pytest.fixture
-def sandbox(engine):
-    sandbox = DockerSandbox()
-    yield sandbox
-    sandbox.close()
+def engine(warm_engine):  # every test here has warm slots (tests/sandbox/conftest.py)
+    return warm_engine
 
 
 def copy_bot(name: str, into: Path) -> Path:

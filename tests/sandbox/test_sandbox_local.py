@@ -12,15 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import (
-    BotFault,
-    BotSpec,
-    Limits,
-    Reason,
-    SandboxError,
-    UnknownSandbox,
-    get_sandbox,
-)
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox import BotSpec, Limits, UnknownSandbox, get_sandbox
 from arena.sandbox.cgroups import PREFIX, BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, TimeBank, fault_for_exit
 from arena.sandbox.local import COVER, WARNING, LocalSandbox, mount_steps, unshare_works

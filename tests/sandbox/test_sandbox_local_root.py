@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import socket
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,17 +31,6 @@ pytestmark = pytest.mark.skipif(
 PROBE = Path(__file__).parents[1] / "bots" / "probe"
 PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")  # one that nobody can run
 LIMITS = Limits(startup_s=5, decision_s=2, time_bank_s=2, memory_mb=128, pids=16, cpu_s=30)
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder outside /tmp, open to others; removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-", dir="/var/tmp"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder)
 
 
 def install(folder: Path) -> BotSpec:

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import SandboxError
+from arena.faults import SandboxError
 from arena.sandbox.local import LocalSandbox, unshare_works
 from arena.sandbox.uids import DEFAULT, VARIABLE, configured_range
 
@@ -44,16 +42,6 @@ def running(sandbox: LocalSandbox, spec) -> Iterator[Probe]:
         process.close()
 
 RANGE = "200000-200002"  # no account has these (checked by the lease)
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-", dir="/var/tmp"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder)
 
 
 def test_a_per_user_counter_is_no_channel_between_two_running_bots(place, monkeypatch):

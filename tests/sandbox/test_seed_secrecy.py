@@ -17,8 +17,6 @@ import re
 import shutil
 import sqlite3
 import stat
-import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -31,6 +29,7 @@ from arena.play.tournament import TournamentInterrupted, run_tournament, validat
 from arena.sandbox.base import Limits
 from arena.store.db import Store, StoreError
 from arena.store.seeds import RunKey, SeedError
+from tests.command import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 SEER = ROOT / "tests" / "bots" / "seer"
@@ -246,13 +245,18 @@ def _bytes_of_store(out: Path) -> bytes:
     return b"".join(path.read_bytes() for path in sorted(out.glob("arena.sqlite*")))
 
 
-def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
-    """A copy of arena.sqlite (and its -wal) carries no secret: it is DIR/secret.key, 0600."""
-    out = tmp_path / "out"
+def _stopped_at_once(out: Path) -> str:
+    """A Swiss tournament in `out` stopped after its first game; the secret it stored."""
     stop = threading.Event()
     with pytest.raises(TournamentInterrupted):
         _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
-    secret = (out / "secret.key").read_text().strip()
+    return (out / "secret.key").read_text().strip()
+
+
+def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
+    """A copy of arena.sqlite (and its -wal) carries no secret: it is DIR/secret.key, 0600."""
+    out = tmp_path / "out"
+    secret = _stopped_at_once(out)
     assert re.fullmatch(r"[0-9a-f]{64}", secret)
     assert stat.S_IMODE((out / "secret.key").stat().st_mode) == 0o600
     assert secret.encode() not in _bytes_of_store(out) and bytes.fromhex(secret) not in _bytes_of_store(out)
@@ -268,10 +272,7 @@ def test_the_secret_is_a_file_of_its_own_and_never_in_the_store(tmp_path):
 
 def test_a_store_that_kept_its_secret_inside_moves_it_out_on_open(tmp_path):
     out = tmp_path / "out"
-    stop = threading.Event()
-    with pytest.raises(TournamentInterrupted):
-        _in_process_tournament(out, format="swiss", rounds=3, progress=lambda update: stop.set(), stop=stop)
-    secret = (out / "secret.key").read_text().strip()
+    secret = _stopped_at_once(out)
     # As arena kept it before: a meta row (written while the store is in WAL mode, with
     # more writes after it), and no file.
     (out / "secret.key").unlink()
@@ -315,10 +316,6 @@ def test_a_public_seed_tournament_stores_no_secret(tmp_path):
     with Store.open(tmp_path / "out") as store:
         assert store.secret() is None
         assert [game.seed for game in store.games()] == [RunKey.from_seed(9).deal_seed("00001-00001")]
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def test_arena_secret_prints_the_secret_and_checks_a_published_one(tmp_path):

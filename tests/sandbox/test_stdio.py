@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from arena.sandbox.base import BotFault, Limits, Reason
+from arena.faults import BotFault, Reason
+from arena.sandbox.base import Limits
 from arena.sandbox.common import STOPPED_READING
 from arena.sandbox.local import LocalBotProcess
 from arena.sandbox.stdio import CHUNK, BotStdio, milliseconds, read_chunks

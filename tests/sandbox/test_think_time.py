@@ -10,7 +10,6 @@ the time bank is drawn by the same figures.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -18,8 +17,8 @@ import pytest
 from nimtest_game import nim_registered
 
 from arena.play.match import run_match
-from arena.sandbox import Limits, get_sandbox
-from arena.sandbox.docker import engine_problem
+from arena.sandbox import Limits
+from tests.needs import sandbox_named
 
 BOTS = Path(__file__).parents[1] / "bots"
 DECISION_S = 0.002  # below the spinner's 3 ms: every decision draws on the bank
@@ -33,16 +32,9 @@ def nim():
         yield game
 
 
-@pytest.fixture(params=["local", "docker"])
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox(request):
-    if request.param == "docker":
-        problem = engine_problem()
-        if problem:
-            if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-                pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-            pytest.skip(problem)
-        return get_sandbox("docker")
-    return get_sandbox("local", warn=False)
+    return sandbox_named(request.param)
 
 
 def _copy(name: str, into: Path) -> Path:

@@ -24,7 +24,7 @@ import pytest
 
 from arena.sandbox import BotSpec, Limits
 from arena.sandbox.common import children_of
-from arena.sandbox.docker import DockerSandbox, engine_problem
+from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.local import LocalSandbox
 from arena.sandbox.uids import DEFAULT
 
@@ -66,12 +66,7 @@ def place():
 
 
 @pytest.fixture
-def docker_box():
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
+def docker_box(docker_engine):
     box = DockerSandbox()
     yield box
     box.close()

@@ -29,8 +29,9 @@ from arena.play.executor import (
     rotation_of,
     slot_name,
 )
+from arena.faults import BotFault, Reason
 from arena.play.tournament import SettingsChanged, run_tournament, validate_config
-from arena.sandbox import BotFault, BotSpec, Limits, Reason
+from arena.sandbox import BotSpec, Limits
 from arena.sandbox.local import LocalSandbox
 from arena.store.db import Store
 

@@ -21,8 +21,7 @@ from arena.store.db import Store
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE_LOG, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
-from tests.site.test_report_pages_browser import _axe, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, jump, open_game, step_of, violations
 
 RUMMY_RULES = {"max_turns_per_round": 12}
 
@@ -47,20 +46,6 @@ def stored(tournament: Path, bot: str | None = None):
             if bot is None or bot in result.seats:
                 return game.key, result
     raise AssertionError(f"no game with {bot}")
-
-
-def open_game(browser, tournament: Path, key: str, viewport=DESKTOP, step: int | None = None) -> Watched:  # noqa: F811
-    watched = Watched(browser, viewport)
-    url = (tournament / "site" / "games" / f"{key}.html").as_uri() + ("" if step is None else f"#step={step}")
-    watched.page.goto(url)
-    watched.page.wait_for_selector("#replay-table")
-    return watched
-
-
-def jump(page, step: int) -> None:
-    page.fill("#replay-jump", str(step))
-    page.press("#replay-jump", "Enter")
-    assert step_of(page) == step
 
 
 CONTRAST = """element => {
@@ -354,7 +339,7 @@ def test_an_older_game_without_decisions_still_shows(browser, cup, tmp_path):  #
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 @pytest.mark.parametrize("game", ["3up3down", "three-thirteen"])
 def test_axe_finds_no_violation_on_a_game_page(browser, cup, rummy, game, viewport, tmp_path):  # noqa: F811
-    axe = _axe()
+    axe = axe_checker()
     tournament = cup if game == "3up3down" else rummy
     key, result = stored(tournament, bot="chatty")
     chatty = result.seats.index("chatty")

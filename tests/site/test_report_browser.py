@@ -4,12 +4,12 @@ keys, switch to a seat's view, on a desktop and a phone viewport, from file:// a
 `arena serve`. A bot named like a script tag must run nothing: any dialog fails the test.
 Screenshots only when asked: ARENA_SCREENSHOTS=DIR (tests/screenshots.py).
 
-Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI).
+Skipped when Chromium or playwright is missing, unless ARENA_REQUIRE_BROWSER=1 (CI): the
+fixture `browser`, tests/conftest.py.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -20,79 +20,13 @@ from arena.site.writer import slug
 from arena.store.db import Store
 from arena.web.app import serve_site
 from engine.registry import get_game
+from tests.browser_helpers import DESKTOP, PHONE, Watched, standings_names, step_of
 from tests.report_helpers import HOSTILE, build_tournament
 from tests.screenshots import keep_screenshot
-
-CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
-
-def _need_browser():
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright  # noqa: F401
-    except ImportError:
-        missing = "the playwright package is not installed (pip install -e '.[test]')"
-    if missing is None and not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium, or .ci/chromium-up)"
-    if missing:
-        if os.environ.get("ARENA_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
-
 
 @pytest.fixture(scope="module")
 def cup(tmp_path_factory) -> Path:
     return build_tournament(tmp_path_factory.mktemp("browser") / "cup")
-
-
-class Watched:
-    """A page whose dialogs (an alert would mean injected script ran) and script errors are kept."""
-
-    def __init__(self, browser, viewport, **options):
-        self.page = browser.new_page(viewport=viewport, **options)
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.page.on("dialog", self._dialog)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def _dialog(self, dialog) -> None:
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def check(self) -> None:
-        assert self.dialogs == [], f"a page opened a dialog: {self.dialogs}"
-        assert self.errors == [], f"script errors: {self.errors}"
-        self.page.close()
-
-
-def standings_names(page) -> list[str]:
-    return page.locator("#standings tbody tr td:nth-child(2) a").all_inner_texts()
-
-
-def step_of(page) -> int:
-    return int(page.locator("#replay-table").get_attribute("data-step"))
 
 
 def hand_cards(page, seat: int) -> list[int]:

@@ -12,7 +12,7 @@ import pytest
 from arena.site.model import load_site_data
 from tests.report_helpers import build_tournament
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, Watched, browser  # noqa: F401  (browser is a fixture)
+from tests.browser_helpers import DESKTOP, Watched
 
 
 @pytest.fixture(scope="module")

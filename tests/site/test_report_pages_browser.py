@@ -7,7 +7,6 @@ widths. Skipped without Chromium unless ARENA_REQUIRE_BROWSER=1.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from arena.store.db import Store
 from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, standings_names  # noqa: F401  (a fixture)
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, standings_names, violations
 
 GAMES = {
     "3up3down": {"seats": 3},
@@ -33,26 +32,6 @@ GAMES = {
 def cup(request, tmp_path_factory) -> Path:
     """A real tournament of each game (the runner renders its site at the end)."""
     return build_tournament(tmp_path_factory.mktemp(request.param) / "cup", game=request.param, **GAMES[request.param])
-
-
-def _axe():
-    try:
-        from axe_playwright_python.sync_playwright import Axe
-    except ImportError:
-        if os.environ.get("ARENA_REQUIRE_BROWSER") == "1":
-            pytest.fail("ARENA_REQUIRE_BROWSER=1 but axe-playwright-python is not installed (pip install -e '.[test]')")
-        pytest.skip("axe-playwright-python is not installed (pip install -e '.[test]')")
-    return Axe()
-
-
-def violations(axe, page) -> list[str]:
-    """axe-core's violations on the page as it is now, one readable line per rule."""
-    found = axe.run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {len(v['nodes'])} node(s), first {v['nodes'][0]['target']}: "
-        f"{v['nodes'][0]['failureSummary'][:300]}"
-        for v in found
-    ]
 
 
 def page_types(cup: Path) -> dict[str, str]:
@@ -192,7 +171,7 @@ READY = {
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_path):  # noqa: F811
-    axe = _axe()
+    axe = axe_checker()
     watched = Watched(browser, viewport)
     page = watched.page
     found = {}
@@ -421,7 +400,7 @@ def test_the_game_list_filters_by_bot_and_round_and_jumps_to_any_page(browser, l
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_axe_finds_no_violation_in_the_filtered_game_lists(browser, league, viewport):  # noqa: F811
-    axe = _axe()
+    axe = axe_checker()
     watched = Watched(browser, viewport)
     page = watched.page
     found = {}

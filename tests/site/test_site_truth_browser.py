@@ -33,8 +33,7 @@ from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament
 from tests.screenshots import keep_screenshot
 from tests.league.test_league import NAMES, config, in_process
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser, step_of  # noqa: F401  (a fixture)
-from tests.site.test_report_pages_browser import _axe, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, jump, open_game, step_of, violations
 
 # A folder bot that logs each decision and, at its fourth decision of a process, says why
 # it gives up and exits with code 3: every game it plays ends in a CRASH forfeit.
@@ -135,20 +134,6 @@ def first_game(tournament: Path, where=lambda result: True):
             if where(result):
                 return game.key, result
     raise AssertionError("no such game")
-
-
-def open_game(browser, tournament: Path, key: str, viewport=DESKTOP, step: int | None = None) -> Watched:  # noqa: F811
-    watched = Watched(browser, viewport)
-    url = (tournament / "site" / "games" / f"{key}.html").as_uri() + ("" if step is None else f"#step={step}")
-    watched.page.goto(url)
-    watched.page.wait_for_selector("#replay-table")
-    return watched
-
-
-def jump(page, step: int) -> None:
-    page.fill("#replay-jump", str(step))
-    page.press("#replay-jump", "Enter")
-    assert step_of(page) == step
 
 
 # --- 1. a forfeited game's replay ends with the official places ------------------------------
@@ -482,7 +467,7 @@ def test_a_decision_shows_its_legal_actions_collapsed_when_many_and_only_in_the_
 def test_axe_finds_no_violation_on_any_page_type_of_either_game_or_a_league(browser, cup, rummy, league, served_league):  # noqa: F811, E501
     """Every page type, both games' replays at several moments, and a league's pages (a
     suspended bot, a crash), at 1280 and 390 px: not one violation."""
-    axe = _axe()
+    axe = axe_checker()
     pages: list[tuple[str, str, str, list[int | None]]] = []  # (name, site's URL, path, replay steps)
     for name, tournament in (("3up3down", cup), ("three-thirteen", rummy)):
         key, result = first_game(tournament, lambda r: bool(r.forfeits))

@@ -16,14 +16,14 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from arena.faults import Reason
 from arena.game.referee import play_game, verify_replay
 from arena.game.seats import InProcessBot
 from arena.human.seat import Channel, GameStopped, HumanSeat
 from arena.human.table import PlayHost, TableConfig
-from arena.sandbox.base import Reason
 from arena.store.db import Store
 from arena.web.play_server import play_app
-from tests.play_helpers import RANDOM, card_ids
+from tests.play_helpers import RANDOM, card_ids, ladder_door
 
 SHORT = {"max_turns_per_round": 2}
 
@@ -347,19 +347,8 @@ def test_a_flood_of_messages_closes_the_connection(two_people):
 
 
 def test_a_signed_in_author_plays_a_ladder_bot_stored_apart_from_the_league(tmp_path):
-    import shutil
-
-    from arena.web.door_play import door_play_router
-    from arena.web.door_pages import door_app
-    from arena.web.submissions import Door
-
-    registry = tmp_path / "registry"
-    shutil.copytree(RANDOM, registry / "random" / "1.0")
-    door = Door(registry=registry)
-    token = door.book.add("alice")
-    host = PlayHost()
-    router = door_play_router(door, sandbox="local", host=host, out=tmp_path / "human-games")
-    client = TestClient(door_app(tmp_path / "site", door, routers=[router]))
+    door, token, host, app = ladder_door(tmp_path)
+    client = TestClient(app)
     try:
         signed = {"Authorization": f"Bearer {token}"}
         assert client.get("/play/bots").status_code == 401

@@ -21,10 +21,9 @@ from arena.game.referee import verify_replay
 from arena.human.table import TableConfig
 from arena.site.replay import replay_frames
 from arena.store.db import Store
-from tests.play_helpers import RANDOM, Served, card_ids, seat_knowledge
+from tests.play_helpers import RANDOM, Served, card_ids, ladder_door, seat_knowledge
 from tests.screenshots import keep_screenshot
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401 - the fixture
-from tests.site.test_report_pages_browser import _axe, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, violations
 
 # Short games keep the suite's wall time down: 3UP 3DOWN with the one-colour classic
 # deck (24 cards: the 3UP and 3DOWN are reached soon), Three Thirteen's eleven rounds at
@@ -268,7 +267,7 @@ def test_a_reload_rejoins_the_game_in_progress_and_two_people_play_in_two_tabs(b
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_axe_finds_no_violation_on_the_play_page(browser, game, viewport, tmp_path):  # noqa: F811
-    axe = _axe()
+    axe = axe_checker()
     served = Served(TableConfig(game=game, bots=[RANDOM], rules=GAMES[game][0], out=tmp_path / "axe", seed=5))
     try:
         player = Player(browser, viewport, served.link(0))
@@ -306,21 +305,10 @@ def test_axe_finds_no_violation_on_the_play_page(browser, game, viewport, tmp_pa
 
 
 def test_a_signed_in_author_picks_a_ladder_bot_on_the_page_and_plays_it(browser, tmp_path):  # noqa: F811
-    import shutil
-
-    from arena.web.door_play import door_play_router
-    from arena.human.table import PlayHost
     from arena.web.app import AppServer
-    from arena.web.door_pages import door_app
-    from arena.web.submissions import Door
 
-    registry = tmp_path / "registry"
-    shutil.copytree(RANDOM, registry / "random" / "1.0")
-    door = Door(registry=registry)
-    token = door.book.add("alice")
-    host = PlayHost()
-    router = door_play_router(door, sandbox="local", host=host, out=tmp_path / "human-games")
-    server = AppServer(door_app(tmp_path / "site", door, routers=[router]), "127.0.0.1", 0).start()
+    door, token, host, app = ladder_door(tmp_path)
+    server = AppServer(app, "127.0.0.1", 0).start()
     try:
         stranger = Watched(browser, PHONE)
         stranger.page.goto(f"{server.url}play/")

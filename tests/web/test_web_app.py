@@ -12,17 +12,16 @@ from fastapi import APIRouter
 
 from arena.web.app import AppServer, check_address, create_app
 from arena.web.errors import WebError
+from tests.web_helpers import files_at
 
 
 @pytest.fixture()
 def site(tmp_path):
-    folder = tmp_path / "out" / "site"
-    (folder / "assets").mkdir(parents=True)
-    (folder / "index.html").write_text("<h1>Standings</h1>")
-    (folder / "assets" / "live.js").write_text("/* live */")
-    (folder / "live.json").write_text(json.dumps({"version": "abc", "games": 3}))
-    (tmp_path / "out" / "arena.sqlite").write_text("the store: never served")
-    return folder
+    files_at(tmp_path / "out", {"arena.sqlite": "the store: never served"})
+    return files_at(tmp_path / "out" / "site", {
+        "index.html": "<h1>Standings</h1>", "assets/live.js": "/* live */",
+        "live.json": json.dumps({"version": "abc", "games": 3}),
+    })
 
 
 def test_the_site_is_served_behind_the_routers_given(site):

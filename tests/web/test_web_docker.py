@@ -5,23 +5,11 @@ registry. Skipped without a Docker engine unless ARENA_REQUIRE_DOCKER=1."""
 from __future__ import annotations
 
 import json
-import os
 import uuid
 
-import pytest
-
-from arena.sandbox.docker import default_image, engine_problem
+from arena.sandbox.docker import default_image
 from arena.web.client import submit_remote
 from tests.web_helpers import bot_folder, door_server, leftovers, states_seen, token_for
-
-
-@pytest.fixture()
-def docker_engine():
-    problem = engine_problem()
-    if problem:
-        if os.environ.get("ARENA_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"ARENA_REQUIRE_DOCKER=1 but {problem}")
-        pytest.skip(problem)
 
 
 def test_an_upload_with_a_dockerfile_is_built_and_smoke_tested_in_docker(docker_engine, tmp_path):

@@ -11,8 +11,7 @@ import tarfile
 
 import httpx
 
-from tests.site.test_report_browser import DESKTOP, PHONE, Watched, browser  # noqa: F401  (a fixture)
-from tests.site.test_report_pages_browser import _axe, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, violations
 from tests.web_helpers import bot_folder, door_server, ladder_with_three_states, token_for
 
 HOSTILE = "<img src=x onerror=alert(7)>"
@@ -33,7 +32,7 @@ def test_an_author_signs_in_submits_and_follows_on_the_page(browser, tmp_path): 
     good = packed(bot_folder(tmp_path, "pagebot"), tmp_path)
     crash = f"import sys\nprint({HOSTILE!r}, file=sys.stderr)\nsys.exit(3)\n"
     bad = packed(bot_folder(tmp_path, "pagecrash", extra=crash), tmp_path)
-    axe = _axe()
+    axe = axe_checker()
     with door_server(tmp_path) as (server, door, registry):
         token = token_for(registry, "ann")
         watched = Watched(browser, DESKTOP)
@@ -89,7 +88,7 @@ def test_the_door_tells_each_bots_true_state_and_keeps_every_refusal(browser, tm
     good = packed(bot_folder(tmp_path, "newbot"), tmp_path)
     notes = tmp_path / "notes.txt"
     notes.write_text("not a bot")
-    axe = _axe()
+    axe = axe_checker()
     with door_server(tmp_path) as (server, door, registry):
         token = token_for(registry, "ann")
         for name in ("crashy", "steady"):
@@ -163,7 +162,7 @@ def test_the_site_links_to_its_door_and_the_api_page_works_offline(browser, tmp_
     from arena.web.app import serve_site
 
     ladder_with_three_states(tmp_path)
-    axe = _axe()
+    axe = axe_checker()
     with door_server(tmp_path) as (server, door, registry):
         watched = Watched(browser, PHONE)
         page = watched.page

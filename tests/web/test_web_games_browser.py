@@ -8,11 +8,12 @@ from arena.league.ladder import run_league
 from arena.store.db import Store
 from arena.web.app import serve_site
 from tests.league.test_league import NAMES, config, in_process, registry_of
-from tests.site.test_report_browser import ARGS, CHROMIUM, Watched, _need_browser, step_of
+from tests.browser_helpers import Watched, step_of
+from tests.needs import ARGS, CHROMIUM, need_browser
 
 
 def test_a_served_leagues_game_page_shows_its_replay(tmp_path):
-    _need_browser()
+    need_browser()
     from playwright.sync_api import sync_playwright
 
     out = tmp_path / "league"

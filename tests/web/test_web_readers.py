@@ -23,6 +23,7 @@ from arena.web.unpack import UploadLimits, UploadRefused
 from tests.web_helpers import (
     bot_folder,
     door_server,
+    files_at,
     leftovers,
     tar_file,
     tar_of,
@@ -34,12 +35,9 @@ TOML = b'name = "formbot"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\ngam
 
 @pytest.fixture()
 def site(tmp_path):
-    folder = tmp_path / "out" / "site"
-    (folder / "bots").mkdir(parents=True)
-    (folder / "index.html").write_text("<h1>Standings</h1>")
-    (folder / "bots" / "index.html").write_text("<h1>Bots</h1>")
-    (folder / "big.js").write_bytes(b"x" * 5000)
-    return folder
+    return files_at(tmp_path / "out" / "site", {
+        "index.html": "<h1>Standings</h1>", "bots/index.html": "<h1>Bots</h1>", "big.js": b"x" * 5000,
+    })
 
 
 def test_site_files_are_answered_while_every_worker_thread_is_taken(site):

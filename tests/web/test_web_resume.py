@@ -10,12 +10,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
 from arena.web.client import pack
+from tests.polling import wait_until
 from tests.web_helpers import ROOT, bot_folder, leftovers, token_for
 
 SLOW_START = "import time\ntime.sleep(4)  # a slow start: the validation is caught in its smoke match\n"
@@ -46,14 +46,8 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def wait_for(check, timeout_s: float, what: str):  # noqa: ANN001
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+def wait_for(check, timeout_s: float, what: str):  # noqa: ANN001, ANN201
+    return wait_until(check, what, timeout_s)
 
 
 def test_a_server_killed_mid_validation_resumes_its_queue(tmp_path):

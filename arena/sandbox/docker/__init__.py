@@ -67,8 +67,9 @@ import docker
 import docker.errors
 from docker.types import Ulimit
 
+from arena.faults import SandboxError
 from arena.sandbox import UnknownSandbox
-from arena.sandbox.base import BotSpec, Limits, Sandbox, SandboxError
+from arena.sandbox.base import BotSpec, Limits, Sandbox
 from arena.sandbox.copies import FolderCopy
 from arena.sandbox.copies import remove_leftovers as remove_copies
 from arena.sandbox.uids import UidLease, lease_range

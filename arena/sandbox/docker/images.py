@@ -18,7 +18,8 @@ import docker
 import docker.errors
 
 from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
-from arena.sandbox.base import BotFault, BotSpec, Reason, SandboxError
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox.base import BotSpec
 from arena.sandbox.binary import foreign_binary, foreign_line
 from arena.sandbox.docker.engine import (
     ENGINE_ERRORS,

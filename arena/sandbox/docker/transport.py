@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import docker
 import docker.errors
 
-from arena.sandbox.base import BotFault, Limits, Reason, SandboxError
+from arena.faults import BotFault, Reason, SandboxError
+from arena.sandbox.base import Limits
 from arena.sandbox.common import (
     CLOSED_STDOUT,
     STOPPED_READING,

@@ -140,7 +140,8 @@ import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from arena.sandbox.base import BotSpec, Limits, SandboxError
+from arena.faults import SandboxError
+from arena.sandbox.base import BotSpec, Limits
 from arena.sandbox.docker.warm_container import (  # noqa: F401 (the package's names)
     LAUNCHER_CAPS,
     LAUNCHER_NAME,

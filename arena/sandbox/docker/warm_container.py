@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import docker.errors
 
-from arena.sandbox.base import BotSpec, Limits, SandboxError
+from arena.faults import SandboxError
+from arena.sandbox.base import BotSpec, Limits
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.common import children_of
 from arena.sandbox.copies import FolderCopy

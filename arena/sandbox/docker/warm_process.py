@@ -10,7 +10,7 @@ import signal
 import weakref
 from typing import TYPE_CHECKING
 
-from arena.sandbox.base import BotFault, Reason, SandboxError
+from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox.common import (
     CLOSED_STDOUT,
     fault_for_exit,
