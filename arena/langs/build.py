@@ -337,7 +337,9 @@ def _build_in_docker(spec: Any, box: Any, folder: Path, timeout_s: float, folder
             _give_back(out, owner.st_uid, owner.st_gid)
 
 
-FULL_PROBE = "import os; s = os.statvfs('build'); print(s.f_bfree * s.f_bsize, s.f_ffree)"
+# The room left in build/: free blocks, block size, free inodes (statfs, in any image with a
+# shell and stat: no Python needed in the build's image).
+FULL_PROBE = "stat -f -c '%f %S %d' build"
 
 
 def _build_settings(spec: Any, box: Any, image: str, folder: Path, timeout_s: float, room: _OutputRoom,
@@ -401,10 +403,10 @@ def _exec_build(spec: Any, box: Any, container: Any, uid: int, gid: int, timeout
 
 def _is_full(box: Any, container: Any, uid: int, gid: int) -> bool:
     """True when the build filled the room of its build/ (bytes or files and folders)."""
-    probe = box.client.api.exec_create(container.id, ["python3", "-c", FULL_PROBE], user=f"{uid}:{gid}")
+    probe = box.client.api.exec_create(container.id, ["/bin/sh", "-c", FULL_PROBE], user=f"{uid}:{gid}")
     said = box.client.api.exec_start(probe["Id"]).decode(errors="replace").split()
     try:
-        free_bytes, free_inodes = int(said[0]), int(said[1])
+        free_bytes, free_inodes = int(said[0]) * int(said[1]), int(said[2])
     except (IndexError, ValueError):
         return False
     return free_inodes == 0 or free_bytes < 4096

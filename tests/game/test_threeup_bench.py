@@ -1,4 +1,4 @@
-"""bench/engine.py runs and reports the figures docs/performance.md quotes (tiny run)."""
+"""python -m bench.engine runs and reports the figures docs/performance.md quotes (tiny run)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_engine_benchmark_prints_the_agreed_json_keys():
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "engine.py"), "--games", "3", "--json"],
+        [sys.executable, "-m", "bench.engine", "--games", "3", "--json"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -280,9 +280,9 @@ def test_two_runners_on_one_store_store_each_game_once(tmp_path, bot_dirs, monke
     # the lock is left out, to show what the store does should two write all the same.)
     import contextlib
 
-    import arena.run.tournament
+    import arena.play.tournament
 
-    monkeypatch.setattr(arena.run.tournament, "one_writer", lambda *args: contextlib.nullcontext())
+    monkeypatch.setattr(arena.play.tournament, "one_writer", lambda *args: contextlib.nullcontext())
     settings = config(tmp_path / "out", bot_dirs, jobs=2, cycles=2)
     outcomes, failures = [], []
 

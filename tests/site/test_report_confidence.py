@@ -65,7 +65,7 @@ def test_a_swiss_site_ranks_by_score_then_buchholz_and_shows_both(swiss):
     with Store.open(swiss) as store:
         table, _ = stored_confidence(store)
     index = (swiss / "site" / "index.html").read_text()
-    assert f'<th data-type="num" title="{SCORE_MEANS}">score</th>' in index and "<th data-type=\"num\">Buchholz</th>" in index
+    assert f'<th data-type="num" title="{SCORE_MEANS}">score</th>' in index and "<th data-type=\"num\" class=\"wide\">Buchholz</th>" in index
     rows = rows_of(index)
     assert [row["bot"] for row in rows] == [line.bot for line in table.standings]
     # Columns: #, bot, score, Buchholz, band, ...

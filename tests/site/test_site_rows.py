@@ -14,7 +14,7 @@ from arena.site.writer import _h2h_rows, _recent_rows
 from tests.report_helpers import HOSTILE
 
 H2H_LOOP = """  {% for row in matrix_bots %}
-    <tr><th class="rowhead"><span class="muted">{{ loop.index }}</span> <a href="bots/{{ row | slug }}.html">{{ row }}</a></th>
+    <tr><th class="rowhead"><span class="muted">{{ loop.index }}</span> <a href="bots/{{ row | slug }}.html" title="{{ row }}">{{ row }}</a></th>
     {% for col in matrix_bots %}
       {% if row == col %}<td class="self"></td>
       {% else %}{% set c = cells[row][col] %}
