@@ -256,8 +256,13 @@ def door_router(door: Door) -> APIRouter:
         author, organiser = who
         upload = None
         if not organiser:  # every upload counts from its start, whatever becomes of it
-            upload = await door.in_upload_thread(door.book.start_upload, author, time.time() - 3600,
-                                                 door.limits.per_hour)
+            try:
+                upload = await door.in_upload_thread(door.book.start_upload, author, time.time() - 3600,
+                                                     door.limits.per_hour)
+            except (OSError, sqlite3.OperationalError) as error:  # the book's disk may be full
+                if not is_full(error):
+                    raise
+                return _error(507, FULL_UPLOAD)
             if upload is None:
                 return _error(429, f"more than {door.limits.per_hour} submissions in an hour (the limit); try later",
                               {"Retry-After": "600"})

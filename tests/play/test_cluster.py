@@ -276,7 +276,7 @@ def test_arena_run_cluster_flag_plays_there_and_a_resume_without_it_finds_everyt
 
 def test_two_runners_on_one_store_store_each_game_once(tmp_path, bot_dirs, monkeypatch):
     # The store refuses a second result; the runner takes the refusal as "already stored".
-    # (A second runner on a folder is refused by its lock, tests/test_one_writer.py; here
+    # (A second runner on a folder is refused by its lock, tests/play/test_one_writer.py; here
     # the lock is left out, to show what the store does should two write all the same.)
     import contextlib
 

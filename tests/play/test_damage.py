@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.run.league import LeagueConfig, run_league
+from arena.league.ladder import LeagueConfig, run_league
 from arena.store.db import Store
-from tests.test_league_stops import put
+from tests.league.test_league_stops import put
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
 NAMES = ("ann", "bob", "cat")
 

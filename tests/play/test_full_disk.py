@@ -21,11 +21,11 @@ import httpx
 import pytest
 
 from arena.web.client import pack
-from tests.test_league_stops import put
-from tests.test_web_resume import SLOW_START
+from tests.league.test_league_stops import put
+from tests.web.test_web_resume import SLOW_START
 from tests.web_helpers import bot_folder, token_for
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "300"}
 CHUNK = 1 << 16
 
@@ -195,7 +195,7 @@ def test_the_door_tells_an_upload_the_disk_is_full_and_its_queue_waits_for_space
         wait_for(lambda: state(slow.json()["id"]) == "smoke match", "the smoke match", server, timeout=120)
         filler = fill(disk)  # the validation's copy into the registry, or its next write, meets it
         refused = upload("later")
-        assert refused.status_code == 507, refused.text
+        assert refused.status_code == 507, (refused.text, errors.lines)
         assert refused.json() == {"error": "the server's disk is full; submit again later"}
         wait_for(lambda: errors.said(r"^arena: the disk of the registry .* is full \(.*\); waiting for space"),
                  "the queue's line", server, timeout=120)
