@@ -74,3 +74,13 @@ def violations(axe, page) -> list[str]:
         f"{v['nodes'][0]['failureSummary'][:300]}"
         for v in found
     ]
+
+
+def check_accessible_and_fits(axe, page, viewport: dict, label: str, found: dict[str, list[str]]) -> None:
+    """The page as it is now: axe-core's violations kept in `found` under `label` (the test
+    asserts `found == {}` once it has seen every page, so that one run names them all), and
+    nothing but the inner scrolling regions wider than the screen."""
+    problems = violations(axe, page)
+    if problems:
+        found[label] = problems
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], label

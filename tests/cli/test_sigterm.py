@@ -89,6 +89,24 @@ def terminate(process: subprocess.Popen, seen: set[tuple[int, str]]) -> tuple[st
     return out, err
 
 
+def arena_started(*args: str, **options) -> subprocess.Popen:
+    """`arena ARGS` started as a user starts it (ENV), its output piped as text."""
+    return subprocess.Popen([sys.executable, "-m", "arena", *args], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **options)
+
+
+def stopped_after_six_games(process: subprocess.Popen, out: Path, what: str, line: str) -> None:
+    """SIGTERM to `process`, a league or a tournament storing its games in `out`, once it
+    stored six (`terminate`): it exits as Ctrl-C makes it exit, saying one line that
+    matches `line`, whose first group is the number of games stored (all there are)."""
+    seen = wait_for(lambda: stored(out) >= 6, what, watch=process)
+    _, err = terminate(process, seen)
+    assert process.returncode == 128 + signal.SIGTERM
+    stop = re.fullmatch(line, " / ".join(said(err)))
+    assert stop, err
+    assert int(stop.group(1)) == stored(out) >= 6
+
+
 def said(text: str) -> list[str]:
     """The lines said, each whole (the terminal wraps a line at 80 columns, indenting what
     follows), less the local sandbox's warning."""
@@ -111,47 +129,30 @@ def registry_of(where: Path) -> Path:
 def test_sigterm_stops_a_league_as_ctrl_c_does(tmp_path):
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
-    league = subprocess.Popen(
-        [sys.executable, "-m", "arena", "league", str(out), "--game", "3up3down", "--seats", "2", "--registry",
-         str(registry), "--seed", "5", "--rule", "max_turns=12", "--jobs", "2", "--public-seed-ok"],
-        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    seen = wait_for(lambda: stored(out) >= 6, "the league's games", watch=league)
-    _, err = terminate(league, seen)
-    assert league.returncode == 128 + signal.SIGTERM
-    stop = re.fullmatch(r"arena: stopped: (\d+) games are stored in (\S+); run the same command to resume: "
-                        r"arena league .*", " / ".join(said(err)))
-    assert stop, err
-    assert int(stop.group(1)) == stored(out) >= 6
+    league = arena_started("league", str(out), "--game", "3up3down", "--seats", "2", "--registry", str(registry),
+                           "--seed", "5", "--rule", "max_turns=12", "--jobs", "2", "--public-seed-ok")
+    stopped_after_six_games(league, out, "the league's games", r"arena: stopped: (\d+) games are stored in (\S+); "
+                            r"run the same command to resume: arena league .*")
 
 
 def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
     registry = registry_of(tmp_path)
     out = tmp_path / "cup"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "--game", "3up3down", "--seats", "2", "--out", str(out),
-         *[arg for name in ("va", "vb", "vc") for arg in ("--bots", str(registry / name / "1.0"))],
-         "--cycles", "200", "--seed", "5", "--rule", "max_turns=12", "--jobs", "2", "--quiet", "--public-seed-ok"],
-        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    run = arena_started(
+        "run", "--game", "3up3down", "--seats", "2", "--out", str(out),
+        *[arg for name in ("va", "vb", "vc") for arg in ("--bots", str(registry / name / "1.0"))],
+        "--cycles", "200", "--seed", "5", "--rule", "max_turns=12", "--jobs", "2", "--quiet", "--public-seed-ok",
     )
-    seen = wait_for(lambda: stored(out) >= 6, "the tournament's games", watch=run)
-    _, err = terminate(run, seen)
-    assert run.returncode == 128 + signal.SIGTERM
-    stop = re.fullmatch(r"arena: stopped: (\d+) of 600 games are stored in \S+; run the same command to "
-                        r"resume: arena run .*", " / ".join(said(err)))
-    assert stop, err
-    assert int(stop.group(1)) == stored(out) >= 6
+    stopped_after_six_games(run, out, "the tournament's games", r"arena: stopped: (\d+) of 600 games are stored in "
+                            r"\S+; run the same command to resume: arena run .*")
 
 
 def test_sigterm_stops_the_server_and_the_validation_it_is_running(tmp_path):
     registry = tmp_path / "registry"
     registry.mkdir()
     token = token_for(registry, "ann")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(tmp_path / "league"), "--submissions", "--registry",
-         str(registry), "--validate-sandbox", "local", "--port", "0"],
-        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    server = arena_started("serve", str(tmp_path / "league"), "--submissions", "--registry", str(registry),
+                           "--validate-sandbox", "local", "--port", "0")
     first = ""
     while not (found := re.search(r"at +(http://127\.0\.0\.1:\d+/)", first)):
         line = server.stdout.readline()
@@ -175,10 +176,7 @@ def test_sigterm_stops_the_server_and_the_validation_it_is_running(tmp_path):
 
 
 def test_sigterm_stops_arena_play_and_its_bots(tmp_path):
-    play = subprocess.Popen(
-        [sys.executable, "-m", "arena", "play", "3up3down", "--no-open", "--port", "0", "--out", str(tmp_path / "p")],
-        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-    )
+    play = arena_started("play", "3up3down", "--no-open", "--port", "0", "--out", str(tmp_path / "p"), cwd=tmp_path)
     seen = wait_for(lambda: any(True for _ in children_of(play.pid)), "the bot's process", watch=play)
     out, err = terminate(play, seen)
     assert play.returncode == 0
@@ -207,12 +205,9 @@ def docker_engine():
 def test_sigterm_removes_a_docker_leagues_warm_containers(tmp_path, docker_engine):
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
-    league = subprocess.Popen(
-        [sys.executable, "-m", "arena", "league", str(out), "--game", "3up3down", "--seats", "2", "--registry",
-         str(registry), "--seed", "5", "--rule", "max_turns=12", "--jobs", "1", "--sandbox", "docker",
-         "--warm-start", "--public-seed-ok"],
-        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    league = arena_started("league", str(out), "--game", "3up3down", "--seats", "2", "--registry", str(registry),
+                           "--seed", "5", "--rule", "max_turns=12", "--jobs", "1", "--sandbox", "docker",
+                           "--warm-start", "--public-seed-ok")
     owner = f"{socket.gethostname()}:{league.pid}:"
 
     def ours() -> list:

@@ -14,7 +14,6 @@ import json
 import shutil
 import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from arena.league.ladder import LeagueInterrupted, run_league
 from arena.play.executor import SLOTS
 from arena.sandbox.local import LocalSandbox
 from arena.store.db import Store
+from tests.counter_sightings import results_of, sightings, sightings_by_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = Path(__file__).parents[1] / "bots"
@@ -60,30 +60,6 @@ def league(out: Path, registry: Path, **settings) -> LeagueConfig:
     return LeagueConfig(**data)
 
 
-def sightings(out: Path) -> list[dict]:
-    """What each counter bot's process said in each stored game, in schedule order."""
-    seen = []
-    with Store.open(out) as store:
-        for game in store.games("done"):
-            logs = store.logs(game.key)
-            for seat, bot in enumerate(game.bots):
-                for line in logs.get(seat, "").splitlines():
-                    if line.startswith("counter "):
-                        seen.append({**json.loads(line.removeprefix("counter ")), "bot": bot, "key": game.key})
-    return seen
-
-
-def results_of(out: Path) -> dict:
-    """Each stored game: seats, places, scores and incidents."""
-    with Store.open(out) as store:
-        return {
-            game.key: (store.game_result(game.key).seats, store.game_result(game.key).places,
-                       store.game_result(game.key).scores,
-                       [(i.bot, i.reason.value) for _, i in store.incidents(game.key)])
-            for game in store.games("done")
-        }
-
-
 def stored_settings(out: Path) -> dict:
     with Store.open(out) as store:
         return store.settings()
@@ -92,9 +68,7 @@ def stored_settings(out: Path) -> dict:
 def test_a_per_slot_league_keeps_a_process_per_bot_slot_and_plays_what_a_per_game_one_plays(tmp_path):
     registry = registry_of(tmp_path, "counter", ["ann", "bob", "cat"])
     run_league(league(tmp_path / "slot", registry, games=9, bot_process="per-slot"), report=False)
-    by_bot = defaultdict(list)
-    for seen in sightings(tmp_path / "slot"):
-        by_bot[seen["bot"]].append(seen)
+    by_bot = sightings_by_bot(tmp_path / "slot")
     assert sorted(by_bot) == ["ann@1", "bob@1", "cat@1"]
     for bot, seen in by_bot.items():
         # One game at a time, one rotation, one table size: one slot, one process for the

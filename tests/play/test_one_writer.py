@@ -14,6 +14,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,19 @@ def stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
+@contextmanager
+def league_playing(out: Path, registry: Path, games: int) -> Iterator[subprocess.Popen]:
+    """An `arena league` playing into `out` (its output thrown away), once it has stored
+    `games` games; stopped at the end as Ctrl-C stops it (`stop`)."""
+    league = subprocess.Popen(league_command(out, registry), env=ENV, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: stored(out) >= games, f"the league's first {games} games")
+        yield league
+    finally:
+        stop(league)
+
+
 def busy_line(stderr: str, pid: int) -> None:
     """One line, no traceback, naming the holder: its pid, host and since when."""
     lines = [line for line in stderr.splitlines() if line.strip()]
@@ -73,10 +88,7 @@ def busy_line(stderr: str, pid: int) -> None:
 def test_a_second_league_on_a_folder_says_who_holds_it_and_exits_2(tmp_path):
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
-    first = subprocess.Popen(league_command(out, registry), env=ENV, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: stored(out) >= 2, "the first league's games")
+    with league_playing(out, registry, games=2) as first:
         second = subprocess.run(league_command(out, registry), env=ENV, capture_output=True, text=True, timeout=60)
         assert second.returncode == 2
         busy_line(second.stderr, first.pid)
@@ -89,8 +101,6 @@ def test_a_second_league_on_a_folder_says_who_holds_it_and_exits_2(tmp_path):
         assert tournament.returncode == 2
         busy_line(tournament.stderr, first.pid)
         assert first.poll() is None
-    finally:
-        stop(first)
     resumed = subprocess.run(league_command(out, registry, "--games", str(stored(out) + 2)), env=ENV,
                              capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr  # the holder gone, the lock went with it
@@ -160,15 +170,10 @@ def test_a_render_waits_for_another_render_of_the_same_folder(tmp_path):
 def test_arena_report_full_beside_a_running_league_never_fails(tmp_path):
     registry = registry_of(tmp_path)
     out = tmp_path / "league"
-    league = subprocess.Popen(league_command(out, registry), env=ENV, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: stored(out) >= 4, "the league's games")
+    with league_playing(out, registry, games=4) as league:
         for _ in range(5):
             report = subprocess.run([sys.executable, "-m", "arena", "report", str(out), "--full"], env=ENV,
                                     capture_output=True, text=True, timeout=120)
             assert report.returncode == 0, report.stderr
             assert league.poll() is None
-    finally:
-        stop(league)
     assert league.returncode == 130

@@ -19,7 +19,7 @@ from arena.langs.build import BuildFailed, is_stale, run_build
 from arena.langs.built import read_mark
 from arena.play.match import MatchError, run_match
 from arena.registry.submit import SubmitRefused, playable_problem, submit_bot
-from arena.sandbox import Limits, get_sandbox
+from arena.sandbox import Limits, Sandbox, get_sandbox
 from arena.store.db import Store, content_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +44,13 @@ def make_bot(folder: Path, build: str = COPY_BUILD, name: str = "built", extra: 
 def runs(folder: Path) -> int:
     path = folder / "build" / "runs"
     return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def build_failure(bot: Path, sandbox: Sandbox | None = None) -> BuildFailed:
+    """What building `bot` fails with, in `sandbox` (the local one unless told)."""
+    with pytest.raises(BuildFailed) as caught:
+        run_build(load_bot(bot).spec(), sandbox or get_sandbox("local"))
+    return caught.value
 
 
 def test_match_builds_once_per_content_hash_a_changed_source_again_a_touched_one_not(tmp_path):
@@ -90,9 +97,7 @@ def test_a_build_that_failed_is_run_again_even_when_it_left_files_in_build(tmp_p
 
 def test_a_build_whose_program_is_missing_says_so(tmp_path):
     bot = make_bot(tmp_path / "bot", '["no-such-compiler", "bot.c"]')
-    with pytest.raises(BuildFailed) as caught:
-        run_build(load_bot(bot).spec(), get_sandbox("local"))
-    assert caught.value.line == (
+    assert build_failure(bot).line == (
         "its build (no-such-compiler bot.c) exited with code 127; its program 'no-such-compiler' was not found: "
         "set `language` in bot.toml to an image that has it"
     )
@@ -105,9 +110,7 @@ def test_a_kit_built_here_without_its_toolchain_is_told_to_use_its_image(tmp_pat
     through_sh = make_bot(tmp_path / "rusty", '["sh", "-c", "no-such-cargo build"]', extra='language = "rust"\n')
     missing = make_bot(tmp_path / "gopher", '["no-such-go", "build"]', name="gopher", extra='language = "go"\n')
     for bot, language in ((through_sh, "rust"), (missing, "go")):
-        with pytest.raises(BuildFailed) as caught:
-            run_build(load_bot(bot).spec(), get_sandbox("local"))
-        line = caught.value.line
+        line = build_failure(bot).line
         assert "was not found: set `language`" not in line, line
         assert (f"a bot with language = \"{language}\" builds in arena's {language} image: run it with --sandbox "
                 f"docker (once: arena images build {language})") in line, line
@@ -171,9 +174,7 @@ def test_arena_s_own_build_output_never_trips_arena_s_own_vetting(tmp_path):
 
 def test_a_build_that_makes_a_symbolic_link_fails_with_the_path(tmp_path):
     bot = make_bot(tmp_path / "bot", '["sh", "-c", "cp bot.py arena_bot.py build/ && ln -s /etc/passwd build/pw"]')
-    with pytest.raises(BuildFailed) as caught:
-        run_build(load_bot(bot).spec(), get_sandbox("local"))
-    assert caught.value.line == (
+    assert build_failure(bot).line == (
         "its build made build/pw, a symbolic link: a bot folder holds files and folders only; copy the file "
         "instead (cp -L)"
     )
@@ -227,16 +228,13 @@ def docker_box(docker_engine):
 
 def test_a_docker_build_writes_only_build_and_has_no_network(docker_box, tmp_path):
     bot = make_bot(tmp_path / "bot", '["sh", "-c", "cp bot.py arena_bot.py build/ && touch /bot/evil"]')
-    with pytest.raises(BuildFailed) as caught:
-        run_build(load_bot(bot).spec(), docker_box)
-    assert "exited with code 1" in caught.value.line
-    assert "Read-only file system" in caught.value.output
+    failed = build_failure(bot, docker_box)
+    assert "exited with code 1" in failed.line
+    assert "Read-only file system" in failed.output
     assert not (bot / "evil").exists()
     probe = "import socket; socket.create_connection(('192.0.2.1', 80), timeout=2)"
     bot = make_bot(tmp_path / "net", f'["python3", "-c", "{probe}"]')
-    with pytest.raises(BuildFailed) as caught:
-        run_build(load_bot(bot).spec(), docker_box)
-    assert "Network is unreachable" in caught.value.output
+    assert "Network is unreachable" in build_failure(bot, docker_box).output
 
 
 def test_a_failed_dockerfile_build_leaves_no_image_behind(docker_box, tmp_path):

@@ -17,6 +17,7 @@ from arena.sandbox import BotSpec, Limits, UnknownSandbox, get_sandbox
 from arena.sandbox.cgroups import PREFIX, BotCgroup, remove_leftovers
 from arena.sandbox.common import LineBuffer, StderrLog, TimeBank, fault_for_exit
 from arena.sandbox.local import COVER, WARNING, LocalSandbox, mount_steps, unshare_works
+from tests.sandbox_helpers import crashes_at_once
 
 # As root the bots run as user nobody, who cannot reach a Python under /root (pyenv's).
 PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") if os.geteuid() == 0 else sys.executable
@@ -291,53 +292,42 @@ def test_what_this_machine_cannot_enforce_is_said_once(open_tmp, capsys, monkeyp
 # -- a bot that closes a pipe but runs on ------------------------------------------------
 
 
-def _isolated(isolate: bool) -> LocalSandbox:
-    if isolate and not unshare_works():
+@pytest.fixture(params=[True, False], ids=["namespaces", "plain"])
+def start_isolated(request, open_tmp):
+    """Starts a bot from its code in the local sandbox, with namespaces and without; each
+    process it started is closed at the end of the test."""
+    if request.param and not unshare_works():
         pytest.skip("no namespaces here (they need root): only the plain path can be tested")
-    return LocalSandbox(isolate=isolate, warn=False)
+    sandbox = LocalSandbox(isolate=request.param, warn=False)
+    started = []
 
+    def start(code: str):
+        started.append(sandbox.start(bot(open_tmp, code), LIMITS))
+        return started[-1]
 
-@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
-def test_closing_stdout_while_running_is_a_crash_at_once(open_tmp, isolate):
-    code = "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(60)\n"
-    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
-    try:
-        process.send_line(b"go")
-        started = time.monotonic()
-        with pytest.raises(BotFault) as caught:
-            process.receive_line(5)
-        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "closed its stdout but kept running")
-        assert time.monotonic() - started < 1.0
-    finally:
+    yield start
+    for process in started:
         process.close()
 
 
-@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
-def test_closing_stdin_while_running_is_a_crash_at_once(open_tmp, isolate):
-    code = "import os, time\nos.close(0)\nprint('closed', flush=True)\ntime.sleep(60)\n"
-    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
-    try:
-        assert process.receive_line(5) == b"closed"
-        started = time.monotonic()
-        with pytest.raises(BotFault) as caught:
-            process.send_line(b"are you there")
-        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "closed its stdin but kept running")
-        assert time.monotonic() - started < 1.0
-    finally:
-        process.close()
+def test_closing_stdout_while_running_is_a_crash_at_once(start_isolated):
+    process = start_isolated("import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(60)\n")
+    process.send_line(b"go")
+    crashes_at_once(lambda: process.receive_line(5), "closed its stdout but kept running", within=1.0)
 
 
-@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "plain"])
-def test_an_exit_is_told_apart_from_a_closed_pipe(open_tmp, isolate):
-    code = "import os, sys, time\nsys.stdin.readline()\ntime.sleep(0.3)\nos._exit(5)\n"
-    process = _isolated(isolate).start(bot(open_tmp, code), LIMITS)
-    try:
-        process.send_line(b"go")
-        with pytest.raises(BotFault) as caught:
-            process.receive_line(5)
-        assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "exited with code 5")
-    finally:
-        process.close()
+def test_closing_stdin_while_running_is_a_crash_at_once(start_isolated):
+    process = start_isolated("import os, time\nos.close(0)\nprint('closed', flush=True)\ntime.sleep(60)\n")
+    assert process.receive_line(5) == b"closed"
+    crashes_at_once(lambda: process.send_line(b"are you there"), "closed its stdin but kept running", within=1.0)
+
+
+def test_an_exit_is_told_apart_from_a_closed_pipe(start_isolated):
+    process = start_isolated("import os, sys, time\nsys.stdin.readline()\ntime.sleep(0.3)\nos._exit(5)\n")
+    process.send_line(b"go")
+    with pytest.raises(BotFault) as caught:
+        process.receive_line(5)
+    assert (caught.value.reason, caught.value.detail) == (Reason.CRASH, "exited with code 5")
 
 
 # -- what the init mounts ---------------------------------------------------------------

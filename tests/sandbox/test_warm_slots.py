@@ -34,6 +34,7 @@ from arena.play.tournament import SettingsChanged, run_tournament, validate_conf
 from arena.sandbox import BotSpec, Limits
 from arena.sandbox.local import LocalSandbox
 from arena.store.db import Store
+from tests.counter_sightings import results_of, sightings, sightings_by_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_BOTS = Path(__file__).parents[1] / "bots"
@@ -66,29 +67,6 @@ def tournament(out: Path, bots: list[Path], **settings):
             "limits": {"startup_s": 30, "decision_s": 10, "time_bank_s": 10, "memory_mb": 128}}
     data.update(settings)
     return validate_config(data)
-
-
-def sightings(out: Path) -> list[dict]:
-    """What each bot's process said in each stored game, in schedule order (with the game's key)."""
-    seen = []
-    with Store.open(out) as store:
-        for game in store.games("done"):
-            logs = store.logs(game.key)
-            for seat, bot in enumerate(game.bots):
-                lines = [line for line in logs.get(seat, "").splitlines() if line.startswith("counter ")]
-                for line in lines:
-                    seen.append({**json.loads(line.removeprefix("counter ")), "bot": bot, "key": game.key,
-                                 "deal": game.deal, "deal_seed": game.seed, "stored_seat": seat})
-    return seen
-
-
-def results_of(out: Path) -> dict:
-    with Store.open(out) as store:
-        return {
-            game.key: (store.game_result(game.key).seats, store.game_result(game.key).places,
-                       store.game_result(game.key).scores, [(i.bot, i.reason.value) for _, i in store.incidents(game.key)])
-            for game in store.games("done")
-        }
 
 
 # -- the slot pool ------------------------------------------------------------------------
@@ -227,9 +205,7 @@ def test_a_changed_view_throws_the_spares_away(tmp_path):
 def test_a_per_slot_bot_carries_memory_between_games_and_a_per_game_bot_cannot(tmp_path):
     bots = copies(tmp_path / "bots", "counter", ["ann", "bob", "cat"])
     run_tournament(tournament(tmp_path / "slot", bots, cycles=3, bot_process="per-slot"), report=False)
-    by_bot = defaultdict(list)
-    for seen in sightings(tmp_path / "slot"):
-        by_bot[seen["bot"]].append(seen)
+    by_bot = sightings_by_bot(tmp_path / "slot")
     assert sorted(by_bot) == ["ann", "bob", "cat"]
     for bot, seen in by_bot.items():
         # One game at a time, one rotation: one slot, one process for the whole run, which

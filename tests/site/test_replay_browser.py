@@ -21,7 +21,9 @@ from arena.store.db import Store
 from engine.registry import get_game
 from tests.report_helpers import HOSTILE_LOG, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, jump, open_game, step_of, violations
+from tests.browser_helpers import (
+    DESKTOP, PHONE, Watched, axe_checker, check_accessible_and_fits, jump, open_game, step_of,
+)
 
 RUMMY_RULES = {"max_turns_per_round": 12}
 
@@ -352,10 +354,7 @@ def test_axe_finds_no_violation_on_a_game_page(browser, cup, rummy, game, viewpo
                                ("seat 1's view", own, "1")):
         page.select_option("#replay-view", view)
         jump(page, step)
-        problems = violations(axe, page)
-        if problems:
-            found[moment] = problems
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], moment
+        check_accessible_and_fits(axe, page, viewport, moment, found)
     keep_screenshot(page, f"{game}-{viewport['width']}.png", full_page=True)
     assert found == {}
     watched.check()

@@ -20,7 +20,7 @@ from arena.store.db import Store
 from arena.web.app import AppServer, create_app
 from tests.report_helpers import build_league, build_tournament
 from tests.screenshots import keep_screenshot
-from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, standings_names, violations
+from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, check_accessible_and_fits, standings_names
 
 GAMES = {
     "3up3down": {"seats": 3},
@@ -182,11 +182,7 @@ def test_axe_finds_no_violation_on_any_page_type(browser, cup, viewport, tmp_pat
         page.wait_for_load_state("load")
         if kind in READY:
             page.wait_for_selector(READY[kind])  # what the page's script draws is checked too
-        problems = violations(axe, page)
-        if problems:
-            found[kind] = problems
-        # Nothing but the inner scrolling regions may be wider than the screen.
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], kind
+        check_accessible_and_fits(axe, page, viewport, kind, found)
         keep_screenshot(page, f"{kind.replace(' ', '-')}-{viewport['width']}.png", full_page=True)
     assert found == {}
     watched.check()
@@ -411,10 +407,7 @@ def test_axe_finds_no_violation_in_the_filtered_game_lists(browser, league, view
     ):
         page.goto((league / "site" / path.split("#")[0]).as_uri() + "#" + path.split("#")[1])
         page.wait_for_selector(ready)
-        problems = violations(axe, page)
-        if problems:
-            found[name] = problems
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], name
+        check_accessible_and_fits(axe, page, viewport, name, found)
     assert found == {}
     watched.check()
 

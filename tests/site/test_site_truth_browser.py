@@ -33,7 +33,9 @@ from engine.registry import get_game
 from tests.report_helpers import ROOT, build_tournament
 from tests.screenshots import keep_screenshot
 from tests.league.test_league import NAMES, config, in_process
-from tests.browser_helpers import DESKTOP, PHONE, Watched, axe_checker, jump, open_game, step_of, violations
+from tests.browser_helpers import (
+    DESKTOP, PHONE, Watched, axe_checker, check_accessible_and_fits, jump, open_game, step_of,
+)
 
 # A folder bot that logs each decision and, at its fourth decision of a process, says why
 # it gives up and exits with code 3: every game it plays ends in a CRASH forfeit.
@@ -512,9 +514,6 @@ def test_axe_finds_no_violation_on_any_page_type_of_either_game_or_a_league(brow
                     if page.locator("#replay-choices").count():
                         page.locator("#replay-choices").evaluate("d => { d.open = true; }")
                 label = f"{moment} at {viewport['width']} px"
-                problems = violations(axe, page)
-                if problems:
-                    found[label] = problems
-                assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], label
+                check_accessible_and_fits(axe, page, viewport, label, found)
         watched.check()
     assert found == {}
