@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import tarfile
+import time
 from pathlib import Path
 
 from arena.web.authors import Book
@@ -80,11 +81,18 @@ def token_for(registry: Path, name: str, organiser: bool = False) -> str:
     return Book(registry).add(name, organiser)
 
 
-def leftovers(registry: Path) -> list[str]:
-    """What a refused upload might have left: anything in quarantine, any staging folder."""
-    found = [str(p.relative_to(registry)) for p in (registry / ".door" / "quarantine").glob("*")]
-    found += [str(p.relative_to(registry)) for p in registry.glob(".incoming-*")]
-    return found
+def leftovers(registry: Path, within_s: float = 10.0) -> list[str]:
+    """What an upload left behind: anything in quarantine, any staging folder. The worker
+    publishes a submission's end (accepted, refused) before it removes its quarantine
+    folder, so a client that saw the end may still see the folder for a moment: what is
+    there after `within_s` is left behind."""
+    deadline = time.monotonic() + within_s
+    while True:
+        found = [str(p.relative_to(registry)) for p in (registry / ".door" / "quarantine").glob("*")]
+        found += [str(p.relative_to(registry)) for p in registry.glob(".incoming-*")]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def states_seen(lines: list[str]) -> list[str]:
