@@ -154,35 +154,42 @@ def copy_bot_folder(
 
 
 def hashed_files(folder: str | Path) -> list[Path]:
-    """The files of a bot folder that are its content, sorted: every file but Python's
-    caches, the registry's record (`submission.json` at the top, written by arena after
-    the hash), and build/ when bot.toml has a `build` step (what it makes is not the bot's
-    source, while bot.toml, and so the build command, is hashed)."""
+    """The files of a bot folder that are its content, sorted: every file and link but
+    Python's caches, the registry's record (`submission.json` at the top, written by arena
+    after the hash), and build/ when bot.toml has a `build` step (what it makes is not the
+    bot's source, while bot.toml, and so the build command, is hashed). No link is
+    followed, into a folder or to a file (a link to a fifo would stall the hash)."""
     folder = Path(folder)
     skip_build = has_build_step(folder)
     found = []
-    for path in folder.rglob("*"):
+    for path in folder.rglob("*"):  # rglob enters no linked folder
         relative = path.relative_to(folder)
         # Python writes __pycache__ into a bot's folder when it runs: not the bot's content.
         if "__pycache__" in relative.parts or path.suffix == ".pyc" or relative.parts == (RECORD_FILE,):
             continue
         if skip_build and relative.parts[0] == "build":
             continue
-        if path.is_file():
+        if path.is_symlink() or path.is_file():
             found.append(path)
     return sorted(found)
 
 
 def content_hash(folder: str | Path) -> str:
-    """sha256 of every file's relative path, executable bit and bytes (`hashed_files`)."""
+    """sha256 of every file's relative path, executable bit and bytes, and of each link's
+    own text (`hashed_files`): the one identity of a bot folder's content, for the store,
+    the registry, the build cache, the cluster and the Docker image's tag."""
     folder = Path(folder)
     digest = hashlib.sha256()
     for path in hashed_files(folder):
-        relative = path.relative_to(folder)
         # The name's own bytes: any name a file system holds (one that is not UTF-8 too;
         # the same bytes as str.encode for every UTF-8 name, so no hash changes).
-        digest.update(os.fsencode(relative) + b"\0")
-        digest.update(b"x" if path.stat().st_mode & 0o111 else b"-")
+        name = os.fsencode(path.relative_to(folder))
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):  # a folder with a link is refused to play; hashed all the same
+            digest.update(name + b"\0l" + os.fsencode(os.readlink(path)) + b"\0")
+            continue
+        digest.update(name + b"\0")
+        digest.update(b"x" if info.st_mode & 0o111 else b"-")
         with path.open("rb") as content:  # in chunks: a big file is never held whole
             while chunk := content.read(1 << 20):
                 digest.update(chunk)

@@ -102,7 +102,7 @@ class ClusterFailure(SandboxError):
 def _files(folder: Path) -> list[Path]:
     # What arena.store.db.content_hash hashes, and build/ when it holds a build of exactly
     # those sources (its mark says so): built once, played as built wherever it fits.
-    files = hashed_files(folder)
+    files = [path for path in hashed_files(folder) if path.is_file()]  # a link to a file: its content
     mark = read_mark(folder)
     out = folder / BUILD_DIR
     if mark is not None and files and mark["source"] == content_hash(folder):

@@ -224,7 +224,8 @@ def test_a_stopped_cluster_run_stores_what_finished_and_resumes(tmp_path, bot_di
 
 
 def test_docker_games_on_the_cluster_equal_a_local_docker_run(docker_engine, tmp_path, bot_dirs, cluster):
-    from arena.sandbox.docker import default_image, folder_digest
+    from arena.botcopy import content_hash
+    from arena.sandbox.docker import default_image
 
     # A bot with its own Dockerfile: each worker builds its image on its own engine. Its
     # LABEL line makes the image (tag and layers) this test's own: another test run on the
@@ -236,7 +237,7 @@ def test_docker_games_on_the_cluster_equal_a_local_docker_run(docker_engine, tmp
         f"FROM {default_image()}\nLABEL arena.test-run={os.getpid()}-{time.time_ns()}\n"
         "COPY bot.py arena_bot.py /app/\nWORKDIR /app\nUSER 65534\n"
     )
-    tag = f"arena-bot-boxed:{folder_digest(boxed)[:16]}"
+    tag = f"arena-bot-boxed:{content_hash(boxed)[:16]}"
     bots = [bot_dirs[0], bot_dirs[1], boxed]
     try:
         local = run_tournament(config(tmp_path / "local", bots, sandbox="docker", cycles=2), report=False)

@@ -305,7 +305,8 @@ def test_an_image_is_never_built_from_a_folder_with_a_link_and_hashing_one_follo
 
     from arena.faults import BotFault
     from arena.sandbox import BotSpec
-    from arena.sandbox.docker.images import DockerImages, folder_digest
+    from arena.botcopy import content_hash
+    from arena.sandbox.docker.images import DockerImages
 
     built = []
 
@@ -327,9 +328,9 @@ def test_an_image_is_never_built_from_a_folder_with_a_link_and_hashing_one_follo
     (tmp_path / "target").write_text("one")
     (src / "stall").symlink_to(tmp_path / "target")
     (src / "passwd").symlink_to("/etc/passwd")
-    digest = folder_digest(src)
+    digest = content_hash(src)
     (tmp_path / "target").write_text("other")
-    assert folder_digest(src) == digest  # the links' texts count, never their targets
+    assert content_hash(src) == digest  # the links' texts count, never their targets
     spec = BotSpec(name="b", folder=src, command=("python3", "bot.py"), dockerfile="Dockerfile")
     with pytest.raises(BotFault) as fault:
         Box().image_for(spec)

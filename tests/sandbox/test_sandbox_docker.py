@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from arena.faults import BotFault, Reason, SandboxError
+from arena.botcopy import content_hash
 from arena.sandbox import BotSpec, Limits, UnknownSandbox
 from arena.sandbox.copies import COPIES
 from arena.sandbox.uids import DEFAULT
@@ -32,7 +33,6 @@ from arena.sandbox.docker import (
     RUNSC_MEMORY_MB,
     DockerSandbox,
     default_image,
-    folder_digest,
     runsc_host_pids,
 )
 from tests.bot_folders import code_bot as make_bot  # a bot from bot.py's code
@@ -480,7 +480,7 @@ def test_bot_image_is_built_from_its_dockerfile_once_per_content(engine, sandbox
     bot = make_bot(folder, DOCKERFILE_BOT, "built", dockerfile, **{"greeting.txt": "hello from my image\n"})
     tag = sandbox.image_for(bot)
     changed = None
-    assert tag == f"arena-bot-built:{folder_digest(folder)[:16]}"
+    assert tag == f"arena-bot-built:{content_hash(folder)[:16]}"
     image_id = engine.images.get(tag).id
     try:
         process = sandbox.start(bot, LIMITS)
@@ -531,15 +531,15 @@ def test_a_dockerfile_that_does_not_build_is_the_bots_fault(sandbox, tmp_path):
         sandbox.start(outside, LIMITS)
 
 
-def test_folder_digest_follows_content_names_and_executable_bit(tmp_path):
+def test_the_image_tags_hash_follows_content_names_and_executable_bit(tmp_path):
     (tmp_path / "bot.py").write_text("print(1)\n")
-    first = folder_digest(tmp_path)
-    assert folder_digest(tmp_path) == first
+    first = content_hash(tmp_path)
+    assert content_hash(tmp_path) == first
     (tmp_path / "bot.py").chmod(0o755)
-    executable = folder_digest(tmp_path)
+    executable = content_hash(tmp_path)
     assert executable != first
     (tmp_path / "bot.py").rename(tmp_path / "main.py")
-    assert folder_digest(tmp_path) not in (first, executable)
+    assert content_hash(tmp_path) not in (first, executable)
 
 
 def test_bot_folder_unreadable_by_the_container_user_is_reported_before_start(
@@ -649,7 +649,7 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
     folder = tmp_path / "shell-less"
     dockerfile = f'FROM {default_image()}\n{OWN_LAYERS}COPY bot.py /app/\nWORKDIR /app\nRUN ["/bin/rm", "/bin/sh"]\n'
     bot = make_bot(folder, ECHO, "shell-less", dockerfile)
-    tag = f"arena-bot-shell-less:{folder_digest(folder)[:16]}"
+    tag = f"arena-bot-shell-less:{content_hash(folder)[:16]}"
     try:
         process = DockerSandbox().start(bot, LIMITS)  # stdio="auto"
         try:

@@ -108,7 +108,6 @@ from arena.sandbox.docker.engine import (  # noqa: F401 (also the package's publ
 from arena.sandbox.docker.images import (  # noqa: F401
     DockerImages,
     _check_readable_by_anyone,
-    folder_digest,
 )
 from arena.sandbox.docker.transport import (  # noqa: F401
     DockerBotProcess,

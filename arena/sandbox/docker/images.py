@@ -6,10 +6,8 @@ the container settings depend on (its entrypoint, command, and whether it has /b
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from arena.botcopy import FolderLimits, FolderLimitsError, vet_bot_folder
+from arena.botcopy import FolderLimits, FolderLimitsError, content_hash, vet_bot_folder
 from arena.faults import BotFault, Reason, SandboxError
 from arena.sandbox.base import BotSpec
 from arena.sandbox.binary import foreign_binary, foreign_line
@@ -51,27 +49,6 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colours in a build's output
 def build_network() -> str:
     """The network a bot image's build steps get: $ARENA_DOCKER_BUILD_NETWORK, else none."""
     return os.environ.get(BUILD_NETWORK_ENV, "").strip() or "none"
-
-
-def folder_digest(folder: Path) -> str:
-    """A hash of every file's relative path, executable bit and content under `folder`
-    (read in chunks), and of each link's own text: no link is followed, so a link to a
-    fifo or a device cannot stall it."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        info = path.lstat()
-        if stat.S_ISLNK(info.st_mode):
-            digest.update(str(path.relative_to(folder)).encode() + b"\0l" + os.readlink(path).encode() + b"\0")
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(b"x" if info.st_mode & 0o111 else b"-")
-        with path.open("rb") as content:
-            while chunk := content.read(1 << 20):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def _check_readable_by_anyone(folder: Path) -> None:
@@ -140,7 +117,7 @@ class DockerImages:
                 Reason.CRASH,
                 f"its Dockerfile {bot.dockerfile!r} is not a file inside its folder {folder}",
             )
-        tag = f"arena-bot-{_slug(bot.name)}:{folder_digest(folder)[:16]}"
+        tag = f"arena-bot-{_slug(bot.name)}:{content_hash(folder)[:16]}"
         # A bot restarted after a fault must not pay for (or retry) a failed build again.
         if tag in self._failed_builds:
             raise self._failed_builds[tag]
