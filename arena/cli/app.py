@@ -5,6 +5,9 @@ can cause (`ArenaError`) are caught once, in `main`: one line (no traceback), it
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import sqlite3
 import sys
 from typing import Annotated
@@ -69,6 +72,36 @@ app.command("play")(match.play_command)
 app.command("league")(league.league_command)
 app.add_typer(authors_app, name="authors")
 app.add_typer(images_app, name="images")
+
+
+def _reflowed(doc: str) -> str:
+    """A docstring as `--help` shows it: each paragraph's lines joined into one (the terminal
+    wraps them to its width; rich keeps a docstring's own line breaks otherwise, so its
+    lines came out ragged), a list item ("- ") still on a line of its own."""
+    paragraphs = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines: list[str] = []
+        for line in paragraph.splitlines():
+            if lines and not line.lstrip().startswith(("- ", "* ")):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line.strip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.;])\s", text.split("\n\n")[0], maxsplit=1)[0].rstrip(".;")
+
+
+# `arena --help` lists each command by its first sentence; `arena CMD --help` says all.
+for _typer in (app, authors_app, images_app):
+    for _info in _typer.registered_commands:
+        if _info.help is None and _info.callback is not None and _info.callback.__doc__:
+            _info.help = _reflowed(_info.callback.__doc__)
+            _info.short_help = _first_sentence(_info.help)
+for _group in app.registered_groups:
+    _group.short_help = _first_sentence(_group.typer_instance.info.help)
 
 
 def main() -> None:

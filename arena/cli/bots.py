@@ -19,9 +19,11 @@ def new_bot_command(
     language: Annotated[str, typer.Option(
         "--language", "-l", help="c, cpp, rust, go, java, node (or javascript) or python.")] = "python",
 ) -> None:
-    """Start a bot from arena's starter kit for LANGUAGE: a complete bot for both games
-    (the protocol, JSON, a legal random move, Three Thirteen's deadwood), one function
-    for your strategy, a README; `bot.toml` named after BOT_DIR."""
+    """Start a bot in BOT_DIR from arena's starter kit for LANGUAGE.
+
+    The kit is a complete bot for both games (the protocol, JSON, a legal random move,
+    Three Thirteen's deadwood), one function for your strategy and a README; its
+    `bot.toml` is named after BOT_DIR."""
     new_command(bot_dir, language)
 
 

@@ -76,3 +76,15 @@ def test_an_unknown_flag_exits_2_and_names_the_flag():
     run = arena("games", "--colour")
     assert run.returncode == 2
     assert "--colour" in run.stderr
+
+
+def test_help_lists_each_command_by_one_sentence_and_reflows_each_docstring():
+    # The docstrings' own line breaks came out as ragged lines ("a legal random move,"
+    # alone on a line); `arena --help` listed whole paragraphs.
+    listed = arena("--help", columns=200).stdout
+    rows = [line for line in listed.split("Commands")[1].splitlines() if line.startswith("│ ")]
+    commands = [row.split()[1] for row in rows if len(row) > 2 and row[2] != " "]
+    assert {"new", "run", "league", "submit", "serve"} <= set(commands)
+    assert all(row[2] != " " for row in rows[:len(commands)]), listed  # no row continued
+    new = arena("new", "--help", columns=200).stdout
+    assert "a legal random move, Three Thirteen's deadwood), one function for your strategy" in new
