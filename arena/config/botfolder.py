@@ -147,22 +147,8 @@ def check_manifest(folder: Path, data: dict, check_games: bool = False) -> BotMa
         if key not in KEYS:
             mistakes.append(f"unknown key {key!r}; allowed keys: {', '.join(KEYS)}")
 
-    name = data.get("name")
-    if name is None:
-        mistakes.append("'name' is missing (e.g. name = \"my-bot\")")
-    elif not isinstance(name, str) or not _NAME.match(name):
-        mistakes.append(
-            f"'name' is {name!r}; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
-
-    version = data.get("version")
-    if version is None:
-        mistakes.append("'version' is missing (e.g. version = \"1.0\")")
-    elif not isinstance(version, str) or not _NAME.match(version):
-        mistakes.append(
-            f"'version' is {version!r}; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or "
-            "digit (e.g. \"1.0\")"
-        )
+    name = _checked_name(data, "name", "my-bot", mistakes)
+    version = _checked_name(data, "version", "1.0", mistakes)
 
     command: tuple[str, ...] = ()
     raw_command = data.get("command")
@@ -251,3 +237,16 @@ def _words(raw, key: str, example: str, mistakes: list[str]) -> tuple[str, ...]:
         return tuple(raw)
     mistakes.append(f"'{key}' is {raw!r}; allowed: a non-empty list of non-empty strings, or a string")
     return ()
+
+
+def _checked_name(data: dict, key: str, example: str, mistakes: list[str]) -> object:
+    """bot.toml's `key` (a name or a version), with what is wrong with it added to mistakes."""
+    value = data.get(key)
+    if value is None:
+        mistakes.append(f"'{key}' is missing (e.g. {key} = \"{example}\")")
+    elif not isinstance(value, str) or not _NAME.match(value):
+        mistakes.append(
+            f"'{key}' is {value!r}; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or "
+            f"digit (e.g. \"{example}\")"
+        )
+    return value

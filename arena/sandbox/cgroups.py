@@ -61,6 +61,13 @@ def _write(path: Path, text: str) -> bool:
         return False
 
 
+def _made(path: Path, dirs: list[Path]) -> Path:
+    """Make the cgroup directory path and keep it in dirs (removed together on failure)."""
+    path.mkdir()
+    dirs.append(path)
+    return path
+
+
 class BotCgroup:
     """The cgroup directories of one bot (one per v1 controller, or one v2 directory)."""
 
@@ -84,11 +91,8 @@ class BotCgroup:
         v2 = "v2" in parents
         try:
             if v2:
-                parent = parents["v2"]
-                _write(parent / "cgroup.subtree_control", "+pids +memory +cpu")
-                path = parent / name
-                path.mkdir()
-                dirs.append(path)
+                _write(parents["v2"] / "cgroup.subtree_control", "+pids +memory +cpu")
+                path = _made(parents["v2"] / name, dirs)
                 if not _write(path / "pids.max", str(limits.pids)):
                     notes.append("cgroup v2 without the pids controller: no pids limit")
                 if _write(path / "memory.max", str(limits.memory_mb << 20)):
@@ -102,17 +106,13 @@ class BotCgroup:
                     usage_file = path / "cpu.stat"
             else:
                 if "pids" in parents:
-                    path = parents["pids"] / name
-                    path.mkdir()
-                    dirs.append(path)
+                    path = _made(parents["pids"] / name, dirs)
                     if not _write(path / "pids.max", str(limits.pids)):
                         notes.append("cannot set pids.max: no pids limit")
                 else:
                     notes.append("no pids cgroup: no pids limit (fork bombs are bounded only by the PID namespace)")
                 if "memory" in parents:
-                    path = parents["memory"] / name
-                    path.mkdir()
-                    dirs.append(path)
+                    path = _made(parents["memory"] / name, dirs)
                     if _write(path / "memory.limit_in_bytes", str(limits.memory_mb << 20)):
                         _write(path / "memory.memsw.limit_in_bytes", str(limits.memory_mb << 20))
                         memory_dir = path
@@ -121,9 +121,7 @@ class BotCgroup:
                 else:
                     notes.append("no memory cgroup: memory by RLIMIT_DATA only")
                 if "cpu" in parents:
-                    path = parents["cpu"] / name
-                    path.mkdir()
-                    dirs.append(path)
+                    path = _made(parents["cpu"] / name, dirs)
                     _write(path / "cpu.cfs_period_us", "100000")
                     if not _write(path / "cpu.cfs_quota_us", str(int(limits.cpus * 100_000))):
                         notes.append("cannot set the CPU quota")
@@ -132,10 +130,7 @@ class BotCgroup:
                 if "cpu" in parents and (parents["cpu"] / name / "cpuacct.usage").exists():
                     usage_file = parents["cpu"] / name / "cpuacct.usage"  # cpu and cpuacct mounted together
                 elif "cpuacct" in parents:
-                    path = parents["cpuacct"] / name
-                    path.mkdir()
-                    dirs.append(path)
-                    usage_file = path / "cpuacct.usage"
+                    usage_file = _made(parents["cpuacct"] / name, dirs) / "cpuacct.usage"
         except OSError as error:
             for path in dirs:
                 _remove_dir(path)

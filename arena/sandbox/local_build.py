@@ -33,8 +33,7 @@ from typing import IO, TYPE_CHECKING
 from arena.faults import SandboxError
 from arena.sandbox.base import Limits
 from arena.sandbox.cgroups import BotCgroup
-from arena.sandbox.keyring import keyctl_number
-from arena.sandbox.local_process import KEYRING_FILTER, NAMESPACES, SHIM
+from arena.sandbox.local_process import SHIM, shim_plan
 from arena.sandbox.uids import UidLease
 
 if TYPE_CHECKING:
@@ -115,28 +114,19 @@ def run_confined(
             status_read, status_write = os.pipe()
             fds += [status_read, status_write]
         theirs = [fd for fd in (null, out_write, status_write) if fd is not None]
-        plan = {
-            "cgroup_procs": cgroup.procs_files if cgroup else [],
-            "rlimits": {
-                "RLIMIT_DATA": (data_limit, data_limit),
-                "RLIMIT_CPU": (int(timeout_s) + 1, int(timeout_s) + 1),
-                "RLIMIT_FSIZE": (limits.file_size_mb << 20, limits.file_size_mb << 20),
-                "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
-                "RLIMIT_CORE": (0, 0),
-            },
-            "isolate": sandbox.isolate,
-            "namespaces": NAMESPACES,
-            "folder": str(folder),
-            "source": None,  # the folder itself: build/ is written through to it
-            "mounts": mounts,
-            "user": user,
-            "keyctl": keyctl_number(),
-            "syscall_filter": KEYRING_FILTER,
-            "argv": list(argv),
-            "stdin_fd": null,
-            "stdout_fd": out_write,
-            "status_fd": status_write,
-        }
+        plan = shim_plan(
+            sandbox,
+            folder,
+            list(argv),
+            cgroup=cgroup,
+            user=user,
+            mounts=mounts,
+            limits=limits,
+            data_limit=data_limit,
+            cpu_s=(int(timeout_s) + 1, int(timeout_s) + 1),
+            source=None,  # the folder itself: build/ is written through to it
+            fds=(null, out_write, status_write),
+        )
         try:
             process = subprocess.Popen(
                 [sandbox.python, "-I", "-S", str(SHIM), json.dumps(plan)],

@@ -38,6 +38,49 @@ BOT_NAMESPACE_PID = 2  # the init forks nothing before the bot
 SHIM = Path(__file__).with_name("local_shim.py")
 
 
+def shim_plan(
+    sandbox: LocalSandbox,
+    folder: Path,
+    argv: list[str],
+    *,
+    cgroup: BotCgroup | None,
+    user: int | None,
+    mounts: list,
+    limits: Limits,
+    data_limit: int,
+    cpu_s: tuple[int, int],
+    source: str | None,
+    fds: tuple[int, int, int | None],
+) -> dict:
+    """What the shim (local_shim.py) is told: join the cgroup, set the limits ((soft, hard)
+    each), enter the namespaces with `mounts` (the folder read from `source`, a private
+    copy, when given; else the folder itself), become `user` and run argv in the folder,
+    with stdin, stdout and the status pipe on `fds`."""
+    stdin_fd, stdout_fd, status_fd = fds
+    return {
+        "cgroup_procs": cgroup.procs_files if cgroup else [],
+        "rlimits": {
+            "RLIMIT_DATA": (data_limit, data_limit),
+            "RLIMIT_CPU": cpu_s,
+            "RLIMIT_FSIZE": (limits.file_size_mb << 20, limits.file_size_mb << 20),
+            "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+            "RLIMIT_CORE": (0, 0),
+        },
+        "isolate": sandbox.isolate,
+        "namespaces": NAMESPACES,
+        "folder": str(folder),
+        "source": source,
+        "mounts": mounts,
+        "user": user,
+        "keyctl": keyctl_number(),
+        "syscall_filter": KEYRING_FILTER,
+        "argv": argv,
+        "stdin_fd": stdin_fd,
+        "stdout_fd": stdout_fd,
+        "status_fd": status_fd,
+    }
+
+
 def _environment(bot: BotSpec, isolated: bool) -> dict[str, str]:
     # A small, predictable environment: the bot must not depend on the organiser's.
     env = {
@@ -114,30 +157,21 @@ class LocalBotProcess(BotStdio):
         stdout_read, stdout_write = os.pipe()
         status_read, status_write = os.pipe() if sandbox.isolate else (None, None)
         theirs = [fd for fd in (stdin_read, stdout_write, status_write) if fd is not None]
-        plan = {
-            "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
-            # (soft, hard). CPU: SIGXCPU at the soft limit (reported as TIMEOUT), and
-            # SIGKILL a second later if the bot ignores it.
-            "rlimits": {
-                "RLIMIT_DATA": (data_limit, data_limit),
-                "RLIMIT_CPU": (int(limits.cpu_s), int(limits.cpu_s) + 1),
-                "RLIMIT_FSIZE": (limits.file_size_mb << 20, limits.file_size_mb << 20),
-                "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
-                "RLIMIT_CORE": (0, 0),
-            },
-            "isolate": sandbox.isolate,
-            "namespaces": NAMESPACES,
-            "folder": str(folder),
-            "source": str(self._copy.path) if self._copy else None,
-            "mounts": mounts,
-            "user": self.user,
-            "keyctl": keyctl_number(),
-            "syscall_filter": KEYRING_FILTER,
-            "argv": list(bot.command),
-            "stdin_fd": stdin_read,
-            "stdout_fd": stdout_write,
-            "status_fd": status_write,
-        }
+        plan = shim_plan(
+            sandbox,
+            folder,
+            list(bot.command),
+            cgroup=self.cgroup,
+            user=self.user,
+            mounts=mounts,
+            limits=limits,
+            data_limit=data_limit,
+            # CPU: SIGXCPU at the soft limit (reported as TIMEOUT), and SIGKILL a second
+            # later if the bot ignores it.
+            cpu_s=(int(limits.cpu_s), int(limits.cpu_s) + 1),
+            source=str(self._copy.path) if self._copy else None,
+            fds=(stdin_read, stdout_write, status_write),
+        )
         try:
             self.process = subprocess.Popen(
                 [sandbox.python, "-I", "-S", str(SHIM), json.dumps(plan)],

@@ -51,6 +51,18 @@ def milliseconds(seconds: float) -> int:
     return max(0, math.ceil(seconds * 1000))
 
 
+class ClosedWhenDropped:
+    """A process that holds what outlives arena (a container): close() when dropped unclosed."""
+
+    def __del__(self) -> None:
+        # Last resort for a process dropped without close(): never leave a container behind.
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
+                pass
+
+
 class BotStdio(BotProcess):
     """The send and receive loop of a running bot; a sandbox's process implements the hooks.
 

@@ -28,35 +28,31 @@ PAGE_HEADERS = {
 }
 
 
+# What /door/ serves: its page and script, and the site's own stylesheet and icon (the
+# door looks like the site, and needs no rendered site to: a league's appears after its
+# first batch). Each: its path under /door/, its file and its media type.
+_FILES = (
+    ("", ("door", "index.html"), "text/html; charset=utf-8"),
+    ("door.js", ("door", "door.js"), "text/javascript; charset=utf-8"),
+    ("door.css", ("door", "door.css"), "text/css; charset=utf-8"),
+    ("site.css", ("assets", "site.css"), "text/css; charset=utf-8"),
+    ("favicon.svg", ("assets", "favicon.svg"), "image/svg+xml"),
+)
+
+
 def pages_router() -> APIRouter:
-    """GET /door/ and its script."""
+    """GET /door/, its script and style, and the site's stylesheet and icon."""
     router = APIRouter(include_in_schema=False)
-    folder = templates_dir() / "door"
-    assets = templates_dir() / "assets"
-
-    @router.get("/door/")
-    def door_page() -> FileResponse:
-        return FileResponse(folder / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
-
-    @router.get("/door/door.js")
-    def door_script() -> FileResponse:
-        return FileResponse(folder / "door.js", media_type="text/javascript; charset=utf-8", headers=PAGE_HEADERS)
-
-    @router.get("/door/door.css")
-    def door_style() -> FileResponse:
-        return FileResponse(folder / "door.css", media_type="text/css; charset=utf-8", headers=PAGE_HEADERS)
-
-    # The site's own stylesheet and icon: the door looks like the site, and needs no rendered
-    # site to (a league's appears after its first batch).
-    @router.get("/door/site.css")
-    def site_style() -> FileResponse:
-        return FileResponse(assets / "site.css", media_type="text/css; charset=utf-8", headers=PAGE_HEADERS)
-
-    @router.get("/door/favicon.svg")
-    def site_icon() -> FileResponse:
-        return FileResponse(assets / "favicon.svg", media_type="image/svg+xml", headers=PAGE_HEADERS)
-
+    for name, (folder, file_name), media_type in _FILES:
+        router.add_api_route(f"/door/{name}", _file_route(templates_dir() / folder / file_name, media_type))
     return router
+
+
+def _file_route(path: Path, media_type: str):
+    def serve() -> FileResponse:
+        return FileResponse(path, media_type=media_type, headers=PAGE_HEADERS)
+
+    return serve
 
 
 class _SaysItsDoor:

@@ -245,7 +245,8 @@ def test_a_wrong_manifest_gets_one_message_per_mistake(tmp_path):
         load_bot(folder)
     assert caught.value.mistakes == [
         "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile, language, build",
-        "'name' is 'no spaces allowed'; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        "'name' is 'no spaces allowed'; allowed: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        ' (e.g. "my-bot")',
         "'version' is missing (e.g. version = \"1.0\")",
         "'command' is []; allowed: a non-empty list of non-empty strings, or a string",
         "'games' is '3up3down'; allowed: a non-empty list of game names",

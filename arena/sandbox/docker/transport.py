@@ -44,7 +44,7 @@ from arena.sandbox.docker.engine import (
     _is_gone,
     remove_quietly,
 )
-from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
+from arena.sandbox.stdio import BotStdio, ClosedWhenDropped, milliseconds, read_chunks
 
 if TYPE_CHECKING:
     from arena.sandbox.docker import DockerSandbox
@@ -146,7 +146,7 @@ def _close_all() -> None:
             pass
 
 
-class DockerBotProcess(BotStdio):
+class DockerBotProcess(ClosedWhenDropped, BotStdio):
     """A bot running in a container: stdin/stdout over two pipes or the attach socket.
 
     The attach socket is always there: it brings the bot's stderr (and, without pipes, its
@@ -552,14 +552,6 @@ class DockerBotProcess(BotStdio):
             self._attached.close()
         except OSError:
             pass
-
-    def __del__(self) -> None:
-        # Last resort for a process dropped without close(): never leave a container behind.
-        if not getattr(self, "_closed", True):
-            try:
-                self.close()
-            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
-                pass
 
 
 # At the end, how long the container's last output (its stderr) is read after the kill.

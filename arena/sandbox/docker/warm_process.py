@@ -17,7 +17,7 @@ from arena.sandbox.common import (
 )
 from arena.sandbox.docker.engine import EXIT_WAIT_S, SETTLE_S
 from arena.sandbox.docker.transport import LOG_DRAIN_S, _as_returncode
-from arena.sandbox.stdio import BotStdio, milliseconds, read_chunks
+from arena.sandbox.stdio import BotStdio, ClosedWhenDropped, milliseconds, read_chunks
 
 if TYPE_CHECKING:
     from arena.sandbox.docker.warm_container import WarmContainer
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _OPEN: weakref.WeakSet[WarmBotProcess] = weakref.WeakSet()
 
 
-class WarmBotProcess(BotStdio):
+class WarmBotProcess(ClosedWhenDropped, BotStdio):
     """A bot process of a warm container: three named pipes and a pidfd."""
 
     stdio = "fifo"
@@ -232,10 +232,3 @@ class WarmBotProcess(BotStdio):
                 except OSError:
                     pass
                 setattr(self, name, None)
-
-    def __del__(self) -> None:
-        if not getattr(self, "_closed", True):
-            try:
-                self.close()
-            except Exception:  # noqa: BLE001, S110 - nothing may escape a finaliser
-                pass
