@@ -275,7 +275,7 @@ def test_names_and_versions_follow_one_pattern_checked_with_the_rest_of_bot_toml
             submit_bot(bot, registry, limits=QUICK)
         assert refused.value.reasons == [
             "unknown key 'colour'; allowed keys: name, version, command, games, dockerfile, language, build",
-            f"'name' is '../evil'; {allowed}",
+            f"'name' is '../evil'; {allowed} (e.g. \"my-bot\")",
             f"'version' is {version!r}; {allowed} (e.g. \"1.0\")",
         ]
         assert list(registry.iterdir()) == [] and not (tmp_path / "evil").exists()
