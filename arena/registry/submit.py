@@ -43,6 +43,7 @@ from arena.config.botfolder import (  # noqa: F401 - REGISTRY_ENV, default_regis
     MANIFEST,
     REGISTRY_ENV,
     BotFolderError,
+    BotManifest,
     default_registry,
     load_bot,
     registry_folders,
@@ -52,7 +53,7 @@ from arena.faults import BotFault, SandboxError
 from arena.langs.build import BuildFailed, run_build
 from arena.play.match import MatchError, run_match
 from arena.resources import bots_dir
-from arena.sandbox import Limits, get_sandbox
+from arena.sandbox import Limits, Sandbox, get_sandbox
 from arena.sandbox.access import NOBODY, nobody_may
 from arena.store.db import RECORD_FILE, content_hash
 from engine.api import GameError
@@ -227,7 +228,51 @@ def _submit_copy(
                           newest=newest_version(registry, manifest.name))
 
     box = get_sandbox(sandbox, **({"runtime": runtime} if runtime else {}))
-    box.hide_paths([registry])  # the smoke match must not read the bots already accepted
+    try:
+        box.hide_paths([registry])  # the smoke match must not read the bots already accepted
+        smoke = _built_and_smoked(box, folder, copy, manifest, sandbox=sandbox, games=games, opponent=opponent,
+                                  limits=limits, folder_limits=folder_limits, stage=stage)
+    finally:
+        box.close()  # with what it holds (a Docker engine's connections): a server validates for months
+
+    # Again: another submission of this name may have landed meanwhile (a shell's).
+    if _target(folder, registry, manifest.name, manifest.version, digest).exists():
+        return Submission(manifest.name, manifest.version, digest, target, smoke, already_there=True,
+                          newest=newest_version(registry, manifest.name))
+    (copy / RECORD).write_text(
+        json.dumps(
+            {
+                "name": manifest.name,
+                "version": manifest.version,
+                "content_hash": digest,
+                "date": datetime.now(UTC).isoformat(timespec="seconds"),
+                "games": list(manifest.games),
+                "smoke_games": smoke,
+                "sandbox": sandbox,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    os.chmod(copy / RECORD, 0o644)  # read by the user the bots run as, whatever arena's umask
+    if not target.parent.exists():
+        target.parent.mkdir()
+        os.chmod(target.parent, 0o755)
+    try:
+        copy.rename(target)  # a half-copied bot is never seen under its real name
+    except OSError as error:
+        raise SubmitRefused(folder, [f"{target} cannot be written ({error.strerror})"]) from None
+    return Submission(manifest.name, manifest.version, digest, target, smoke,
+                      newest=newest_version(registry, manifest.name))
+
+
+def _built_and_smoked(
+    box: Sandbox, folder: Path, copy: Path, manifest: BotManifest, *, sandbox: str, games: list[str],
+    opponent: str | Path | None, limits: Limits | None, folder_limits: FolderLimits, stage: Callable[[str], None],
+) -> dict[str, int]:
+    """The copy built (its image, its build step) and played in a smoke match of each game
+    in `box`: how many games of each; SubmitRefused with every reason."""
+    reasons: list[str] = []
     if sandbox == "docker" and manifest.dockerfile:
         stage("building")
         try:
@@ -277,36 +322,7 @@ def _submit_copy(
         smoke[game] = len(match.games)
     if reasons:
         raise SubmitRefused(folder, reasons)
-
-    # Again: another submission of this name may have landed meanwhile (a shell's).
-    if _target(folder, registry, manifest.name, manifest.version, digest).exists():
-        return Submission(manifest.name, manifest.version, digest, target, smoke, already_there=True,
-                          newest=newest_version(registry, manifest.name))
-    (copy / RECORD).write_text(
-        json.dumps(
-            {
-                "name": manifest.name,
-                "version": manifest.version,
-                "content_hash": digest,
-                "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                "games": list(manifest.games),
-                "smoke_games": smoke,
-                "sandbox": sandbox,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-    os.chmod(copy / RECORD, 0o644)  # read by the user the bots run as, whatever arena's umask
-    if not target.parent.exists():
-        target.parent.mkdir()
-        os.chmod(target.parent, 0o755)
-    try:
-        copy.rename(target)  # a half-copied bot is never seen under its real name
-    except OSError as error:
-        raise SubmitRefused(folder, [f"{target} cannot be written ({error.strerror})"]) from None
-    return Submission(manifest.name, manifest.version, digest, target, smoke,
-                      newest=newest_version(registry, manifest.name))
+    return smoke
 
 
 def _target(folder: Path, registry: Path, name: str, version: str, digest: str) -> Path:

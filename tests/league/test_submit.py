@@ -39,6 +39,32 @@ def test_a_good_bot_is_copied_under_name_and_version_with_its_hash(tmp_path):
     )
 
 
+def test_every_submission_closes_the_sandbox_it_checked_in(tmp_path, monkeypatch):
+    """A server validates for months: each submission's sandbox (with a Docker engine's
+    pooled connections) is closed once it is done with, accepted or refused at any step
+    (here: at its build, before any game)."""
+    import arena.registry.submit
+    from arena.sandbox import get_sandbox
+
+    made = []
+
+    def recorded(name, **settings):
+        box = get_sandbox(name, **settings)
+        made.append(box)
+        monkeypatch.setattr(box, "close", lambda: made.append("closed"), raising=False)
+        return box
+
+    monkeypatch.setattr(arena.registry.submit, "get_sandbox", recorded)
+    submit_bot(random_copy(tmp_path), tmp_path / "registry", limits=QUICK)
+    builder = random_copy(tmp_path, name="builder")
+    with (builder / "bot.toml").open("a") as toml:
+        toml.write('build = ["sh", "-c", "exit 3"]\n')
+    with pytest.raises(SubmitRefused, match="exit"):
+        submit_bot(builder, tmp_path / "registry", limits=QUICK)
+    boxes = [n for n, item in enumerate(made) if item != "closed"]
+    assert len(boxes) == 2 and made[boxes[1] - 1] == "closed" and made[-1] == "closed", made
+
+
 def test_the_same_bot_again_is_already_there_and_a_changed_one_needs_a_new_version(tmp_path):
     bot = random_copy(tmp_path)
     registry = tmp_path / "registry"
@@ -318,6 +344,9 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
             seen.append((spec.folder, sorted(p.name for p in spec.folder.iterdir())))
             raise BotFault(Reason.CRASH, "stopped here by the test")
 
+        def close(self):
+            seen.append("closed")  # what it holds (a Docker engine's connections) freed, refused or not
+
     monkeypatch.setattr(arena.registry.submit, "get_sandbox", lambda name: Recorder())
     bot = random_copy(tmp_path)
     (bot / "Dockerfile").write_text("FROM scratch\nCOPY . /bot\n")
@@ -327,7 +356,8 @@ def test_the_sandbox_prepares_and_plays_only_the_vetted_copy(tmp_path, monkeypat
     registry = tmp_path / "registry"
     with pytest.raises(SubmitRefused, match="building its Docker image failed: stopped here by the test"):
         submit_bot(bot, registry, sandbox="docker", limits=QUICK)
-    [(folder, names)] = seen
+    [(folder, names), closed] = seen
+    assert closed == "closed"
     assert folder.parent.parent == registry and folder.parent.name.startswith(".incoming-")
     assert names == ["Dockerfile", "arena_bot.py", "bot.py", "bot.toml"]
     assert not registry.exists()

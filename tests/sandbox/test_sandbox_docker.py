@@ -50,8 +50,11 @@ def sandbox(engine, request):
     (runc); "runsc": pipes, under gVisor's kernel (KERNELS below)."""
     if request.param == "runsc":
         need_runsc()
-        return DockerSandbox(stdio="fifo", runtime="runsc")
-    return DockerSandbox(stdio=request.param, runtime="runc")
+        box = DockerSandbox(stdio="fifo", runtime="runsc")
+    else:
+        box = DockerSandbox(stdio=request.param, runtime="runc")
+    yield box
+    box.close()  # its engine client's connections: the worker's descriptors stay as they were
 
 
 # The tests of what confines a bot also run under the second kernel (gVisor's runsc);
@@ -662,6 +665,45 @@ def test_an_image_without_a_shell_talks_over_the_attach_socket(engine, tmp_path)
             DockerSandbox(stdio="fifo").start(bot, LIMITS)
     finally:
         remove_images(engine, tag)
+
+
+def _sockets() -> set[str]:
+    """This process's open sockets (their inodes)."""
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            found.add(target)
+    return found
+
+
+def test_a_closed_sandbox_keeps_no_connection_to_the_engine_and_connects_again_if_used(engine, tmp_path):
+    """A sandbox's engine client keeps a connection per thread that used it; close() closes
+    the client it made (a league's validations each make one), and a later use connects
+    again. The garbage collector is held off: it would close them too, some time later."""
+    import gc
+
+    bot = make_bot(tmp_path / "echo", ECHO)
+    gc.collect()
+    gc.disable()
+    try:
+        before = _sockets()
+        box = DockerSandbox(stdio="fifo")
+        for round_ in range(2):
+            process = box.start(bot, LIMITS)
+            try:
+                process.send_line(b"hi")
+                assert process.receive_line(LIMITS.startup_s) == b"hi"
+            finally:
+                process.close()
+            assert _sockets() - before, "no connection to the engine was kept to close"
+            box.close()
+            assert _sockets() - before == set(), f"round {round_}: connections left open after close()"
+    finally:
+        gc.enable()
 
 
 def test_unknown_stdio_mode_is_refused_with_the_allowed_ones():

@@ -9,6 +9,7 @@ Tests that need an engine skip when none is reachable, unless ARENA_REQUIRE_DOCK
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import threading
@@ -31,18 +32,18 @@ from tests.sandbox.test_sandbox_docker import (
 )
 
 
-def test_unreachable_engine_is_a_sandbox_error(tmp_path):
+def test_unreachable_engine_is_a_sandbox_error(tmp_path, closing):
     bot = make_bot(tmp_path / "echo", ECHO)
     with pytest.raises(SandboxError, match="not reachable"):
-        DockerSandbox(base_url=f"unix://{tmp_path}/no-engine.sock").start(bot, LIMITS)
+        closing(DockerSandbox(base_url=f"unix://{tmp_path}/no-engine.sock")).start(bot, LIMITS)
     with pytest.raises(SandboxError, match="not reachable"):
         get_sandbox("docker", base_url="tcp://127.0.0.1:9").cleanup_leftovers()
 
 
-def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, tmp_path):
+def test_missing_base_image_is_a_sandbox_error_that_says_how_to_get_one(engine, tmp_path, closing):
     bot = make_bot(tmp_path / "echo", ECHO)
     with pytest.raises(SandboxError, match=r"docker-up.*python:3\.12-slim"):
-        DockerSandbox(image="arena-no-such-image:0").start(bot, LIMITS)
+        closing(DockerSandbox(image="arena-no-such-image:0")).start(bot, LIMITS)
 
 
 class EngineProxy:
@@ -90,8 +91,9 @@ class EngineProxy:
             pass
 
     def cut(self):
+        """The engine gone: every connection through the relay dropped (also its end)."""
         self.listener.close()
-        self.path.unlink()
+        self.path.unlink(missing_ok=True)
         for sock in self.sockets:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -99,11 +101,25 @@ class EngineProxy:
                 pass
             sock.close()
 
+    close = cut
+
+
+@pytest.fixture
+def closing():
+    """Keeps what a test opens (sandboxes, engine clients, proxies) and closes it when the
+    test ends, so that the worker's open descriptors are what they were before: an engine
+    client holds a connection per thread that used it until it is closed."""
+    held = []
+    yield lambda thing: held.append(thing) or thing
+    for thing in reversed(held):
+        with contextlib.suppress(Exception):  # a cut engine's sandbox may fail to close: done
+            thing.close()
+
 
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])
-def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path, stdio):
-    proxy = EngineProxy(tmp_path / "engine.sock")
-    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio=stdio)
+def test_engine_failing_mid_match_is_a_sandbox_error_not_the_bots_fault(engine, tmp_path, stdio, closing):
+    proxy = closing(EngineProxy(tmp_path / "engine.sock"))
+    sandbox = closing(DockerSandbox(base_url=f"unix://{proxy.path}", stdio=stdio))
     process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
     try:
         process.send_line(b"one")
@@ -130,7 +146,7 @@ def engine_client(api_class):
 
     client = docker.DockerClient.__new__(docker.DockerClient)
     client.api = api_class(timeout=30, **docker.utils.kwargs_from_env())
-    return client
+    return client  # the test's to close (fixture closing): a DockerSandbox closes only its own
 
 
 def random_copies(folder: Path, names: list[str]) -> list[Path]:
@@ -164,7 +180,7 @@ def stored_results(out: Path) -> dict:
         return {game.key: store.game_result(game.key).model_dump(exclude=TIMING) for game in store.games("done")}
 
 
-def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result(engine, tmp_path):
+def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result(engine, tmp_path, closing):
     import docker
 
     from arena.play.tournament import run_tournament
@@ -184,7 +200,7 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
     # 3.2 s of engine work per container, past the start-up limit of 3 s
     slow = run_tournament(
         tournament(tmp_path / "slow", bots, startup_s=3),
-        sandbox=DockerSandbox(client=engine_client(SlowEngine)), report=False,
+        sandbox=DockerSandbox(client=closing(engine_client(SlowEngine))), report=False,
     )
     calm = run_tournament(tournament(tmp_path / "calm", bots, startup_s=3), sandbox=DockerSandbox(), report=False)
     assert slow.done == calm.done == 4
@@ -194,7 +210,7 @@ def test_an_engine_slow_to_create_and_start_charges_no_bot_and_changes_no_result
 
 
 @pytest.mark.parametrize("design", ["cold", "warm-launcher"])
-def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, design):
+def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_it(engine, tmp_path, design, closing):
     import docker
 
     from arena.play.tournament import run_tournament
@@ -223,7 +239,7 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
         update={"jobs": 1, "warm_start": warm_start}
     )
     with pytest.raises(SandboxError) as stopped:
-        run_tournament(settings, sandbox=sandbox(engine_client(SickEngine)), report=False)
+        run_tournament(settings, sandbox=sandbox(closing(engine_client(SickEngine))), report=False)
     assert "the engine is sick" in str(stopped.value)
     assert str(stopped.value).endswith(
         "; the game was not stored and no bot was charged; every finished game is stored: "
@@ -243,9 +259,9 @@ def test_a_failing_engine_stops_the_run_charging_no_bot_and_a_resume_completes_i
     assert stored_results(tmp_path / "out") == stored_results(tmp_path / "whole")
 
 
-def test_a_frozen_engine_never_reaches_a_bot_over_pipes(engine, tmp_path):
-    proxy = EngineProxy(tmp_path / "engine.sock")
-    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio="fifo")
+def test_a_frozen_engine_never_reaches_a_bot_over_pipes(engine, tmp_path, closing):
+    proxy = closing(EngineProxy(tmp_path / "engine.sock"))
+    sandbox = closing(DockerSandbox(base_url=f"unix://{proxy.path}", stdio="fifo"))
     process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
     try:
         proxy.freeze()
@@ -260,9 +276,9 @@ def test_a_frozen_engine_never_reaches_a_bot_over_pipes(engine, tmp_path):
         process.close()
 
 
-def test_an_engine_frozen_at_a_decision_deadline_is_a_sandbox_error_over_the_attach_socket(engine, tmp_path):
-    proxy = EngineProxy(tmp_path / "engine.sock")
-    sandbox = DockerSandbox(base_url=f"unix://{proxy.path}", stdio="attach")
+def test_an_engine_frozen_at_a_decision_deadline_is_a_sandbox_error_over_the_attach_socket(engine, tmp_path, closing):
+    proxy = closing(EngineProxy(tmp_path / "engine.sock"))
+    sandbox = closing(DockerSandbox(base_url=f"unix://{proxy.path}", stdio="attach"))
     process = sandbox.start(make_bot(tmp_path / "echo", ECHO), LIMITS)
     try:
         process.send_line(b"one")
@@ -286,7 +302,7 @@ def test_an_engine_frozen_at_a_decision_deadline_is_a_sandbox_error_over_the_att
 # --- the engine listed while other runs' containers come and go ------------------------------
 
 
-def test_leftovers_are_cleaned_while_another_run_removes_containers_from_the_listing(engine, tmp_path, monkeypatch):
+def test_leftovers_are_cleaned_while_another_run_removes_containers_from_the_listing(engine, tmp_path, monkeypatch, closing):
     import docker
 
     gone = owner_gone_for_this_test_only(monkeypatch)
@@ -316,14 +332,14 @@ def test_leftovers_are_cleaned_while_another_run_removes_containers_from_the_lis
                 raise docker.errors.NotFound(f"404 Client Error: No such container: {container}")
             return super().inspect_container(container)
 
-    assert DockerSandbox(client=engine_client(AnotherRunRemoves)).cleanup_leftovers() == 1
+    assert DockerSandbox(client=closing(engine_client(AnotherRunRemoves))).cleanup_leftovers() == 1
     for container in [*ours, *others]:
         assert not exists(engine, container.id)
 
 
 @pytest.mark.parametrize("stdio", ["fifo", "attach"])
-def test_a_container_removed_by_someone_else_is_gone_not_an_engine_failure(engine, stdio, tmp_path):
-    process = DockerSandbox(stdio=stdio).start(make_bot(tmp_path / "echo", ECHO), LIMITS)
+def test_a_container_removed_by_someone_else_is_gone_not_an_engine_failure(engine, stdio, tmp_path, closing):
+    process = closing(DockerSandbox(stdio=stdio)).start(make_bot(tmp_path / "echo", ECHO), LIMITS)
     process.send_line(b"hi")
     assert process.receive_line(LIMITS.startup_s) == b"hi"
     engine.api.remove_container(process.id, force=True)

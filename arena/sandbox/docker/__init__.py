@@ -176,6 +176,7 @@ class DockerSandbox(DockerImages, Sandbox):
         self._uids: range | None | bool = False  # the bots' range of uids, once known
         self._base_url = base_url
         self._client = client
+        self._own_client = client is None  # made here: closed by close(), made again if used after
         self._cleaned = False
         self._lock = threading.Lock()
         self.warm = warm
@@ -443,11 +444,20 @@ class DockerSandbox(DockerImages, Sandbox):
             return self._slots
 
     def close(self) -> None:
-        """Kill the slots' processes and remove their containers (idempotent)."""
+        """Kill the slots' processes and remove their containers, and close the engine
+        client this sandbox made: its pooled connections (up to one per thread that used
+        it) would stay open until the garbage collector found them (idempotent; a later
+        use connects again)."""
         with self._lock:
             slots, self._slots = self._slots, None
         if slots is not None:
             slots.close()
+        with self._lock:
+            client = self._client if self._own_client else None
+            if client is not None:
+                self._client = None
+        if client is not None:
+            client.close()
 
     def _start_cold(self, bot: BotSpec, limits: Limits, image: str) -> DockerBotProcess:
         # The container reads a private copy of the bot's folder (arena.sandbox.copies): the
